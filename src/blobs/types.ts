@@ -1,0 +1,39 @@
+// Blob store interface: streamed put/get with ranges, delete, and a temporary download link.
+// Local disk implements it now; S3 implements the same interface and runs the same suite.
+import type { Readable } from 'node:stream';
+
+export interface BlobInfo {
+  size: number;
+  /** Strong validator for the download's ETag. */
+  etag: string;
+}
+
+export interface ByteRange {
+  /** Inclusive first byte. */
+  start: number;
+  /** Inclusive last byte. */
+  end: number;
+}
+
+export interface TemporaryUrlOptions {
+  expiresAt: number; // epoch ms
+  /** Download file name for Content-Disposition. */
+  filename: string;
+  contentType: string;
+}
+
+export interface BlobStore {
+  /** Streams `body` into `key`; the object appears whole or not at all. Returns its size and SHA-256. */
+  put(key: string, body: Readable): Promise<{ size: number; sha256: string }>;
+  get(key: string, range?: ByteRange): Promise<Readable>;
+  stat(key: string): Promise<BlobInfo | undefined>;
+  /** Deleting a missing key is not an error. */
+  delete(key: string): Promise<void>;
+  /** Stores a finished local file (a hard link where the store is on the same disk, else a stream). */
+  upload(key: string, source: string): Promise<{ size: number }>;
+  /** Copies the object to a local file (a hard link where the store is on the same disk). */
+  download(key: string, destination: string): Promise<void>;
+  /** A link that needs no API key: an S3 presigned URL or `/api/v1/files/{token}` for local disk. */
+  temporaryUrl(key: string, options: TemporaryUrlOptions): Promise<string>;
+  ping(): Promise<void>;
+}

@@ -1,0 +1,62 @@
+// The one catalogue of stable error codes: HTTP status, public title and whether a retry can help.
+// API responses (problem+json) and failed jobs both draw their codes from here (contract §2, §7).
+
+export interface ErrorSpec {
+  /** HTTP status when the code is answered to a request; jobs report it in `error.code` only. */
+  readonly status: number;
+  readonly title: string;
+  /** Whether the same request or job could succeed if simply tried again. */
+  readonly retryable: boolean;
+}
+
+export const errorCatalogue = {
+  // Request errors.
+  invalid_request: { status: 400, title: 'The request is malformed', retryable: false },
+  unknown_tool: { status: 400, title: 'No tool has this name', retryable: false },
+  tool_unavailable: { status: 400, title: 'The tool is not available on this server', retryable: false },
+  invalid_options: { status: 400, title: 'The options are not valid for this tool', retryable: false },
+  invalid_metadata: { status: 400, title: 'The metadata is not valid', retryable: false },
+  unsupported_file: { status: 400, title: 'The file is not of a type this tool accepts', retryable: false },
+  too_many_files: { status: 400, title: 'Too many files for this tool or plan', retryable: false },
+  missing_file: { status: 400, title: 'The tool needs more input files', retryable: false },
+  invalid_cursor: { status: 400, title: 'The pagination cursor is not valid', retryable: false },
+  invalid_idempotency_key: { status: 400, title: 'The Idempotency-Key header is malformed', retryable: false },
+  unauthenticated: { status: 401, title: 'An API key is required', retryable: false },
+  invalid_api_key: { status: 401, title: 'The API key is not valid', retryable: false },
+  insufficient_scope: { status: 403, title: 'The API key lacks the scope this operation needs', retryable: false },
+  link_invalid: { status: 403, title: 'The download link is invalid or has expired', retryable: false },
+  not_found: { status: 404, title: 'Not found', retryable: false },
+  method_not_allowed: { status: 405, title: 'Method not allowed', retryable: false },
+  not_acceptable: { status: 406, title: 'Not acceptable', retryable: false },
+  job_not_ready: { status: 409, title: 'The job has not finished yet', retryable: true },
+  job_failed: { status: 409, title: 'The job failed and has no result', retryable: false },
+  job_canceled: { status: 409, title: 'The job was canceled and has no result', retryable: false },
+  job_state_conflict: { status: 409, title: 'The job is already in a terminal state', retryable: false },
+  result_expired: { status: 410, title: 'The result was deleted or is past retention', retryable: false },
+  payload_too_large: { status: 413, title: 'The upload is larger than allowed', retryable: false },
+  range_not_satisfiable: { status: 416, title: 'The requested range is not satisfiable', retryable: false },
+  unsupported_media_type: { status: 415, title: 'The request body has an unsupported media type', retryable: false },
+  rate_limited: { status: 429, title: 'Too many requests', retryable: true },
+  internal_error: { status: 500, title: 'Internal server error', retryable: true },
+  overloaded: { status: 503, title: 'The service is overloaded', retryable: true },
+  not_ready: { status: 503, title: 'The service is not ready', retryable: true },
+
+  // Job outcome errors (job.error.code).
+  pdf_encrypted: { status: 422, title: 'The PDF is encrypted and needs a password', retryable: false },
+  invalid_password: { status: 422, title: 'The password does not open this PDF', retryable: false },
+  pdf_corrupt: { status: 422, title: 'The PDF is damaged beyond repair', retryable: false },
+  page_range_invalid: { status: 422, title: 'The page selection does not fit the document', retryable: false },
+  limit_pages_exceeded: { status: 422, title: 'The document has more pages than allowed', retryable: false },
+  timeout: { status: 422, title: 'The engine did not finish within its time limit', retryable: false },
+  engine_memory_exceeded: { status: 422, title: 'The engine exceeded its memory limit', retryable: false },
+  engine_failed: { status: 422, title: 'The engine could not process the document', retryable: false },
+  engine_unavailable: { status: 503, title: 'The engine this tool needs is not installed', retryable: true },
+  worker_lost: { status: 500, title: 'The job was abandoned by its worker too many times', retryable: true },
+} as const satisfies Record<string, ErrorSpec>;
+
+export type ErrorCode = keyof typeof errorCatalogue;
+
+/** The public documentation URI of a code; stable for clients to switch on (contract §7). */
+export function errorTypeUri(code: ErrorCode): string {
+  return `https://quire.dev/errors/${code.replaceAll('_', '-')}`;
+}

@@ -1,0 +1,182 @@
+// Store interfaces: operations the service needs, not generic query helpers. SQLite implements them
+// now; PostgreSQL implements the same interface and runs the same conformance suite.
+
+export type JobStatus = 'queued' | 'processing' | 'succeeded' | 'failed' | 'canceled';
+export const terminalStatuses: readonly JobStatus[] = ['succeeded', 'failed', 'canceled'];
+
+export type Scope = 'jobs:write' | 'jobs:read' | 'results:read' | 'webhooks:manage' | 'admin';
+export const allScopes: readonly Scope[] = ['jobs:write', 'jobs:read', 'results:read', 'webhooks:manage', 'admin'];
+
+export interface Account {
+  id: string; // acct_<ulid>
+  name: string;
+  plan: string;
+  createdAt: number; // epoch ms
+}
+
+export interface ApiKeyRecord {
+  id: string; // key_<ulid>
+  /** The 8-character public key id embedded in the key string (lookup handle). */
+  keyId: string;
+  accountId: string;
+  name: string;
+  /** HMAC-SHA-256(pepper, secret), hex. */
+  secretHash: string;
+  scopes: Scope[];
+  mode: 'live' | 'test';
+  createdAt: number;
+  expiresAt: number | null;
+  revokedAt: number | null;
+}
+
+export interface InputFile {
+  name: string;
+  size: number;
+  contentType: string;
+  /** Blob-store key; removed when the job ends. */
+  blobKey: string;
+}
+
+export interface JobResult {
+  name: string;
+  size: number;
+  contentType: string;
+  blobKey: string;
+  /** Tool-specific public facts (compress: input_size, output_size, ratio; split: files). */
+  facts: Record<string, unknown>;
+}
+
+export interface JobError {
+  code: string;
+  message: string;
+  retryable: boolean;
+}
+
+export interface JobRecord {
+  id: string; // job_<ulid>
+  accountId: string;
+  tool: string;
+  /** Options as given, secrets included while the job is active; secrets are scrubbed when it ends. */
+  options: Record<string, unknown>;
+  /** Option names holding secrets (scrubbed at the end, redacted in every view). */
+  secretOptions: string[];
+  metadata: Record<string, string>;
+  inputs: InputFile[];
+  status: JobStatus;
+  progress: number;
+  result: JobResult | null;
+  error: JobError | null;
+  createdAt: number;
+  startedAt: number | null;
+  completedAt: number | null;
+  /** When the result is deleted (succeeded jobs). */
+  expiresAt: number | null;
+  /** Set once the result blob has been deleted (retention or DELETE). */
+  resultDeletedAt: number | null;
+  /** Times the job's lease expired without the worker finishing it. */
+  stalls: number;
+  /** Times the job has been claimed. */
+  attempts: number;
+}
+
+/** A job as handed to a worker: the record plus the lease it must present on every write. */
+export interface ClaimedJob {
+  job: JobRecord;
+  leaseToken: string;
+  leaseExpiresAt: number;
+}
+
+export interface NewJob {
+  id: string;
+  accountId: string;
+  tool: string;
+  options: Record<string, unknown>;
+  secretOptions: string[];
+  metadata: Record<string, string>;
+  inputs: InputFile[];
+  createdAt: number;
+}
+
+export interface ListJobsQuery {
+  status?: JobStatus;
+  tool?: string;
+  limit: number;
+  /** Job id: return jobs strictly older than this one (newest first). */
+  startingAfter?: string;
+}
+
+export type CancelOutcome =
+  | { outcome: 'canceled'; job: JobRecord; wasProcessing: boolean }
+  | { outcome: 'terminal'; job: JobRecord }
+  | { outcome: 'not_found' };
+
+export interface SweepOutcome {
+  /** Jobs whose lease expired and went back to the queue. */
+  requeued: string[];
+  /** Jobs that exceeded the stall limit and failed with `worker_lost`. */
+  failed: string[];
+}
+
+export interface JobStore {
+  create(job: NewJob): Promise<JobRecord>;
+  /** Account-scoped read; another account's or a deleted job is undefined (→ 404). */
+  get(accountId: string, id: string): Promise<JobRecord | undefined>;
+  list(accountId: string, query: ListJobsQuery): Promise<{ jobs: JobRecord[]; hasMore: boolean }>;
+
+  /**
+   * Atomically takes the oldest queued job: status → processing, a fresh lease token, attempts + 1,
+   * started_at set on the first claim. Undefined when nothing is queued.
+   */
+  claimNext(workerId: string, leaseMs: number, now?: number): Promise<ClaimedJob | undefined>;
+  /** Extends the lease only while `token` still holds it; false means the lease is lost. */
+  renewLease(id: string, token: string, leaseMs: number, now?: number): Promise<boolean>;
+  /** Of the given (id, token) pairs, which leases are still held (one query per poll, for cancel). */
+  heldLeases(leases: ReadonlyArray<{ id: string; token: string }>): Promise<Set<string>>;
+  /** Raises progress (never lowers, never to 100) while the lease is held. */
+  setProgress(id: string, token: string, percent: number): Promise<boolean>;
+  /** processing → succeeded with the result; false (and nothing written) if the lease is lost. */
+  complete(id: string, token: string, result: JobResult, expiresAt: number, now?: number): Promise<boolean>;
+  /** processing → failed; false if the lease is lost. */
+  fail(id: string, token: string, error: JobError, now?: number): Promise<boolean>;
+
+  /** queued/processing → canceled at once (the worker notices its lost lease and kills the engine). */
+  cancel(accountId: string, id: string, now?: number): Promise<CancelOutcome>;
+  /** Hides the job (later reads are 404) and cancels it if active; returns it so blobs can be deleted. */
+  delete(accountId: string, id: string, now?: number): Promise<JobRecord | undefined>;
+
+  /**
+   * Requeues jobs whose lease expired (stalls + 1) and fails those past `maxStalls` with
+   * `worker_lost`. A job renewed or finished before the sweep is untouched.
+   */
+  sweepExpiredLeases(maxStalls: number, now?: number): Promise<SweepOutcome>;
+  /** Terminal jobs whose inputs still exist in the blob store (inputs are deleted when a job ends). */
+  listEndedWithInputs(limit: number): Promise<JobRecord[]>;
+  markInputsDeleted(id: string): Promise<void>;
+  /** Succeeded jobs past `expiresAt` and deleted jobs whose result still exists. */
+  listExpiredResults(limit: number, now?: number): Promise<JobRecord[]>;
+  markResultDeleted(id: string, now?: number): Promise<void>;
+  /** Queue depth and running jobs, for metrics. */
+  countByStatus(): Promise<Record<JobStatus, number>>;
+}
+
+export interface AccountStore {
+  createAccount(account: Account): Promise<Account>;
+  getAccount(id: string): Promise<Account | undefined>;
+  listAccounts(): Promise<Account[]>;
+  createKey(key: ApiKeyRecord): Promise<ApiKeyRecord>;
+  /** By the public 8-character key id embedded in the key string. */
+  findKey(keyId: string): Promise<ApiKeyRecord | undefined>;
+  listKeys(accountId?: string): Promise<ApiKeyRecord[]>;
+  revokeKey(keyId: string, now?: number): Promise<boolean>;
+}
+
+/** One database: the stores over it plus lifecycle. */
+export interface Database {
+  jobs: JobStore;
+  accounts: AccountStore;
+  /** Runs pending forward-only migrations under a lock. */
+  migrate(): Promise<void>;
+  /** Cheap round trip for /readyz. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,71 @@
+// The declarative shape every tool file exports; the catalogue, validation and OpenAPI derive from it.
+import type { Static, TObject } from '@sinclair/typebox';
+import type { Engines, EngineName } from '../engines/types.js';
+import type { ProgressReporter } from '../jobs/progress.js';
+
+export type InputType = 'application/pdf' | 'image/jpeg' | 'image/png' | 'image/tiff' | 'image/webp' | 'image/gif';
+
+/** One input file as the tool sees it: a private copy on local disk inside the job's work directory. */
+export interface ToolInput {
+  path: string;
+  /** Client-supplied file name; display only, never used to build a path. */
+  name: string;
+  size: number;
+  contentType: InputType;
+}
+
+export interface ToolLimits {
+  maxPages: number;
+  timeoutMs: number;
+  memoryBytes: number;
+}
+
+export interface ToolContext<O> {
+  options: O;
+  inputs: ToolInput[];
+  /** A private directory for this job, removed after the job; write outputs here. */
+  workDir: string;
+  signal: AbortSignal;
+  progress: ProgressReporter;
+  engines: Engines;
+  limits: ToolLimits;
+}
+
+export interface ToolOutput {
+  /** A file inside `workDir`. */
+  path: string;
+  /** Download file name, e.g. `report-compressed.pdf`. */
+  name: string;
+  contentType: string;
+  /** Tool-specific facts merged into `job.result` (e.g. compress: `input_size`, `ratio`). */
+  facts?: Record<string, unknown>;
+}
+
+export interface ToolDefinition<S extends TObject = TObject> {
+  name: string;
+  title: string;
+  description: string;
+  inputs: {
+    minFiles: number;
+    /** `'plan'` means the calling account's plan decides (e.g. merge). */
+    maxFiles: number | 'plan';
+    accepts: readonly InputType[];
+  };
+  /** JSON Schema (TypeBox) of the options; `additionalProperties: false` always. */
+  options: S;
+  /** Option names whose values are secrets: redacted on the job and never logged. */
+  secretOptions?: readonly string[];
+  output: { contentType: string };
+  engines: readonly EngineName[];
+  /** Named steps and their share of the progress bar; they must sum to 100. */
+  steps?: Readonly<Record<string, number>>;
+  run(ctx: ToolContext<Static<S>>): Promise<ToolOutput>;
+}
+
+/** Erases the options type so heterogenous tools can live in one list. */
+// biome-ignore lint/suspicious/noExplicitAny: the registry holds tools of every options type
+export type AnyToolDefinition = ToolDefinition<any>;
+
+export function defineTool<S extends TObject>(definition: ToolDefinition<S>): ToolDefinition<S> {
+  return definition;
+}
