@@ -22,16 +22,24 @@ export interface TemporaryUrlOptions {
   contentType: string;
 }
 
+/**
+ * Keys are relative paths of [A-Za-z0-9._-] segments, each starting with a letter or digit (see
+ * keys.ts); every operation rejects any other key with InvalidBlobKeyError.
+ */
 export interface BlobStore {
   /** Streams `body` into `key`; the object appears whole or not at all. Returns its size and SHA-256. */
   put(key: string, body: Readable): Promise<{ size: number; sha256: string }>;
+  /** Rejects with BlobNotFoundError (keys.ts) when the object does not exist. */
   get(key: string, range?: ByteRange): Promise<Readable>;
   stat(key: string): Promise<BlobInfo | undefined>;
   /** Deleting a missing key is not an error. */
   delete(key: string): Promise<void>;
-  /** Stores a finished local file (a hard link where the store is on the same disk, else a stream). */
+  /** Stores a finished local file (a hard link where the store is on the same disk, else a copy). */
   upload(key: string, source: string): Promise<{ size: number }>;
-  /** Copies the object to a local file (a hard link where the store is on the same disk). */
+  /**
+   * Copies the object to a local file, replacing it (a hard link where the store is on the same disk,
+   * so treat the file as read-only). Rejects with BlobNotFoundError when the object does not exist.
+   */
   download(key: string, destination: string): Promise<void>;
   /** A link that needs no API key: an S3 presigned URL or `/api/v1/files/{token}` for local disk. */
   temporaryUrl(key: string, options: TemporaryUrlOptions): Promise<string>;

@@ -13,7 +13,11 @@ const int = (min: number, max: number, def: number, description: string) =>
 
 /** Every setting: variable name → schema (with default and description, rendered into the README). */
 export const settings = {
-  QUIRE_HOST: Type.String({ default: '127.0.0.1', minLength: 1, description: 'Address the HTTP server binds to.' }),
+  QUIRE_HOST: Type.String({
+    default: '127.0.0.1',
+    minLength: 1,
+    description: 'Address the HTTP server binds to.',
+  }),
   QUIRE_PORT: int(0, 65535, 8080, 'HTTP port.'),
   QUIRE_DATA_DIR: Type.String({
     default: './data',
@@ -35,24 +39,60 @@ export const settings = {
   }),
   QUIRE_PUBLIC_BASE_URL: Type.String({
     default: '',
-    description: 'Absolute base for links in responses (e.g. https://pdf.example.com); relative links when empty.',
+    description:
+      'Absolute base for links in responses (e.g. https://pdf.example.com); relative links when empty.',
   }),
   QUIRE_LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
     { default: 'info', description: 'pino log level.' },
   ),
-  QUIRE_WORKER_CONCURRENCY: int(1, 256, Math.max(1, os.availableParallelism()), 'Jobs run at once per worker process (default: cores).'),
-  QUIRE_WORKER_POLL_MS: int(10, 60_000, 500, 'How often an idle worker looks for work when not woken in-process.'),
-  QUIRE_JOB_LEASE_MS: int(1_000, 3_600_000, 30_000, 'Lease on a claimed job; renewed at half. A worker silent this long loses the job.'),
+  QUIRE_WORKER_CONCURRENCY: int(
+    1,
+    256,
+    Math.max(1, os.availableParallelism()),
+    'Jobs run at once per worker process (default: cores).',
+  ),
+  QUIRE_WORKER_POLL_MS: int(
+    10,
+    60_000,
+    500,
+    'How often an idle worker looks for work when not woken in-process.',
+  ),
+  QUIRE_JOB_LEASE_MS: int(
+    1_000,
+    3_600_000,
+    30_000,
+    'Lease on a claimed job; renewed at half. A worker silent this long loses the job.',
+  ),
   QUIRE_JOB_MAX_STALLS: int(1, 100, 3, 'Lease expiries after which a job fails with `worker_lost`.'),
   QUIRE_SWEEP_INTERVAL_MS: int(100, 3_600_000, 5_000, 'How often expired leases and results are swept.'),
-  QUIRE_JOB_MAX_PAGES: int(1, 1_000_000, 5_000, 'Pages per job above which a job fails with `limit_pages_exceeded`.'),
-  QUIRE_ENGINE_TIMEOUT_MS: int(1_000, 86_400_000, 600_000, 'Wall time of one engine run before it is killed (`timeout`).'),
-  QUIRE_ENGINE_MEMORY_BYTES: int(64 * MiB, 256 * GiB, 2 * GiB, 'Address-space cap of one engine process (`engine_memory_exceeded`).'),
+  QUIRE_JOB_MAX_PAGES: int(
+    1,
+    1_000_000,
+    5_000,
+    'Pages per job above which a job fails with `limit_pages_exceeded`.',
+  ),
+  QUIRE_ENGINE_TIMEOUT_MS: int(
+    1_000,
+    86_400_000,
+    600_000,
+    'Wall time of one engine run before it is killed (`timeout`).',
+  ),
+  QUIRE_ENGINE_MEMORY_BYTES: int(
+    64 * MiB,
+    256 * GiB,
+    2 * GiB,
+    'Address-space cap of one engine process (`engine_memory_exceeded`).',
+  ),
   QUIRE_UPLOAD_MAX_FILE_BYTES: int(1, 1024 * GiB, 512 * MiB, 'Largest single uploaded file.'),
   QUIRE_UPLOAD_MAX_TOTAL_BYTES: int(1, 1024 * GiB, 2 * GiB, 'Largest whole upload request (all files).'),
   QUIRE_UPLOAD_MAX_FILES: int(1, 1_000, 50, 'Most files in one job.'),
-  QUIRE_RESULT_RETENTION_MS: int(60_000, 365 * 86_400_000, 86_400_000, 'How long results are kept after a job succeeds.'),
+  QUIRE_RESULT_RETENTION_MS: int(
+    60_000,
+    365 * 86_400_000,
+    86_400_000,
+    'How long results are kept after a job succeeds.',
+  ),
   QUIRE_DOWNLOAD_LINK_TTL_MS: int(10_000, 7 * 86_400_000, 900_000, 'Lifetime of a temporary download link.'),
 } satisfies Record<string, TSchema>;
 
@@ -102,8 +142,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     raw[name] = value;
   }
   const s = raw as Settings;
-  const unknown = Object.keys(env).filter((k) => k.startsWith('QUIRE_') && !(k in settings) && !KNOWN_EXTRA.has(k));
-  if (unknown.length > 0) throw new ConfigError(`Unknown setting ${unknown.join(', ')} (see README "Configuration")`);
+  const unknown = Object.keys(env).filter(
+    (k) => k.startsWith('QUIRE_') && !(k in settings) && !KNOWN_EXTRA.has(k),
+  );
+  if (unknown.length > 0)
+    throw new ConfigError(`Unknown setting ${unknown.join(', ')} (see README "Configuration")`);
   if (s.QUIRE_SECRET !== '' && s.QUIRE_SECRET.length < 32) {
     throw new ConfigError('QUIRE_SECRET must be at least 32 characters');
   }
@@ -112,17 +155,25 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const databaseUrl = s.QUIRE_DATABASE_URL || `sqlite://${path.join(dataDir, 'quire.db')}`;
   const storageUrl = s.QUIRE_STORAGE_URL || `file://${path.join(dataDir, 'files')}`;
   if (!/^sqlite:\/\//.test(databaseUrl)) {
-    throw new ConfigError(`QUIRE_DATABASE_URL must start with sqlite:// (got scheme "${databaseUrl.split(':')[0]}")`);
+    throw new ConfigError(
+      `QUIRE_DATABASE_URL must start with sqlite:// (got scheme "${databaseUrl.split(':')[0]}")`,
+    );
   }
   if (!/^file:\/\//.test(storageUrl)) {
-    throw new ConfigError(`QUIRE_STORAGE_URL must start with file:// (got scheme "${storageUrl.split(':')[0]}")`);
+    throw new ConfigError(
+      `QUIRE_STORAGE_URL must start with file:// (got scheme "${storageUrl.split(':')[0]}")`,
+    );
   }
   if (s.QUIRE_UPLOAD_MAX_FILE_BYTES > s.QUIRE_UPLOAD_MAX_TOTAL_BYTES) {
     throw new ConfigError('QUIRE_UPLOAD_MAX_FILE_BYTES must not exceed QUIRE_UPLOAD_MAX_TOTAL_BYTES');
   }
 
   return {
-    http: { host: s.QUIRE_HOST, port: s.QUIRE_PORT, publicBaseUrl: s.QUIRE_PUBLIC_BASE_URL.replace(/\/$/, '') },
+    http: {
+      host: s.QUIRE_HOST,
+      port: s.QUIRE_PORT,
+      publicBaseUrl: s.QUIRE_PUBLIC_BASE_URL.replace(/\/$/, ''),
+    },
     dataDir,
     databaseUrl,
     storageUrl,

@@ -21,9 +21,17 @@ export class QuireError extends Error {
   constructor(
     code: ErrorCode,
     detail?: string,
-    options: { extras?: Record<string, unknown>; errors?: FieldError[]; headers?: Record<string, string>; cause?: unknown } = {},
+    options: {
+      extras?: Record<string, unknown>;
+      errors?: FieldError[];
+      headers?: Record<string, string>;
+      cause?: unknown;
+    } = {},
   ) {
-    super(detail ?? errorCatalogue[code].title, options.cause === undefined ? undefined : { cause: options.cause });
+    super(
+      detail ?? errorCatalogue[code].title,
+      options.cause === undefined ? undefined : { cause: options.cause },
+    );
     this.name = 'QuireError';
     this.code = code;
     this.detail = detail ?? errorCatalogue[code].title;

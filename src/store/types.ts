@@ -5,7 +5,13 @@ export type JobStatus = 'queued' | 'processing' | 'succeeded' | 'failed' | 'canc
 export const terminalStatuses: readonly JobStatus[] = ['succeeded', 'failed', 'canceled'];
 
 export type Scope = 'jobs:write' | 'jobs:read' | 'results:read' | 'webhooks:manage' | 'admin';
-export const allScopes: readonly Scope[] = ['jobs:write', 'jobs:read', 'results:read', 'webhooks:manage', 'admin'];
+export const allScopes: readonly Scope[] = [
+  'jobs:write',
+  'jobs:read',
+  'results:read',
+  'webhooks:manage',
+  'admin',
+];
 
 export interface Account {
   id: string; // acct_<ulid>
@@ -101,7 +107,10 @@ export interface ListJobsQuery {
   status?: JobStatus;
   tool?: string;
   limit: number;
-  /** Job id: return jobs strictly older than this one (newest first). */
+  /**
+   * Job id: return jobs strictly older than this one (newest first). An id that is not one of the
+   * account's jobs (a deleted one still counts) makes `list` throw QuireError `invalid_cursor`.
+   */
   startingAfter?: string;
 }
 
@@ -167,10 +176,11 @@ export interface AccountStore {
   /** By the public 8-character key id embedded in the key string. */
   findKey(keyId: string): Promise<ApiKeyRecord | undefined>;
   listKeys(accountId?: string): Promise<ApiKeyRecord[]>;
+  /** By public key id; true when the key exists (revoking twice keeps the first time), false if unknown. */
   revokeKey(keyId: string, now?: number): Promise<boolean>;
 }
 
-/** One database: the stores over it plus lifecycle. */
+/** One database: the stores over it plus lifecycle. Open one per process and share it. */
 export interface Database {
   jobs: JobStore;
   accounts: AccountStore;

@@ -1,9 +1,15 @@
 // The declarative shape every tool file exports; the catalogue, validation and OpenAPI derive from it.
 import type { Static, TObject } from '@sinclair/typebox';
-import type { Engines, EngineName } from '../engines/types.js';
+import type { EngineName, Engines } from '../engines/types.js';
 import type { ProgressReporter } from '../jobs/progress.js';
 
-export type InputType = 'application/pdf' | 'image/jpeg' | 'image/png' | 'image/tiff' | 'image/webp' | 'image/gif';
+export type InputType =
+  | 'application/pdf'
+  | 'image/jpeg'
+  | 'image/png'
+  | 'image/tiff'
+  | 'image/webp'
+  | 'image/gif';
 
 /** One input file as the tool sees it: a private copy on local disk inside the job's work directory. */
 export interface ToolInput {

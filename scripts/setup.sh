@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Installs everything Quire needs on Debian 12 (Node >= 20 present): the PDF engines through
+# apt-get when missing, the npm dependencies when the lockfile changed, and the build.
+# Safe to run any number of times; each step is skipped when already done.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+log() { printf '[setup] %s\n' "$*" >&2; }
+
+node_major=$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)
+if [ "$node_major" -lt 20 ]; then
+  log "Node.js >= 20 is required (found $(node --version 2>/dev/null || echo none))"; exit 1
+fi
+
+# command -> Debian package. Engines are run as subprocesses; the toolchain builds better-sqlite3
+# from source when no prebuilt binary can be downloaded.
+declare -A wanted=(
+  [qpdf]=qpdf [gs]=ghostscript [pdftotext]=poppler-utils [pdfinfo]=poppler-utils
+  [prlimit]=util-linux [g++]=g++ [make]=make [python3]=python3
+)
+missing=()
+for cmd in "${!wanted[@]}"; do
+  command -v "$cmd" >/dev/null 2>&1 || missing+=("${wanted[$cmd]}")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+  mapfile -t missing < <(printf '%s\n' "${missing[@]}" | sort -u)
+  if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
+    log "installing ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq >/dev/null
+    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  else
+    log "missing system packages: ${missing[*]} (run as root to install them); tools needing them are disabled"
+  fi
+fi
+
+# npm ci only when package-lock.json changed since the last install.
+lock_sum=$(sha256sum package-lock.json | cut -d' ' -f1)
+stamp=node_modules/.quire-lock-sha256
+if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$lock_sum" ]; then
+  log "installing npm dependencies"
+  npm ci --no-audit --no-fund --loglevel=error
+  echo "$lock_sum" > "$stamp"
+fi
+
+log "building"
+npx --no-install tsc -p tsconfig.build.json
+chmod +x dist/cli/main.js

@@ -1,0 +1,201 @@
+// Blobs on local disk under one root directory. Objects appear atomically (written to a hidden
+// temporary file beside the target, then renamed), so a reader never sees half an object and a
+// failed upload leaves nothing behind.
+import { createHash, randomUUID } from 'node:crypto';
+import { constants } from 'node:fs';
+import { access, copyFile, link, mkdir, open, rename, rmdir, stat, unlink } from 'node:fs/promises';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { assertValidKey, BlobNotFoundError } from './keys.js';
+import { signFileToken } from './signed-url.js';
+import type { BlobInfo, BlobStore, ByteRange, TemporaryUrlOptions } from './types.js';
+
+export interface LocalBlobStoreOptions {
+  /** Secret for temporary-link tokens; shared by every API process serving the same root. */
+  secret: Buffer | string;
+  /** Absolute origin for links (e.g. https://pdf.example.com); links are relative when empty. */
+  publicBaseUrl?: string;
+}
+
+/** Tries at creating a file in a directory that a concurrent delete keeps pruning. */
+const MAX_ATTEMPTS = 3;
+
+/** errno codes meaning "a hard link cannot be made here", where a copy must do instead. */
+const NO_LINK = new Set(['EXDEV', 'EPERM', 'EMLINK', 'ENOTSUP', 'EOPNOTSUPP']);
+
+export class LocalBlobStore implements BlobStore {
+  private readonly root: string;
+  private readonly baseUrl: string;
+
+  constructor(
+    root: string,
+    private readonly options: LocalBlobStoreOptions,
+  ) {
+    this.root = path.resolve(root);
+    this.baseUrl = (options.publicBaseUrl ?? '').replace(/\/+$/, '');
+  }
+
+  async put(key: string, body: Readable): Promise<{ size: number; sha256: string }> {
+    const target = this.pathOf(key);
+    const temp = await this.createTemp(target);
+    const hash = createHash('sha256');
+    let size = 0;
+    try {
+      await pipeline(
+        body,
+        async function* (source: AsyncIterable<Buffer | string>) {
+          for await (const chunk of source) {
+            const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+            hash.update(bytes);
+            size += bytes.length;
+            yield bytes;
+          }
+        },
+        temp.handle.createWriteStream(),
+      );
+      await rename(temp.path, target);
+    } catch (error) {
+      await unlink(temp.path).catch(() => undefined);
+      throw error;
+    }
+    return { size, sha256: hash.digest('hex') };
+  }
+
+  async get(key: string, range?: ByteRange): Promise<Readable> {
+    if (
+      range &&
+      !(Number.isSafeInteger(range.start) && Number.isSafeInteger(range.end) && range.start >= 0)
+    ) {
+      throw new RangeError('Byte range bounds must be non-negative integers');
+    }
+    if (range && range.end < range.start) throw new RangeError('Byte range ends before it starts');
+    // Opened here rather than lazily by the stream so that a missing object rejects this call
+    // instead of erroring a stream the caller may already have started sending.
+    const handle = await open(this.pathOf(key), 'r').catch((error: unknown) => {
+      throw isMissing(error) ? new BlobNotFoundError(key) : error;
+    });
+    return handle.createReadStream(range ? { start: range.start, end: range.end } : {});
+  }
+
+  async stat(key: string): Promise<BlobInfo | undefined> {
+    try {
+      const info = await stat(this.pathOf(key), { bigint: true });
+      // Every write makes a new file (temp + rename), so inode, size and nanosecond mtime together
+      // change whenever the content can have changed: a strong validator without hashing the file.
+      const etag = `"${info.ino.toString(36)}-${info.size.toString(36)}-${info.mtimeNs.toString(36)}"`;
+      return { size: Number(info.size), etag };
+    } catch (error) {
+      if (isMissing(error)) return undefined;
+      throw error;
+    }
+  }
+
+  async delete(key: string): Promise<void> {
+    const target = this.pathOf(key);
+    await unlink(target).catch((error: unknown) => {
+      if (!isMissing(error)) throw error;
+    });
+    await this.pruneEmptyParents(path.dirname(target));
+  }
+
+  /** Hard-links `source` in (free, same disk); copies when the link is impossible. */
+  async upload(key: string, source: string): Promise<{ size: number }> {
+    const target = this.pathOf(key);
+    const dir = path.dirname(target);
+    for (let attempt = 1; ; attempt++) {
+      await mkdir(dir, { recursive: true });
+      const temp = tempPathFor(target);
+      try {
+        await linkOrCopy(source, temp);
+        await rename(temp, target);
+        return { size: Number((await stat(target)).size) };
+      } catch (error) {
+        await unlink(temp).catch(() => undefined);
+        // ENOENT with the directory gone is a concurrent delete pruning it: make it again. With the
+        // directory present it is the source that is missing, which no retry fixes.
+        if (!isMissing(error) || attempt >= MAX_ATTEMPTS || (await exists(dir))) throw error;
+      }
+    }
+  }
+
+  /** The destination shares the object's inode when linked: treat it as read-only. */
+  async download(key: string, destination: string): Promise<void> {
+    const source = this.pathOf(key);
+    await unlink(destination).catch((error: unknown) => {
+      if (!isMissing(error)) throw error;
+    });
+    await linkOrCopy(source, destination).catch((error: unknown) => {
+      throw isMissing(error) ? new BlobNotFoundError(key) : error;
+    });
+  }
+
+  async temporaryUrl(key: string, options: TemporaryUrlOptions): Promise<string> {
+    assertValidKey(key);
+    const token = signFileToken({ key, ...options }, this.options.secret);
+    return `${this.baseUrl}/api/v1/files/${token}`;
+  }
+
+  async ping(): Promise<void> {
+    await access(this.root, constants.R_OK | constants.W_OK);
+  }
+
+  private pathOf(key: string): string {
+    assertValidKey(key);
+    return path.join(this.root, ...key.split('/'));
+  }
+
+  /**
+   * Opens a fresh temp file beside `target`. A concurrent delete may remove the (then empty) parent
+   * directory between our mkdir and open, so ENOENT is retried with a new mkdir.
+   */
+  private async createTemp(target: string) {
+    for (let attempt = 1; ; attempt++) {
+      await mkdir(path.dirname(target), { recursive: true });
+      const tempPath = tempPathFor(target);
+      try {
+        return { path: tempPath, handle: await open(tempPath, 'wx') };
+      } catch (error) {
+        if (!isMissing(error) || attempt >= MAX_ATTEMPTS) throw error;
+      }
+    }
+  }
+
+  /** Removes now-empty directories up to (not including) the root, so deleted jobs leave no trace. */
+  private async pruneEmptyParents(dir: string): Promise<void> {
+    for (let current = dir; current.startsWith(this.root + path.sep); current = path.dirname(current)) {
+      try {
+        await rmdir(current);
+      } catch {
+        // Not empty (another object or an upload in progress) or already gone: stop here.
+        return;
+      }
+    }
+  }
+}
+
+async function linkOrCopy(source: string, destination: string): Promise<void> {
+  try {
+    await link(source, destination);
+  } catch (error) {
+    if (!NO_LINK.has((error as NodeJS.ErrnoException).code ?? '')) throw error;
+    // copyFile uses copy_file_range / reflinks where the kernel offers them: no bytes through JS.
+    await copyFile(source, destination, constants.COPYFILE_EXCL);
+  }
+}
+
+/** Hidden (keys never start with a dot) and unique, in the target's directory so rename is atomic. */
+function tempPathFor(target: string): string {
+  return path.join(path.dirname(target), `.${path.basename(target)}.${randomUUID()}.tmp`);
+}
+
+async function exists(file: string): Promise<boolean> {
+  return access(file).then(
+    () => true,
+    () => false,
+  );
+}
+
+function isMissing(error: unknown): boolean {
+  return (error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT';
+}

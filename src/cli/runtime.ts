@@ -1,0 +1,69 @@
+// The composition root's building blocks: open every dependency from the config, once.
+// `serve`, `api` and `worker` differ only in what they start on top of this.
+import { mkdir } from 'node:fs/promises';
+import { loadServerKeys, type ServerKeys } from '../auth/server-secret.js';
+import { openBlobStore } from '../blobs/open.js';
+import type { BlobStore } from '../blobs/types.js';
+import type { Config } from '../config/config.js';
+import { createEngines, probeEngines } from '../engines/index.js';
+import type { EngineStatus, Engines } from '../engines/types.js';
+import { JobEvents } from '../jobs/events.js';
+import { createLogger, type Logger } from '../observability/logger.js';
+import { createMetrics, type Metrics } from '../observability/metrics.js';
+import { openDatabase } from '../store/open.js';
+import type { Database } from '../store/types.js';
+import { ToolCatalog } from '../tools/catalog.js';
+import { tools } from '../tools/registry.js';
+
+export interface Runtime {
+  config: Config;
+  logger: Logger;
+  metrics: Metrics;
+  keys: ServerKeys;
+  db: Database;
+  blobs: BlobStore;
+  engines: Engines;
+  engineStatus: EngineStatus[];
+  catalog: ToolCatalog;
+  events: JobEvents;
+  close(): Promise<void>;
+}
+
+export async function openRuntime(config: Config, logger = createLogger(config.logLevel)): Promise<Runtime> {
+  await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
+  await mkdir(config.tmpDir, { recursive: true, mode: 0o700 });
+  const keys = loadServerKeys(config.secret, config.dataDir);
+  const db = await openDatabase(config.databaseUrl);
+  await db.migrate();
+  const blobs = await openBlobStore(config.storageUrl, {
+    secret: keys.fileTokenKey,
+    publicBaseUrl: config.http.publicBaseUrl,
+  });
+  const metrics = createMetrics();
+  metrics.setQueueDepthSource(() => db.jobs.countByStatus());
+  const engineStatus = await probeEngines();
+  for (const engine of engineStatus) {
+    if (!engine.available)
+      logger.warn(
+        { engine: engine.name, reason: engine.reason },
+        'engine unavailable; its tools are disabled',
+      );
+  }
+  const engines = createEngines({
+    timeoutMs: config.limits.engineTimeoutMs,
+    memoryBytes: config.limits.engineMemoryBytes,
+  });
+  return {
+    config,
+    logger,
+    metrics,
+    keys,
+    db,
+    blobs,
+    engines,
+    engineStatus,
+    catalog: new ToolCatalog(tools, engineStatus),
+    events: new JobEvents(),
+    close: () => db.close(),
+  };
+}

@@ -1,0 +1,89 @@
+// Composition roots for the long-running commands: build dependencies, start what the mode needs,
+// and shut down cleanly on SIGTERM/SIGINT.
+import type { Config } from '../config/config.js';
+import { buildApp } from '../http/app.js';
+import { startSweeper } from '../jobs/sweeper.js';
+import { startWorkers } from '../jobs/worker.js';
+import { ensureInitialKey } from './initial-key.js';
+import { openRuntime, type Runtime } from './runtime.js';
+
+/** Resolves never; the process ends through the signal handler. */
+const RUNNING = -1;
+
+export async function runServe(config: Config): Promise<number> {
+  const runtime = await openRuntime(config);
+  const key = await ensureInitialKey(runtime);
+  const stopHttp = await listen(runtime);
+  const stopWork = startWork(runtime);
+  if (key) {
+    process.stdout.write(
+      `\nFirst start: created an account and an API key with all scopes (shown once, also in ${config.dataDir}/initial-api-key):\n\n  ${key}\n\n`,
+    );
+  }
+  onShutdown(runtime, async () => {
+    await stopHttp();
+    await stopWork();
+  });
+  return RUNNING;
+}
+
+export async function runApi(config: Config): Promise<number> {
+  const runtime = await openRuntime(config);
+  const stopHttp = await listen(runtime);
+  const sweeper = startSweeper(sweeperDeps(runtime));
+  onShutdown(runtime, async () => {
+    sweeper.stop();
+    await stopHttp();
+  });
+  return RUNNING;
+}
+
+export async function runWorker(config: Config): Promise<number> {
+  const runtime = await openRuntime(config);
+  const stopWork = startWork(runtime);
+  onShutdown(runtime, stopWork);
+  return RUNNING;
+}
+
+async function listen(runtime: Runtime): Promise<() => Promise<void>> {
+  const app = await buildApp(runtime);
+  await app.listen({ host: runtime.config.http.host, port: runtime.config.http.port });
+  return () => app.close();
+}
+
+function startWork(runtime: Runtime): () => Promise<void> {
+  const workers = startWorkers({ ...runtime, jobs: runtime.db.jobs });
+  const sweeper = startSweeper(sweeperDeps(runtime));
+  return async () => {
+    sweeper.stop();
+    await workers.stop();
+  };
+}
+
+function sweeperDeps(runtime: Runtime) {
+  return {
+    jobs: runtime.db.jobs,
+    blobs: runtime.blobs,
+    events: runtime.events,
+    logger: runtime.logger,
+    intervalMs: runtime.config.worker.sweepIntervalMs,
+    maxStalls: runtime.config.worker.maxStalls,
+  };
+}
+
+function onShutdown(runtime: Runtime, stop: () => Promise<void>): void {
+  let stopping = false;
+  const handler = async (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    runtime.logger.info({ signal }, 'shutting down');
+    try {
+      await stop();
+      await runtime.close();
+    } finally {
+      process.exit(0);
+    }
+  };
+  process.once('SIGTERM', handler);
+  process.once('SIGINT', handler);
+}

@@ -1,0 +1,12 @@
+// Renders the settings table for the README from the schema itself, so the docs cannot drift.
+import { settings } from './config.js';
+
+export function settingsTable(): string {
+  const rows = Object.entries(settings).map(([name, schema]) => {
+    const s = schema as { default?: unknown; description?: string };
+    const def =
+      name === 'QUIRE_WORKER_CONCURRENCY' ? 'cores' : s.default === '' ? '' : `\`${String(s.default)}\``;
+    return `| \`${name}\` | ${def} | ${s.description ?? ''} |`;
+  });
+  return ['| variable | default | meaning |', '|---|---|---|', ...rows].join('\n');
+}

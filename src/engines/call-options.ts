@@ -1,0 +1,39 @@
+// What every engine method takes besides its own arguments, and how that becomes runner options.
+import type { RunOptions } from '../process/runner.js';
+
+export interface EngineCallOptions {
+  /** The job's private directory: the child's cwd, HOME and TMPDIR, and where secret files go. */
+  workDir: string;
+  signal?: AbortSignal;
+  /** Per-call overrides of the engine defaults (a tool's own limits). */
+  timeoutMs?: number;
+  memoryBytes?: number;
+  /** Progress of this one call as done/total (pages, percent, …). */
+  onProgress?: (done: number, total: number) => void;
+}
+
+export interface EngineDefaults {
+  timeoutMs: number;
+  memoryBytes: number;
+}
+
+/** CPU time may run a little past wall time on multi-threaded engines; wall time is the real cap. */
+const CPU_SLACK = 2;
+
+export function toRunOptions(
+  defaults: EngineDefaults,
+  call: EngineCallOptions,
+  extra: Partial<RunOptions> = {},
+): RunOptions {
+  const timeoutMs = call.timeoutMs ?? defaults.timeoutMs;
+  return {
+    cwd: call.workDir,
+    timeoutMs,
+    ...(call.signal ? { signal: call.signal } : {}),
+    limits: {
+      memoryBytes: call.memoryBytes ?? defaults.memoryBytes,
+      cpuSeconds: Math.ceil((timeoutMs / 1000) * CPU_SLACK),
+    },
+    ...extra,
+  };
+}

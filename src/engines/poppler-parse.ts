@@ -1,0 +1,111 @@
+// Pure parsers of poppler-utils' text reports (pdfinfo 22.x, pdffonts, pdfimages -list).
+
+export interface PageFacts {
+  page: number;
+  width_pt: number;
+  height_pt: number;
+  /** Paper name poppler recognises (A4, letter, …), if any. */
+  paper?: string;
+  rotation: number;
+}
+
+export interface PdfinfoFacts {
+  fields: Record<string, string>;
+  pages: PageFacts[];
+}
+
+const PAGE_SIZE = /^Page\s+(\d+) size:\s+([\d.]+) x ([\d.]+) pts(?: \(([^)]+)\))?/;
+const PAGE_ROT = /^Page\s+(\d+) rot:\s+(-?\d+)/;
+const FIELD = /^([A-Za-z][A-Za-z ]*?):\s*(.*)$/;
+
+export function parsePdfinfo(text: string): PdfinfoFacts {
+  const fields: Record<string, string> = {};
+  const pages = new Map<number, PageFacts>();
+  const pageOf = (n: number) => {
+    let facts = pages.get(n);
+    if (!facts) {
+      facts = { page: n, width_pt: 0, height_pt: 0, rotation: 0 };
+      pages.set(n, facts);
+    }
+    return facts;
+  };
+  for (const line of text.split('\n')) {
+    const size = PAGE_SIZE.exec(line);
+    if (size) {
+      const facts = pageOf(Number(size[1]));
+      facts.width_pt = Number(size[2]);
+      facts.height_pt = Number(size[3]);
+      if (size[4]) facts.paper = size[4];
+      continue;
+    }
+    const rot = PAGE_ROT.exec(line);
+    if (rot) {
+      pageOf(Number(rot[1])).rotation = Number(rot[2]);
+      continue;
+    }
+    const field = FIELD.exec(line);
+    if (field && !(field[1]! in fields)) fields[field[1]!] = field[2]!.trim();
+  }
+  return { fields, pages: [...pages.values()].sort((a, b) => a.page - b.page) };
+}
+
+export interface FontEntry {
+  name: string;
+  type: string;
+  encoding: string;
+  embedded: boolean;
+  subset: boolean;
+  unicode: boolean;
+}
+
+/**
+ * pdffonts prints fixed-width columns under a dashed rule; the rule's dash runs give the column
+ * bounds, which copes with font names that contain spaces.
+ */
+export function parseFontList(text: string): FontEntry[] {
+  const lines = text.split('\n');
+  const ruleIndex = lines.findIndex((line) => /^-+( -+)+\s*$/.test(line));
+  if (ruleIndex < 0) return [];
+  const columns = [...lines[ruleIndex]!.matchAll(/-+/g)].map(
+    (m) => [m.index, m.index + m[0].length] as const,
+  );
+  const cell = (line: string, i: number) => {
+    const [start, end] = columns[i] ?? [0, 0];
+    return line.slice(start, i === columns.length - 1 ? undefined : end).trim();
+  };
+  return lines
+    .slice(ruleIndex + 1)
+    .filter((line) => line.trim() !== '')
+    .map((line) => ({
+      name: cell(line, 0),
+      type: cell(line, 1),
+      encoding: cell(line, 2),
+      embedded: cell(line, 3) === 'yes',
+      subset: cell(line, 4) === 'yes',
+      unicode: cell(line, 5) === 'yes',
+    }));
+}
+
+export interface ImageEntry {
+  page: number;
+  type: string;
+  width: number;
+  height: number;
+  /** `obj gen` of the image XObject; "0 0" for inline images. */
+  object: string;
+}
+
+export function parseImageList(text: string): ImageEntry[] {
+  return text
+    .split('\n')
+    .slice(2)
+    .map((line) => line.trim().split(/\s+/))
+    .filter((cols) => cols.length >= 12 && /^\d+$/.test(cols[0]!))
+    .map((cols) => ({
+      page: Number(cols[0]),
+      type: cols[2]!,
+      width: Number(cols[3]),
+      height: Number(cols[4]),
+      object: `${cols[10]} ${cols[11]}`,
+    }));
+}

@@ -1,0 +1,75 @@
+// RFC 9457 problem+json for every error, including framework ones (404, 405, multipart, body limits).
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { type ErrorCode, errorCatalogue, errorTypeUri } from '../errors/catalogue.js';
+import { QuireError } from '../errors/quire-error.js';
+
+export const PROBLEM_CONTENT_TYPE = 'application/problem+json; charset=utf-8';
+
+export function problemBody(error: QuireError, request: FastifyRequest): Record<string, unknown> {
+  const body: Record<string, unknown> = {
+    type: errorTypeUri(error.code),
+    title: errorCatalogue[error.code].title,
+    status: error.status,
+    detail: error.detail,
+    // The route template, not the raw path: raw paths can carry download tokens.
+    instance: request.routeOptions.url ?? undefined,
+    code: error.code,
+    request_id: request.id,
+    ...error.extras,
+  };
+  if (error.errors) body.errors = error.errors;
+  return body;
+}
+
+export function sendProblem(reply: FastifyReply, error: QuireError): FastifyReply {
+  for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
+  return reply.code(error.status).type(PROBLEM_CONTENT_TYPE).send(problemBody(error, reply.request));
+}
+
+/** Maps framework and plugin errors to catalogue codes; anything unknown is a 500 with no detail. */
+export function toQuireError(error: unknown): QuireError {
+  if (error instanceof QuireError) return error;
+  const e = error as Partial<FastifyError> & { part?: string };
+  switch (e.code) {
+    case 'FST_INVALID_MULTIPART_CONTENT_TYPE':
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new QuireError('unsupported_media_type', 'Send the job as multipart/form-data.');
+    case 'FST_REQ_FILE_TOO_LARGE':
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new QuireError('payload_too_large', 'The request body is larger than allowed.', {
+        headers: { Connection: 'close' },
+      });
+    case 'FST_FILES_LIMIT':
+    case 'FST_PARTS_LIMIT':
+      return new QuireError('too_many_files');
+    case 'FST_FIELDS_LIMIT':
+    case 'FST_PROTO_VIOLATION':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return new QuireError('invalid_request', 'The request body is malformed.');
+  }
+  if (e.validation) {
+    return new QuireError('invalid_request', 'The request is not valid.', {
+      errors: e.validation.map((v) => ({
+        pointer: `${e.validationContext === 'querystring' ? '/query' : ''}${v.instancePath}`,
+        detail: v.message ?? 'is invalid',
+      })),
+    });
+  }
+  if (typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
+    // Busboy and Fastify report malformed bodies with 4xx statuses and their own messages;
+    // the message may echo request bytes, so clients get only the catalogue title.
+    const byStatus: Partial<Record<number, ErrorCode>> = {
+      404: 'not_found',
+      405: 'method_not_allowed',
+      406: 'unsupported_media_type',
+      413: 'payload_too_large',
+      415: 'unsupported_media_type',
+    };
+    return new QuireError(byStatus[e.statusCode] ?? 'invalid_request');
+  }
+  return new QuireError(
+    'internal_error',
+    'Something went wrong on our side; the request id identifies it in our logs.',
+  );
+}

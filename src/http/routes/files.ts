@@ -1,0 +1,60 @@
+// GET/HEAD /api/v1/files/{token}: the local-disk temporary link (contract §2). The token is the
+// capability: no API key, HMAC-checked, expiring; Range and HEAD supported; never logged.
+import { Readable } from 'node:stream';
+import contentDisposition from 'content-disposition';
+import type { FastifyInstance } from 'fastify';
+import rangeParser from 'range-parser';
+import { verifyFileToken } from '../../blobs/signed-url.js';
+import { QuireError } from '../../errors/quire-error.js';
+import type { AppDeps } from '../deps.js';
+
+export function registerFileRoutes(app: FastifyInstance, deps: AppDeps): void {
+  app.get<{ Params: { token: string } }>('/api/v1/files/:token', {
+    schema: {
+      tags: ['files'],
+      summary: 'Download through a temporary link (no API key; the link is the capability)',
+      params: { type: 'object', properties: { token: { type: 'string', maxLength: 4096 } } },
+    },
+    handler: async (request, reply) => {
+      const payload = verifyFileToken(request.params.token, deps.keys.fileTokenKey);
+      if (!payload)
+        throw new QuireError(
+          'link_invalid',
+          'The link is invalid or has expired; request a new one from the job.',
+        );
+      const info = await deps.blobs.stat(payload.key);
+      if (!info) throw new QuireError('result_expired', 'The file behind this link no longer exists.');
+
+      reply
+        .header('Content-Type', payload.contentType)
+        .header('Content-Disposition', contentDisposition(payload.filename, { type: 'attachment' }))
+        .header('ETag', info.etag)
+        .header('Accept-Ranges', 'bytes')
+        .header('Cache-Control', 'private, no-store')
+        .header('X-Content-Type-Options', 'nosniff');
+
+      let range: { start: number; end: number } | undefined;
+      const header = request.headers.range;
+      const ifRange = request.headers['if-range'];
+      if (header !== undefined && (ifRange === undefined || ifRange === info.etag)) {
+        const parsed = rangeParser(info.size, header, { combine: true });
+        if (parsed === -1) {
+          reply.header('Content-Range', `bytes */${info.size}`);
+          throw new QuireError('range_not_satisfiable', 'The range lies outside the file.');
+        }
+        // Multiple ranges would need multipart/byteranges; serving the first is allowed (RFC 9110 §14.2).
+        if (parsed !== -2 && parsed.type === 'bytes' && parsed.length > 0) range = parsed[0];
+      }
+
+      if (range) {
+        reply.code(206).header('Content-Range', `bytes ${range.start}-${range.end}/${info.size}`);
+        reply.header('Content-Length', range.end - range.start + 1);
+      } else {
+        reply.header('Content-Length', info.size);
+      }
+      // An empty stream keeps our Content-Length; Fastify's HEAD handling then sends no body.
+      if (request.method === 'HEAD') return reply.send(Readable.from([]));
+      return reply.send(await deps.blobs.get(payload.key, range));
+    },
+  });
+}

@@ -1,0 +1,305 @@
+// Receives POST /jobs multipart bodies: text fields checked as they arrive, files sniffed and
+// streamed straight into the blob store under per-file and total limits (contract §2).
+import { pipeline, Transform, type TransformCallback } from 'node:stream';
+import type { MultipartFile, MultipartValue } from '@fastify/multipart';
+import type { FastifyRequest } from 'fastify';
+import type { BlobStore } from '../blobs/types.js';
+import { QuireError } from '../errors/quire-error.js';
+import type { InputFile } from '../store/types.js';
+import type { CatalogEntry, ToolCatalog } from '../tools/catalog.js';
+import { SNIFF_BYTES, sniffContentType } from './sniff.js';
+
+export interface UploadLimits {
+  maxFileBytes: number;
+  maxTotalBytes: number;
+  maxFiles: number;
+}
+
+export interface ReceivedJob {
+  entry: CatalogEntry;
+  options: Record<string, unknown>;
+  metadata: Record<string, string>;
+  inputs: InputFile[];
+}
+
+const METADATA_MAX_PAIRS = 16;
+const METADATA_MAX_KEY = 40;
+const METADATA_MAX_VALUE = 500;
+
+class UploadState {
+  entry: CatalogEntry | undefined;
+  rawOptions: unknown;
+  options: Record<string, unknown> | undefined;
+  metadata: Record<string, string> = {};
+  readonly inputs: InputFile[] = [];
+  totalBytes = 0;
+  readonly seen = new Set<string>();
+}
+
+export async function receiveJobUpload(
+  request: FastifyRequest,
+  jobId: string,
+  catalog: ToolCatalog,
+  blobs: BlobStore,
+  limits: UploadLimits,
+): Promise<ReceivedJob> {
+  const state = new UploadState();
+  try {
+    for await (const part of request.parts()) {
+      if (part.type === 'field') readField(part, state, catalog);
+      else await storeFile(part, state, jobId, blobs, limits);
+    }
+    return finish(state, catalog);
+  } catch (error) {
+    await Promise.allSettled(state.inputs.map((f) => blobs.delete(f.blobKey)));
+    throw error;
+  }
+}
+
+function readField(part: MultipartValue, state: UploadState, catalog: ToolCatalog): void {
+  const name = part.fieldname;
+  if (!['tool', 'options', 'metadata'].includes(name)) {
+    throw new QuireError(
+      'invalid_request',
+      `Unknown form field "${name}"; expected tool, options, metadata and file parts.`,
+      {
+        errors: [{ field: name, detail: 'is not a known part' }],
+      },
+    );
+  }
+  if (state.seen.has(name)) {
+    throw new QuireError('invalid_request', `The "${name}" part appears twice.`, {
+      errors: [{ field: name, detail: 'appears twice' }],
+    });
+  }
+  state.seen.add(name);
+  const value = String(part.value);
+  if (name === 'tool') {
+    const entry = catalog.get(value);
+    if (!entry)
+      throw new QuireError('unknown_tool', 'No tool has this name; GET /api/v1/tools lists them.', {
+        errors: [{ field: 'tool', detail: 'is not a known tool' }],
+      });
+    if (!entry.available)
+      throw new QuireError(
+        'tool_unavailable',
+        `This tool is not available: ${entry.reason ?? 'engine missing'}.`,
+      );
+    state.entry = entry;
+  } else if (name === 'options') {
+    state.rawOptions = parseJsonObject(value, 'options');
+  } else {
+    state.metadata = parseMetadata(value);
+  }
+  // Validate options as soon as both are known, so bad options are refused before any file is stored.
+  if (state.entry && state.seen.has('options') && state.options === undefined) {
+    state.options = checkOptions(state, catalog);
+  }
+}
+
+async function storeFile(
+  part: MultipartFile,
+  state: UploadState,
+  jobId: string,
+  blobs: BlobStore,
+  limits: UploadLimits,
+): Promise<void> {
+  if (part.fieldname !== 'file') {
+    throw new QuireError('invalid_request', `Unknown file part "${part.fieldname}"; send files as "file".`, {
+      errors: [{ field: part.fieldname, detail: 'is not a known part' }],
+    });
+  }
+  const maxFiles = Math.min(limits.maxFiles, maxFilesOf(state.entry, limits));
+  if (state.inputs.length >= maxFiles) {
+    throw new QuireError('too_many_files', `At most ${maxFiles} file(s) per job for this tool.`, {
+      extras: { max_files: maxFiles },
+      headers: { Connection: 'close' },
+    });
+  }
+  const index = state.inputs.length;
+  const blobKey = `jobs/${jobId}/input-${index}`;
+  const guard = new UploadGuard(state, limits, state.entry?.tool.inputs.accepts);
+  const input: InputFile = { name: cleanFileName(part.filename, index), size: 0, contentType: '', blobKey };
+  state.inputs.push(input); // registered first so a failed upload's partial object is cleaned up
+  // pipeline (not pipe) so a guard error also destroys the source and reaches the store's reader.
+  const { size } = await blobs.put(
+    blobKey,
+    pipeline(part.file, guard, () => undefined),
+  );
+  // A stream ended by the parser's own limit must not become a silently truncated input.
+  if (part.file.truncated) throw guard.fileTooLarge();
+  if (guard.contentType === undefined) throw unsupported(state.entry);
+  input.size = size;
+  input.contentType = guard.contentType;
+}
+
+function finish(state: UploadState, catalog: ToolCatalog): ReceivedJob {
+  const entry = state.entry;
+  if (!entry)
+    throw new QuireError('invalid_request', 'The "tool" part is required.', {
+      errors: [{ field: 'tool', detail: 'is required' }],
+    });
+  const options = state.options ?? checkOptions(state, catalog);
+  const min = entry.tool.inputs.minFiles;
+  if (state.inputs.length < min) {
+    throw new QuireError('missing_file', `This tool needs at least ${min} file(s) as "file" parts.`, {
+      extras: { min_files: min },
+    });
+  }
+  // Files sent before the tool field were stored without knowing what the tool accepts.
+  for (const input of state.inputs) {
+    if (!entry.tool.inputs.accepts.includes(input.contentType as never)) throw unsupported(entry);
+  }
+  return { entry, options, metadata: state.metadata, inputs: state.inputs };
+}
+
+function checkOptions(state: UploadState, catalog: ToolCatalog): Record<string, unknown> {
+  const entry = state.entry!;
+  const result = catalog.checkOptions(entry.tool.name, state.rawOptions ?? {});
+  if (!result.ok)
+    throw new QuireError('invalid_options', `The options are not valid for "${entry.tool.name}".`, {
+      errors: result.errors,
+    });
+  return result.options;
+}
+
+function maxFilesOf(entry: CatalogEntry | undefined, limits: UploadLimits): number {
+  const declared = entry?.tool.inputs.maxFiles;
+  return typeof declared === 'number' ? declared : limits.maxFiles;
+}
+
+function unsupported(entry: CatalogEntry | undefined): QuireError {
+  const accepts = entry?.tool.inputs.accepts.join(', ') ?? 'the tool’s types';
+  return new QuireError('unsupported_file', `The file content is not of an accepted type (${accepts}).`, {
+    extras: { accepts: entry?.tool.inputs.accepts },
+  });
+}
+
+function parseJsonObject(value: string, field: string): Record<string, unknown> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    throw new QuireError('invalid_request', `The "${field}" part is not valid JSON.`, {
+      errors: [{ field, detail: 'is not valid JSON' }],
+    });
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new QuireError('invalid_request', `The "${field}" part must be a JSON object.`, {
+      errors: [{ field, detail: 'must be a JSON object' }],
+    });
+  }
+  return parsed as Record<string, unknown>;
+}
+
+function parseMetadata(value: string): Record<string, string> {
+  const parsed = parseJsonObject(value, 'metadata');
+  const errors = Object.entries(parsed).flatMap(([key, v]) => {
+    const pointer = `/metadata/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`;
+    if (typeof v !== 'string') return [{ pointer, detail: 'must be a string' }];
+    if (key.length === 0 || key.length > METADATA_MAX_KEY)
+      return [{ pointer, detail: `key must be 1–${METADATA_MAX_KEY} characters` }];
+    if (v.length > METADATA_MAX_VALUE)
+      return [{ pointer, detail: `must be at most ${METADATA_MAX_VALUE} characters` }];
+    return [];
+  });
+  if (Object.keys(parsed).length > METADATA_MAX_PAIRS)
+    errors.push({ pointer: '/metadata', detail: `at most ${METADATA_MAX_PAIRS} pairs` });
+  if (errors.length > 0) throw new QuireError('invalid_metadata', 'The metadata is not valid.', { errors });
+  return parsed as Record<string, string>;
+}
+
+/** A display name only: path parts and control characters removed, length capped. */
+function cleanFileName(given: string | undefined, index: number): string {
+  const base = (given ?? '').split(/[\\/]/).pop() ?? '';
+  const clean = base
+    .replace(/[\u0000-\u001f\u007f]/g, '')
+    .trim()
+    .slice(0, 200);
+  return clean === '' ? `file-${index + 1}` : clean;
+}
+
+/** Sniffs the first bytes and enforces the per-file and per-request byte limits while streaming. */
+class UploadGuard extends Transform {
+  contentType: string | undefined;
+  private head: Buffer[] = [];
+  private headBytes = 0;
+  private fileBytes = 0;
+
+  constructor(
+    private readonly state: UploadState,
+    private readonly limits: UploadLimits,
+    private readonly accepts: readonly string[] | undefined,
+  ) {
+    super();
+  }
+
+  fileTooLarge(): QuireError {
+    return new QuireError('payload_too_large', `A file is larger than ${this.limits.maxFileBytes} bytes.`, {
+      extras: { limit_bytes: this.limits.maxFileBytes },
+      headers: { Connection: 'close' },
+    });
+  }
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
+    try {
+      this.count(chunk.length);
+      callback(null, this.sniffed(chunk));
+    } catch (error) {
+      callback(error as Error);
+    }
+  }
+
+  override _flush(callback: TransformCallback): void {
+    try {
+      if (this.headBytes < SNIFF_BYTES) {
+        this.decideOrThrow();
+        if (this.head.length > 0) this.push(Buffer.concat(this.head));
+      }
+      callback();
+    } catch (error) {
+      callback(error as Error);
+    }
+  }
+
+  private count(bytes: number): void {
+    this.fileBytes += bytes;
+    this.state.totalBytes += bytes;
+    if (this.fileBytes > this.limits.maxFileBytes) throw this.fileTooLarge();
+    if (this.state.totalBytes > this.limits.maxTotalBytes) {
+      throw new QuireError(
+        'payload_too_large',
+        `The upload is larger than ${this.limits.maxTotalBytes} bytes.`,
+        {
+          extras: { limit_bytes: this.limits.maxTotalBytes },
+          headers: { Connection: 'close' },
+        },
+      );
+    }
+  }
+
+  /** Holds back the first bytes until the type is known; then passes everything through. */
+  private sniffed(chunk: Buffer): Buffer | undefined {
+    if (this.headBytes >= SNIFF_BYTES) return chunk;
+    this.head.push(chunk);
+    this.headBytes += chunk.length;
+    if (this.headBytes < SNIFF_BYTES) return undefined;
+    this.decideOrThrow();
+    const buffered = Buffer.concat(this.head);
+    this.head = [];
+    return buffered;
+  }
+
+  /** Fails fast, before the rest of a large file is stored, when the type is known to be wrong. */
+  private decideOrThrow(): void {
+    this.contentType = sniffContentType(Buffer.concat(this.head));
+    const refused =
+      this.contentType === undefined ||
+      (this.accepts !== undefined && !this.accepts.includes(this.contentType));
+    if (!refused) return;
+    throw new QuireError(
+      'unsupported_file',
+      `The file content is not of an accepted type (${(this.accepts ?? []).join(', ') || 'PDF or image'}).`,
+    );
+  }
+}

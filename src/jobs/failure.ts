@@ -1,0 +1,66 @@
+// Maps whatever a tool run threw to the job's public error, and classifies codes so that user-caused
+// failures are logged quietly and system faults loudly. The switch is exhaustive over the catalogue:
+// a new code does not compile until it is classified.
+import type { ErrorCode } from '../errors/catalogue.js';
+import { QuireError } from '../errors/quire-error.js';
+import type { JobError } from '../store/types.js';
+
+export type FailureKind = 'input' | 'limit' | 'engine' | 'system' | 'request';
+
+export function failureKind(code: ErrorCode): FailureKind {
+  switch (code) {
+    case 'pdf_encrypted':
+    case 'invalid_password':
+    case 'pdf_corrupt':
+    case 'page_range_invalid':
+    case 'unsupported_file':
+      return 'input';
+    case 'limit_pages_exceeded':
+    case 'timeout':
+    case 'engine_memory_exceeded':
+      return 'limit';
+    case 'engine_failed':
+    case 'engine_unavailable':
+      return 'engine';
+    case 'worker_lost':
+    case 'internal_error':
+    case 'overloaded':
+    case 'not_ready':
+      return 'system';
+    case 'invalid_request':
+    case 'unknown_tool':
+    case 'tool_unavailable':
+    case 'invalid_options':
+    case 'invalid_metadata':
+    case 'too_many_files':
+    case 'missing_file':
+    case 'invalid_cursor':
+    case 'invalid_idempotency_key':
+    case 'unauthenticated':
+    case 'invalid_api_key':
+    case 'insufficient_scope':
+    case 'link_invalid':
+    case 'not_found':
+    case 'method_not_allowed':
+    case 'not_acceptable':
+    case 'job_not_ready':
+    case 'job_failed':
+    case 'job_canceled':
+    case 'job_state_conflict':
+    case 'result_expired':
+    case 'payload_too_large':
+    case 'range_not_satisfiable':
+    case 'unsupported_media_type':
+    case 'rate_limited':
+      return 'request';
+  }
+}
+
+/** The job error for anything a tool threw; unknown errors become a generic `internal_error`. */
+export function toJobError(error: unknown): JobError {
+  const known =
+    error instanceof QuireError
+      ? error
+      : new QuireError('internal_error', 'The job failed because of an internal error.');
+  return { code: known.code, message: known.detail, retryable: known.retryable };
+}

@@ -1,0 +1,51 @@
+// Throttles progress writes: at most one per second per job, and only when the whole percent rises,
+// with a trailing write so the last reported value is not lost (STYLE: progress is typed and throttled).
+import type { JobStore } from '../store/types.js';
+import type { JobEvents } from './events.js';
+
+const MIN_INTERVAL_MS = 1_000;
+
+export class ProgressWriter {
+  private written = 0;
+  private pending = 0;
+  private lastWriteAt = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly jobs: JobStore,
+    private readonly events: JobEvents,
+    private readonly jobId: string,
+    private readonly token: string,
+  ) {}
+
+  offer(percent: number): void {
+    if (this.stopped || percent <= this.pending) return;
+    this.pending = Math.min(99, Math.floor(percent));
+    const wait = this.lastWriteAt + MIN_INTERVAL_MS - Date.now();
+    if (wait <= 0) void this.flush();
+    else this.timer ??= setTimeout(() => void this.flush(), wait);
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  private async flush(): Promise<void> {
+    this.timer = undefined;
+    if (this.stopped || this.pending <= this.written) return;
+    const value = this.pending;
+    this.written = value;
+    this.lastWriteAt = Date.now();
+    try {
+      if (await this.jobs.setProgress(this.jobId, this.token, value)) {
+        this.events.emit({ jobId: this.jobId, kind: 'updated' });
+      }
+    } catch {
+      // Progress is advisory; a failed write is retried by the next offer.
+      this.written = 0;
+    }
+  }
+}

@@ -1,0 +1,134 @@
+// Runs one claimed job: inputs from the blob store into a private work dir, the tool, the result back
+// into the blob store, and the terminal write — which succeeds only while the lease is still held.
+import path from 'node:path';
+import type { BlobStore } from '../blobs/types.js';
+import type { Config } from '../config/config.js';
+import type { Engines } from '../engines/types.js';
+import { QuireError } from '../errors/quire-error.js';
+import type { Logger } from '../observability/logger.js';
+import type { Metrics } from '../observability/metrics.js';
+import { withWorkDir } from '../process/work-dir.js';
+import type { ClaimedJob, JobStore } from '../store/types.js';
+import type { ToolCatalog } from '../tools/catalog.js';
+import type { InputType, ToolInput } from '../tools/types.js';
+import type { JobEvents } from './events.js';
+import { failureKind, toJobError } from './failure.js';
+import { createProgressReporter } from './progress.js';
+import { ProgressWriter } from './progress-writer.js';
+
+export interface RunJobDeps {
+  config: Config;
+  jobs: JobStore;
+  blobs: BlobStore;
+  catalog: ToolCatalog;
+  engines: Engines;
+  events: JobEvents;
+  logger: Logger;
+  metrics: Metrics;
+}
+
+const EXTENSIONS: Record<InputType, string> = {
+  'application/pdf': '.pdf',
+  'image/jpeg': '.jpg',
+  'image/png': '.png',
+  'image/tiff': '.tif',
+  'image/webp': '.webp',
+  'image/gif': '.gif',
+};
+
+export async function runJob(claim: ClaimedJob, signal: AbortSignal, deps: RunJobDeps): Promise<void> {
+  const { job, leaseToken } = claim;
+  const log = deps.logger.child({ job: job.id, tool: job.tool, attempt: job.attempts });
+  const started = Date.now();
+  const entry = deps.catalog.get(job.tool);
+  const progress = new ProgressWriter(deps.jobs, deps.events, job.id, leaseToken);
+  let outcome = 'aborted';
+  try {
+    if (!entry?.available) throw toolMissing(job.tool);
+    await withWorkDir(deps.config.tmpDir, async (workDir) => {
+      const inputs = await fetchInputs(claim, workDir, deps.blobs);
+      signal.throwIfAborted();
+      const output = await entry.tool.run({
+        options: job.options,
+        inputs,
+        workDir,
+        signal,
+        progress: createProgressReporter(entry.tool.steps ?? { run: 100 }, (p) => progress.offer(p.percent)),
+        engines: deps.engines,
+        limits: {
+          maxPages: deps.config.limits.maxPages,
+          timeoutMs: deps.config.limits.engineTimeoutMs,
+          memoryBytes: deps.config.limits.engineMemoryBytes,
+        },
+      });
+      signal.throwIfAborted();
+      progress.stop();
+      const blobKey = `jobs/${job.id}/result`;
+      const { size } = await deps.blobs.upload(blobKey, output.path);
+      const result = {
+        name: output.name,
+        size,
+        contentType: output.contentType,
+        blobKey,
+        facts: output.facts ?? {},
+      };
+      const expiresAt = Date.now() + deps.config.retention.resultMs;
+      if (!(await deps.jobs.complete(job.id, leaseToken, result, expiresAt))) {
+        // Lost the lease between the engine and the write: the job belongs to someone else now.
+        await deps.blobs.delete(blobKey);
+        throw signal.reason ?? new Error('lease lost before completion');
+      }
+      outcome = 'succeeded';
+    });
+  } catch (error) {
+    progress.stop();
+    if (signal.aborted) {
+      log.info({ why: (signal.reason as Error | undefined)?.message }, 'job stopped without writing');
+    } else {
+      const jobError = toJobError(error);
+      outcome = jobError.code;
+      const kind = failureKind(jobError.code as Parameters<typeof failureKind>[0]);
+      if (kind === 'system')
+        log.error({ err: { type: (error as Error).name, stack: (error as Error).stack } }, 'job failed');
+      else log.info({ code: jobError.code }, 'job failed');
+      if (!(await deps.jobs.fail(job.id, leaseToken, jobError))) outcome = 'aborted';
+    }
+  } finally {
+    progress.stop();
+  }
+  if (outcome !== 'aborted') {
+    deps.events.emit({ jobId: job.id, kind: 'terminal' });
+    await deleteInputs(claim, deps);
+    log.info({ outcome, ms: Date.now() - started }, 'job finished');
+  }
+  deps.metrics.jobsFinished.inc({ tool: job.tool, outcome });
+  deps.metrics.jobDuration.observe({ tool: job.tool, outcome }, (Date.now() - started) / 1000);
+}
+
+async function fetchInputs(claim: ClaimedJob, workDir: string, blobs: BlobStore): Promise<ToolInput[]> {
+  return Promise.all(
+    claim.job.inputs.map(async (file, index) => {
+      const contentType = file.contentType as InputType;
+      const local = path.join(workDir, `input-${index}${EXTENSIONS[contentType] ?? ''}`);
+      await blobs.download(file.blobKey, local);
+      return { path: local, name: file.name, size: file.size, contentType };
+    }),
+  );
+}
+
+/** Inputs go as soon as the job ends (contract §2); the sweeper retries whatever fails here. */
+async function deleteInputs(claim: ClaimedJob, deps: RunJobDeps): Promise<void> {
+  try {
+    await Promise.all(claim.job.inputs.map((f) => deps.blobs.delete(f.blobKey)));
+    await deps.jobs.markInputsDeleted(claim.job.id);
+  } catch {
+    // Left for the sweeper.
+  }
+}
+
+function toolMissing(name: string): QuireError {
+  return new QuireError(
+    'engine_unavailable',
+    `The engine the "${name}" tool needs is not installed on this worker.`,
+  );
+}

@@ -1,0 +1,58 @@
+// Periodic housekeeping: requeue expired leases (fail after too many stalls), delete inputs of ended
+// jobs and results past retention. Idempotent, so any number of processes may run it at once.
+import type { BlobStore } from '../blobs/types.js';
+import type { Logger } from '../observability/logger.js';
+import type { JobStore } from '../store/types.js';
+import type { JobEvents } from './events.js';
+
+export interface SweeperDeps {
+  jobs: JobStore;
+  blobs: BlobStore;
+  events: JobEvents;
+  logger: Logger;
+  intervalMs: number;
+  maxStalls: number;
+}
+
+const BATCH = 100;
+
+export async function sweepOnce(deps: SweeperDeps): Promise<void> {
+  const { requeued, failed } = await deps.jobs.sweepExpiredLeases(deps.maxStalls);
+  for (const id of requeued) {
+    deps.logger.warn({ job: id }, 'lease expired; job requeued');
+    // 'created' wakes idle workers in this process to claim it again.
+    deps.events.emit({ jobId: id, kind: 'created' });
+  }
+  for (const id of failed) {
+    deps.logger.error({ job: id, code: 'worker_lost' }, 'job failed after repeated stalls');
+    deps.events.emit({ jobId: id, kind: 'terminal' });
+  }
+  for (const job of await deps.jobs.listEndedWithInputs(BATCH)) {
+    await Promise.all(job.inputs.map((f) => deps.blobs.delete(f.blobKey)));
+    await deps.jobs.markInputsDeleted(job.id);
+  }
+  for (const job of await deps.jobs.listExpiredResults(BATCH)) {
+    if (job.result) await deps.blobs.delete(job.result.blobKey);
+    await deps.jobs.markResultDeleted(job.id);
+  }
+}
+
+export function startSweeper(deps: SweeperDeps): { stop(): void } {
+  let running = false;
+  const timer = setInterval(async () => {
+    if (running) return;
+    running = true;
+    try {
+      await sweepOnce(deps);
+    } catch (error) {
+      deps.logger.error(
+        { err: { type: (error as Error).name, stack: (error as Error).stack } },
+        'sweep failed',
+      );
+    } finally {
+      running = false;
+    }
+  }, deps.intervalMs);
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
+}

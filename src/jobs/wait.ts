@@ -1,0 +1,39 @@
+// Long-poll support: resolve when a job reaches a terminal state or the wait runs out (contract §2).
+import type { JobRecord, JobStore } from '../store/types.js';
+import { terminalStatuses } from '../store/types.js';
+import type { JobEvents } from './events.js';
+
+/** Re-read interval when the change happens in another process (no in-process event). */
+const POLL_MS = 250;
+
+export async function waitForTerminal(
+  jobs: JobStore,
+  events: JobEvents,
+  accountId: string,
+  id: string,
+  waitMs: number,
+  signal?: AbortSignal,
+): Promise<JobRecord | undefined> {
+  const deadline = Date.now() + waitMs;
+  let job = await jobs.get(accountId, id);
+  while (job && !terminalStatuses.includes(job.status) && Date.now() < deadline && !signal?.aborted) {
+    await nextChange(events, id, Math.min(POLL_MS, deadline - Date.now()), signal);
+    job = await jobs.get(accountId, id);
+  }
+  return job;
+}
+
+/** Resolves on the job's next in-process change, after `ms`, or on abort — whichever is first. */
+export function nextChange(events: JobEvents, id: string, ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      off();
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, Math.max(0, ms));
+    const off = events.onJob(id, done);
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}

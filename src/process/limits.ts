@@ -1,0 +1,62 @@
+// Resource caps for engine processes (via util-linux prlimit) and the heuristic that recognises a
+// process that died because it hit its memory cap.
+
+export const PRLIMIT = '/usr/bin/prlimit';
+/** util-linux setpriv: sets the parent-death signal, then execs the next program. */
+export const SETPRIV = '/usr/bin/setpriv';
+
+export interface ResourceLimits {
+  /** Address-space cap (RLIMIT_AS) in bytes. */
+  memoryBytes?: number;
+  /** CPU-time cap (RLIMIT_CPU) in seconds; the kernel sends SIGXCPU, then SIGKILL. */
+  cpuSeconds?: number;
+}
+
+/**
+ * Wraps a command in setpriv and prlimit. Both set something on themselves and then exec the next
+ * program, so the pid we spawn is the engine's pid and the limits are inherited by every grandchild.
+ * `--pdeathsig KILL` makes the kernel kill the engine when the service process dies, even by
+ * SIGKILL: the engine leads its own process group, so a kill of the service's group would miss it.
+ */
+export function withLimits(
+  command: string,
+  args: readonly string[],
+  limits: ResourceLimits,
+): [string, string[]] {
+  const flags: string[] = [];
+  if (limits.memoryBytes !== undefined) flags.push(`--as=${Math.floor(limits.memoryBytes)}`);
+  if (limits.cpuSeconds !== undefined) flags.push(`--cpu=${Math.ceil(limits.cpuSeconds)}`);
+  const limited = flags.length === 0 ? [command, ...args] : [PRLIMIT, ...flags, '--', command, ...args];
+  return [SETPRIV, ['--pdeathsig', 'KILL', '--', ...limited]];
+}
+
+/**
+ * Allocation-failure messages of the engines we run and of the runtimes they are built on:
+ * C++ `std::bad_alloc` (qpdf, poppler, tesseract), glibc/C `Cannot allocate memory` (ENOMEM from
+ * mmap/fork), Ghostscript's `VMerror` and `Out of memory`, Python's `MemoryError` (ocrmypdf),
+ * `memory allocation failed` (libjpeg/libpng/leptonica) and Java's `OutOfMemoryError` (LibreOffice
+ * helpers).
+ */
+const OOM_STDERR =
+  /bad_alloc|cannot allocate memory|out of memory|vmerror|memoryerror|memory allocation fail|outofmemoryerror|failed to allocate/i;
+
+/**
+ * Whether a finished process most likely died of its RLIMIT_AS cap. Under an address-space limit
+ * a failed allocation shows up either as one of the messages above (the program noticed) or as a
+ * crash: SIGABRT (uncaught bad_alloc → std::terminate) or SIGSEGV (an unchecked NULL from malloc).
+ * A crash only counts when a cap was set, so a genuine engine bug without a cap stays
+ * `engine_failed`.
+ */
+export function looksOutOfMemory(
+  result: { exitCode: number | null; signal: NodeJS.Signals | null; stderrTail: string },
+  memoryCapped: boolean,
+): boolean {
+  if (!memoryCapped) return false;
+  if (OOM_STDERR.test(result.stderrTail)) return true;
+  return result.signal === 'SIGABRT' || result.signal === 'SIGSEGV';
+}
+
+/** SIGXCPU (or the SIGKILL after it) means the CPU-seconds cap was reached: a timeout, not a crash. */
+export function hitCpuLimit(result: { signal: NodeJS.Signals | null }): boolean {
+  return result.signal === 'SIGXCPU';
+}

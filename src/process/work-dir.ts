@@ -1,0 +1,37 @@
+// Private scratch directories for engine runs and the 0600 files that carry secrets to engines.
+// Secrets never go into argv: any local user can read another process's argv through `ps`.
+import { randomBytes } from 'node:crypto';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+
+/** Creates a 0700 directory under `parent`, runs `fn` in it and removes it however `fn` ends. */
+export async function withWorkDir<T>(parent: string, fn: (dir: string) => Promise<T>): Promise<T> {
+  await mkdir(parent, { recursive: true });
+  const dir = await makeWorkDir(parent);
+  try {
+    return await fn(dir);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** mkdtemp already creates the directory with mode 0700 on POSIX; the prefix makes strays recognisable. */
+export function makeWorkDir(parent: string): Promise<string> {
+  return mkdtemp(path.join(parent, 'quire-'));
+}
+
+/**
+ * Writes `value` to a new file readable only by us (0600) inside `dir` and returns its path.
+ * The name is random so two secrets in one directory never collide; `wx` refuses to follow a
+ * pre-planted file or symlink.
+ */
+export async function writeSecretFile(dir: string, value: string, label = 'secret'): Promise<string> {
+  const file = path.join(dir, `.${label}-${randomBytes(6).toString('hex')}`);
+  await writeFile(file, value, { mode: 0o600, flag: 'wx' });
+  return file;
+}
+
+/** Removes a secret file early (the work dir's removal is the backstop). */
+export async function removeSecretFile(file: string): Promise<void> {
+  await rm(file, { force: true });
+}

@@ -1,0 +1,26 @@
+// Chooses the database implementation from QUIRE_DATABASE_URL. Each dialect is imported only when
+// its scheme is used, so the embedded SQLite default never loads a PostgreSQL driver.
+import path from 'node:path';
+import type { Database } from './types.js';
+
+const SQLITE = 'sqlite://';
+
+/**
+ * `sqlite://<path>` (relative to the working directory, or `sqlite:///abs/path`; `sqlite://:memory:`
+ * for a private in-memory database). The parent directory is created. Migrations are not run here:
+ * the composition root calls `migrate()` so that failing to migrate is reported on its own.
+ */
+export async function openDatabase(url: string): Promise<Database> {
+  if (url.startsWith(SQLITE)) {
+    const location = decodeURIComponent(url.slice(SQLITE.length));
+    if (location === '') throw new Error('sqlite:// database URL has no path');
+    const { openSqliteDatabase } = await import('./sqlite/database.js');
+    return openSqliteDatabase(location === ':memory:' ? location : path.resolve(location));
+  }
+  if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
+    // The PostgreSQL store (loading `pg` lazily) implements the same interface and suite; not yet built.
+    throw new Error('PostgreSQL databases are not supported yet; use sqlite://<path>');
+  }
+  const scheme = url.includes(':') ? url.slice(0, url.indexOf(':')) : url;
+  throw new Error(`Unsupported database URL scheme "${scheme}"; use sqlite://<path>`);
+}

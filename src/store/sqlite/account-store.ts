@@ -1,0 +1,60 @@
+// The SQLite account store: accounts and their API keys (stored as keyed hashes, looked up by the
+// public key id embedded in the key string, contract §1).
+import type { Kysely } from 'kysely';
+import type { Account, AccountStore, ApiKeyRecord } from '../types.js';
+import { fromAccount, fromApiKey, type Tables, toAccount, toApiKey } from './rows.js';
+
+export class SqliteAccountStore implements AccountStore {
+  constructor(private readonly db: Kysely<Tables>) {}
+
+  async createAccount(account: Account): Promise<Account> {
+    await this.db.insertInto('accounts').values(fromAccount(account)).execute();
+    return account;
+  }
+
+  async getAccount(id: string): Promise<Account | undefined> {
+    const row = await this.db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
+    return row && toAccount(row);
+  }
+
+  async listAccounts(): Promise<Account[]> {
+    const rows = await this.db
+      .selectFrom('accounts')
+      .selectAll()
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
+    return rows.map(toAccount);
+  }
+
+  async createKey(key: ApiKeyRecord): Promise<ApiKeyRecord> {
+    await this.db.insertInto('api_keys').values(fromApiKey(key)).execute();
+    return key;
+  }
+
+  async findKey(keyId: string): Promise<ApiKeyRecord | undefined> {
+    const row = await this.db
+      .selectFrom('api_keys')
+      .selectAll()
+      .where('key_id', '=', keyId)
+      .executeTakeFirst();
+    return row && toApiKey(row);
+  }
+
+  async listKeys(accountId?: string): Promise<ApiKeyRecord[]> {
+    let query = this.db.selectFrom('api_keys').selectAll();
+    if (accountId !== undefined) query = query.where('account_id', '=', accountId);
+    const rows = await query.orderBy('created_at').orderBy('id').execute();
+    return rows.map(toApiKey);
+  }
+
+  /** True when the key exists; revoking twice keeps the first revocation time. */
+  async revokeKey(keyId: string, now = Date.now()): Promise<boolean> {
+    const result = await this.db
+      .updateTable('api_keys')
+      .set((eb) => ({ revoked_at: eb.fn.coalesce('revoked_at', eb.val(now)) }))
+      .where('key_id', '=', keyId)
+      .executeTakeFirst();
+    return result.numUpdatedRows > 0n;
+  }
+}

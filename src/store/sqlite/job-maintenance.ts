@@ -1,0 +1,143 @@
+// Background upkeep of the jobs table: the expired-lease sweep and the retention queues the cleaner
+// drains (inputs of ended jobs, expired or deleted results), plus the counts behind queue metrics.
+import { type Kysely, sql } from 'kysely';
+import { errorCatalogue } from '../../errors/catalogue.js';
+import { scrubSecretOptions } from '../redact.js';
+import type { JobError, JobRecord, JobStatus, SweepOutcome } from '../types.js';
+import { noLease, type Tables, toJob } from './rows.js';
+
+const workerLost: JobError = {
+  code: 'worker_lost',
+  message: errorCatalogue.worker_lost.title,
+  retryable: errorCatalogue.worker_lost.retryable,
+};
+
+/**
+ * Each expired lease is acted on with an UPDATE that repeats the observed token and the expiry test:
+ * a worker that renewed, finished or was canceled after our read changes the token or the expiry, so
+ * the write matches nothing and its job is left alone (BullMQ's stalled check, in one statement).
+ * Two sweepers racing are harmless for the same reason: the first clears the token.
+ */
+export async function sweepExpiredLeases(
+  db: Kysely<Tables>,
+  maxStalls: number,
+  now: number,
+): Promise<SweepOutcome> {
+  const expired = await db
+    .selectFrom('jobs')
+    .select(['id', 'lease_token', 'stalls', 'options', 'secret_options'])
+    // Literal status so the partial jobs_lease_expiry index applies.
+    .where('status', '=', sql.lit('processing'))
+    .where('lease_expires_at', '<', now)
+    .orderBy('lease_expires_at')
+    .execute();
+  const outcome: SweepOutcome = { requeued: [], failed: [] };
+  for (const job of expired) {
+    if (job.lease_token === null) continue;
+    const stalls = job.stalls + 1;
+    const giveUp = stalls >= maxStalls;
+    const options = giveUp
+      ? JSON.stringify(scrubSecretOptions(JSON.parse(job.options), JSON.parse(job.secret_options)))
+      : job.options;
+    const result = await db
+      .updateTable('jobs')
+      .set(
+        giveUp
+          ? {
+              status: 'failed',
+              error: JSON.stringify(workerLost),
+              completed_at: now,
+              stalls,
+              options,
+              ...noLease,
+            }
+          : { status: 'queued', stalls, ...noLease },
+      )
+      .where('id', '=', job.id)
+      .where('lease_token', '=', job.lease_token)
+      .where('status', '=', 'processing')
+      .where('lease_expires_at', '<', now)
+      .executeTakeFirst();
+    if (result.numUpdatedRows > 0n) (giveUp ? outcome.failed : outcome.requeued).push(job.id);
+  }
+  return outcome;
+}
+
+export async function listEndedWithInputs(db: Kysely<Tables>, limit: number): Promise<JobRecord[]> {
+  const rows = await db
+    .selectFrom('jobs')
+    .selectAll()
+    // Spelled exactly as the partial jobs_inputs_pending index so SQLite can use it.
+    .where(sql<boolean>`inputs_deleted_at IS NULL AND status IN ('succeeded', 'failed', 'canceled')`)
+    .orderBy('completed_at')
+    .limit(limit)
+    .execute();
+  return rows.map(toJob);
+}
+
+export async function markInputsDeleted(db: Kysely<Tables>, id: string, now: number): Promise<void> {
+  await db
+    .updateTable('jobs')
+    .set({ inputs_deleted_at: now })
+    .where('id', '=', id)
+    .where('inputs_deleted_at', 'is', null)
+    .execute();
+}
+
+/** Results of deleted jobs first (the client asked for them gone), then those past retention. */
+export async function listExpiredResults(
+  db: Kysely<Tables>,
+  limit: number,
+  now: number,
+): Promise<JobRecord[]> {
+  const deleted = await db
+    .selectFrom('jobs')
+    .selectAll()
+    .where(sql<boolean>`deleted_at IS NOT NULL AND result IS NOT NULL AND result_deleted_at IS NULL`)
+    .orderBy('deleted_at')
+    .limit(limit)
+    .execute();
+  if (deleted.length >= limit) return deleted.map(toJob);
+  const expired = await db
+    .selectFrom('jobs')
+    .selectAll()
+    .where(sql<boolean>`status = 'succeeded' AND result_deleted_at IS NULL`)
+    .where('expires_at', '<', now)
+    // Deleted ones were listed above.
+    .where('deleted_at', 'is', null)
+    .orderBy('expires_at')
+    .limit(limit - deleted.length)
+    .execute();
+  return [...deleted, ...expired].map(toJob);
+}
+
+export async function markResultDeleted(db: Kysely<Tables>, id: string, now: number): Promise<void> {
+  await db
+    .updateTable('jobs')
+    .set({ result_deleted_at: now })
+    .where('id', '=', id)
+    .where('result_deleted_at', 'is', null)
+    .execute();
+}
+
+/**
+ * Counts every row, deleted ones included: deleting cancels first, so deleted jobs are always
+ * terminal and the queued and processing counts (the ones alerts watch) are exact. Not filtering
+ * lets SQLite count from a covering index instead of reading every wide row.
+ */
+export async function countJobsByStatus(db: Kysely<Tables>): Promise<Record<JobStatus, number>> {
+  const rows = await db
+    .selectFrom('jobs')
+    .select((eb) => ['status', eb.fn.countAll<number>().as('count')])
+    .groupBy('status')
+    .execute();
+  const counts: Record<JobStatus, number> = {
+    queued: 0,
+    processing: 0,
+    succeeded: 0,
+    failed: 0,
+    canceled: 0,
+  };
+  for (const row of rows) counts[row.status] = Number(row.count);
+  return counts;
+}

@@ -1,0 +1,286 @@
+// The SQLite job store: account-scoped reads, the claim/lease protocol workers follow, and the
+// terminal transitions. Every worker write is conditional on (id, lease token, processing), so a
+// worker that lost its lease (expired, swept, canceled) can never overwrite what happened since.
+import { randomUUID } from 'node:crypto';
+import { type Kysely, sql, type Updateable } from 'kysely';
+import { QuireError } from '../../errors/quire-error.js';
+import { scrubSecretOptions } from '../redact.js';
+import type {
+  CancelOutcome,
+  ClaimedJob,
+  JobError,
+  JobRecord,
+  JobResult,
+  JobStatus,
+  JobStore,
+  ListJobsQuery,
+  NewJob,
+  SweepOutcome,
+} from '../types.js';
+import { withWriteLock } from './connection.js';
+import {
+  countJobsByStatus,
+  listEndedWithInputs,
+  listExpiredResults,
+  markInputsDeleted,
+  markResultDeleted,
+  sweepExpiredLeases,
+} from './job-maintenance.js';
+import { fromNewJob, type JobRow, type JobsTable, noLease, type Tables, toJob } from './rows.js';
+
+/** Progress a worker may report; 100 belongs to `complete` alone (contract §2). */
+const MAX_WORKER_PROGRESS = 99;
+
+export class SqliteJobStore implements JobStore {
+  constructor(private readonly db: Kysely<Tables>) {}
+
+  async create(job: NewJob): Promise<JobRecord> {
+    const row = fromNewJob(job);
+    await this.db.insertInto('jobs').values(row).execute();
+    return toJob(row as JobRow);
+  }
+
+  async get(accountId: string, id: string): Promise<JobRecord | undefined> {
+    const row = await this.db
+      .selectFrom('jobs')
+      .selectAll()
+      .where('id', '=', id)
+      .where('account_id', '=', accountId)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
+    return row && toJob(row);
+  }
+
+  async list(accountId: string, query: ListJobsQuery): Promise<{ jobs: JobRecord[]; hasMore: boolean }> {
+    const limit = Math.max(1, Math.floor(query.limit));
+    let select = this.db
+      .selectFrom('jobs')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where('deleted_at', 'is', null);
+    if (query.status !== undefined) select = select.where('status', '=', query.status);
+    if (query.tool !== undefined) select = select.where('tool', '=', query.tool);
+    if (query.startingAfter !== undefined) {
+      // The cursor may be a job deleted since the previous page: its position still stands.
+      const cursor = await this.db
+        .selectFrom('jobs')
+        .select(['created_at', 'id'])
+        .where('id', '=', query.startingAfter)
+        .where('account_id', '=', accountId)
+        .executeTakeFirst();
+      if (!cursor) throw new QuireError('invalid_cursor', 'starting_after does not name one of your jobs');
+      select = select.where((eb) =>
+        eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(cursor.created_at, cursor.id)),
+      );
+    }
+    const rows = await select
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(limit + 1)
+      .execute();
+    return { jobs: rows.slice(0, limit).map(toJob), hasMore: rows.length > limit };
+  }
+
+  async claimNext(workerId: string, leaseMs: number, now = Date.now()): Promise<ClaimedJob | undefined> {
+    // Idle workers poll often; an empty queue is answered by a plain read without the write lock.
+    if (!(await this.nextQueuedId(this.db))) return undefined;
+    return withWriteLock(this.db, async (conn) => {
+      const id = await this.nextQueuedId(conn);
+      if (!id) return undefined;
+      const leaseToken = randomUUID();
+      const leaseExpiresAt = now + leaseMs;
+      const row = await conn
+        .updateTable('jobs')
+        .set((eb) => ({
+          status: 'processing',
+          lease_token: leaseToken,
+          lease_expires_at: leaseExpiresAt,
+          worker_id: workerId,
+          attempts: eb('attempts', '+', 1),
+          started_at: eb.fn.coalesce('started_at', sql.val(now)),
+        }))
+        .where('id', '=', id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      return { job: toJob(row), leaseToken, leaseExpiresAt };
+    });
+  }
+
+  private async nextQueuedId(db: Kysely<Tables>): Promise<string | undefined> {
+    const row = await db
+      .selectFrom('jobs')
+      .select('id')
+      // A literal, not a bound parameter: SQLite only uses the partial jobs_queue index when the
+      // query's WHERE visibly implies the index's.
+      .where('status', '=', sql.lit('queued'))
+      .orderBy('created_at')
+      .orderBy('id')
+      .limit(1)
+      .executeTakeFirst();
+    return row?.id;
+  }
+
+  async renewLease(id: string, token: string, leaseMs: number, now = Date.now()): Promise<boolean> {
+    const result = await this.db
+      .updateTable('jobs')
+      .set({ lease_expires_at: now + leaseMs })
+      .where('id', '=', id)
+      .where('lease_token', '=', token)
+      .where('status', '=', 'processing')
+      .executeTakeFirst();
+    return result.numUpdatedRows > 0n;
+  }
+
+  async heldLeases(leases: ReadonlyArray<{ id: string; token: string }>): Promise<Set<string>> {
+    if (leases.length === 0) return new Set();
+    const rows = await this.db
+      .selectFrom('jobs')
+      .select(['id', 'lease_token'])
+      .where(
+        'id',
+        'in',
+        leases.map((l) => l.id),
+      )
+      .where('status', '=', 'processing')
+      .execute();
+    const current = new Map(rows.map((r) => [r.id, r.lease_token]));
+    return new Set(leases.filter((l) => current.get(l.id) === l.token).map((l) => l.id));
+  }
+
+  async setProgress(id: string, token: string, percent: number): Promise<boolean> {
+    const target = Number.isFinite(percent)
+      ? Math.min(MAX_WORKER_PROGRESS, Math.max(0, Math.floor(percent)))
+      : 0;
+    const result = await this.db
+      .updateTable('jobs')
+      // Never lower: a late or reordered report must not move the bar backwards (contract §2).
+      .set((eb) => ({
+        progress: eb.case().when('progress', '<', target).then(target).else(eb.ref('progress')).end(),
+      }))
+      .where('id', '=', id)
+      .where('lease_token', '=', token)
+      .where('status', '=', 'processing')
+      .executeTakeFirst();
+    return result.numUpdatedRows > 0n;
+  }
+
+  async complete(id: string, token: string, result: JobResult, expiresAt: number, now = Date.now()) {
+    return this.finishLeased(id, token, {
+      status: 'succeeded',
+      progress: 100,
+      result: JSON.stringify(result),
+      expires_at: expiresAt,
+      completed_at: now,
+    });
+  }
+
+  async fail(id: string, token: string, error: JobError, now = Date.now()): Promise<boolean> {
+    return this.finishLeased(id, token, {
+      status: 'failed',
+      error: JSON.stringify(error),
+      completed_at: now,
+    });
+  }
+
+  /** Ends a job the caller holds; the lease check and the secret scrub commit together or not at all. */
+  private finishLeased(id: string, token: string, changes: Updateable<JobsTable>): Promise<boolean> {
+    return withWriteLock(this.db, async (conn) => {
+      const ended = await conn
+        .updateTable('jobs')
+        .set({ ...changes, ...noLease })
+        .where('id', '=', id)
+        .where('lease_token', '=', token)
+        .where('status', '=', 'processing')
+        .returning(['options', 'secret_options'])
+        .executeTakeFirst();
+      if (!ended) return false;
+      await scrubStoredSecrets(conn, id, ended);
+      return true;
+    });
+  }
+
+  async cancel(accountId: string, id: string, now = Date.now()): Promise<CancelOutcome> {
+    return withWriteLock(this.db, async (conn) => {
+      const row = await visibleRow(conn, accountId, id);
+      if (!row) return { outcome: 'not_found' };
+      if (isTerminal(row.status)) return { outcome: 'terminal', job: toJob(row) };
+      const canceled = await cancelRow(conn, row, now);
+      return { outcome: 'canceled', job: toJob(canceled), wasProcessing: row.status === 'processing' };
+    });
+  }
+
+  async delete(accountId: string, id: string, now = Date.now()): Promise<JobRecord | undefined> {
+    return withWriteLock(this.db, async (conn) => {
+      const row = await visibleRow(conn, accountId, id);
+      if (!row) return undefined;
+      const ended = isTerminal(row.status) ? row : await cancelRow(conn, row, now);
+      await conn.updateTable('jobs').set({ deleted_at: now }).where('id', '=', id).execute();
+      return toJob(ended);
+    });
+  }
+
+  sweepExpiredLeases(maxStalls: number, now = Date.now()): Promise<SweepOutcome> {
+    return sweepExpiredLeases(this.db, maxStalls, now);
+  }
+
+  listEndedWithInputs(limit: number): Promise<JobRecord[]> {
+    return listEndedWithInputs(this.db, limit);
+  }
+
+  markInputsDeleted(id: string): Promise<void> {
+    return markInputsDeleted(this.db, id, Date.now());
+  }
+
+  listExpiredResults(limit: number, now = Date.now()): Promise<JobRecord[]> {
+    return listExpiredResults(this.db, limit, now);
+  }
+
+  markResultDeleted(id: string, now = Date.now()): Promise<void> {
+    return markResultDeleted(this.db, id, now);
+  }
+
+  countByStatus(): Promise<Record<JobStatus, number>> {
+    return countJobsByStatus(this.db);
+  }
+}
+
+function isTerminal(status: JobStatus): boolean {
+  return status === 'succeeded' || status === 'failed' || status === 'canceled';
+}
+
+function visibleRow(conn: Kysely<Tables>, accountId: string, id: string): Promise<JobRow | undefined> {
+  return conn
+    .selectFrom('jobs')
+    .selectAll()
+    .where('id', '=', id)
+    .where('account_id', '=', accountId)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+}
+
+/** queued/processing → canceled; clearing the lease is what tells a running worker to stop. */
+function cancelRow(conn: Kysely<Tables>, row: JobRow, now: number): Promise<JobRow> {
+  const options = scrubSecretOptions(JSON.parse(row.options), JSON.parse(row.secret_options));
+  return conn
+    .updateTable('jobs')
+    .set({ status: 'canceled', completed_at: now, options: JSON.stringify(options), ...noLease })
+    .where('id', '=', row.id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** Rewrites the stored options with secrets redacted, when the job declared any. */
+async function scrubStoredSecrets(
+  conn: Kysely<Tables>,
+  id: string,
+  stored: { options: string; secret_options: string },
+): Promise<void> {
+  const secretOptions = JSON.parse(stored.secret_options) as string[];
+  if (secretOptions.length === 0) return;
+  const options = scrubSecretOptions(JSON.parse(stored.options), secretOptions);
+  await conn
+    .updateTable('jobs')
+    .set({ options: JSON.stringify(options) })
+    .where('id', '=', id)
+    .execute();
+}

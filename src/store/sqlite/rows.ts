@@ -1,0 +1,167 @@
+// SQLite row shapes (as Kysely sees them) and the one mapping between snake_case rows and the
+// camelCase records of src/store/types.ts. Times are integer epoch ms; JSON columns are TEXT.
+import type { Insertable, Selectable } from 'kysely';
+import type {
+  Account,
+  ApiKeyRecord,
+  InputFile,
+  JobError,
+  JobRecord,
+  JobResult,
+  JobStatus,
+  NewJob,
+  Scope,
+} from '../types.js';
+
+export interface AccountsTable {
+  id: string;
+  name: string;
+  plan: string;
+  created_at: number;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  key_id: string;
+  account_id: string;
+  name: string;
+  secret_hash: string;
+  scopes: string;
+  mode: 'live' | 'test';
+  created_at: number;
+  expires_at: number | null;
+  revoked_at: number | null;
+}
+
+export interface JobsTable {
+  id: string;
+  account_id: string;
+  tool: string;
+  options: string;
+  secret_options: string;
+  metadata: string;
+  inputs: string;
+  status: JobStatus;
+  progress: number;
+  result: string | null;
+  error: string | null;
+  created_at: number;
+  started_at: number | null;
+  completed_at: number | null;
+  expires_at: number | null;
+  result_deleted_at: number | null;
+  inputs_deleted_at: number | null;
+  deleted_at: number | null;
+  lease_token: string | null;
+  lease_expires_at: number | null;
+  worker_id: string | null;
+  stalls: number;
+  attempts: number;
+}
+
+export interface MigrationsTable {
+  id: number;
+  name: string;
+  applied_at: number;
+}
+
+export interface Tables {
+  accounts: AccountsTable;
+  api_keys: ApiKeysTable;
+  jobs: JobsTable;
+  quire_migrations: MigrationsTable;
+}
+
+export type JobRow = Selectable<JobsTable>;
+
+/** The columns that end a lease: a terminal or requeued job has no holder. */
+export const noLease = { lease_token: null, lease_expires_at: null, worker_id: null } as const;
+
+export function toAccount(row: Selectable<AccountsTable>): Account {
+  return { id: row.id, name: row.name, plan: row.plan, createdAt: row.created_at };
+}
+
+export function fromAccount(account: Account): Insertable<AccountsTable> {
+  return { id: account.id, name: account.name, plan: account.plan, created_at: account.createdAt };
+}
+
+export function toApiKey(row: Selectable<ApiKeysTable>): ApiKeyRecord {
+  return {
+    id: row.id,
+    keyId: row.key_id,
+    accountId: row.account_id,
+    name: row.name,
+    secretHash: row.secret_hash,
+    scopes: JSON.parse(row.scopes) as Scope[],
+    mode: row.mode,
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+    revokedAt: row.revoked_at,
+  };
+}
+
+export function fromApiKey(key: ApiKeyRecord): Insertable<ApiKeysTable> {
+  return {
+    id: key.id,
+    key_id: key.keyId,
+    account_id: key.accountId,
+    name: key.name,
+    secret_hash: key.secretHash,
+    scopes: JSON.stringify(key.scopes),
+    mode: key.mode,
+    created_at: key.createdAt,
+    expires_at: key.expiresAt,
+    revoked_at: key.revokedAt,
+  };
+}
+
+export function toJob(row: JobRow): JobRecord {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    tool: row.tool,
+    options: JSON.parse(row.options) as Record<string, unknown>,
+    secretOptions: JSON.parse(row.secret_options) as string[],
+    metadata: JSON.parse(row.metadata) as Record<string, string>,
+    inputs: JSON.parse(row.inputs) as InputFile[],
+    status: row.status,
+    progress: row.progress,
+    result: row.result === null ? null : (JSON.parse(row.result) as JobResult),
+    error: row.error === null ? null : (JSON.parse(row.error) as JobError),
+    createdAt: row.created_at,
+    startedAt: row.started_at,
+    completedAt: row.completed_at,
+    expiresAt: row.expires_at,
+    resultDeletedAt: row.result_deleted_at,
+    stalls: row.stalls,
+    attempts: row.attempts,
+  };
+}
+
+export function fromNewJob(job: NewJob): Insertable<JobsTable> {
+  return {
+    id: job.id,
+    account_id: job.accountId,
+    tool: job.tool,
+    options: JSON.stringify(job.options),
+    secret_options: JSON.stringify(job.secretOptions),
+    metadata: JSON.stringify(job.metadata),
+    inputs: JSON.stringify(job.inputs),
+    status: 'queued',
+    progress: 0,
+    result: null,
+    error: null,
+    created_at: job.createdAt,
+    started_at: null,
+    completed_at: null,
+    expires_at: null,
+    result_deleted_at: null,
+    inputs_deleted_at: null,
+    deleted_at: null,
+    lease_token: null,
+    lease_expires_at: null,
+    worker_id: null,
+    stalls: 0,
+    attempts: 0,
+  };
+}

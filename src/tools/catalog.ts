@@ -1,0 +1,71 @@
+// The tool catalogue at run time: definitions plus compiled option validators and engine availability.
+// GET /tools, request validation and the OpenAPI document all read from this one object.
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import type { EngineStatus } from '../engines/types.js';
+import type { FieldError } from '../errors/quire-error.js';
+import type { AnyToolDefinition } from './types.js';
+
+export interface CatalogEntry {
+  tool: AnyToolDefinition;
+  available: boolean;
+  reason?: string;
+}
+
+export type OptionsCheck =
+  | { ok: true; options: Record<string, unknown> }
+  | { ok: false; errors: FieldError[] };
+
+export class ToolCatalog {
+  private readonly entries = new Map<string, CatalogEntry>();
+  private readonly validators = new Map<string, ValidateFunction>();
+
+  constructor(tools: readonly AnyToolDefinition[], engines: readonly EngineStatus[]) {
+    // useDefaults fills documented defaults so a job records the options it really ran with.
+    const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: false, coerceTypes: false });
+    const byName = new Map(engines.map((e) => [e.name, e]));
+    for (const tool of tools) {
+      const missing = tool.engines.filter((name) => byName.get(name)?.available !== true);
+      const entry: CatalogEntry = { tool, available: missing.length === 0 };
+      if (missing.length > 0) entry.reason = `Engine not installed: ${missing.join(', ')}`;
+      this.entries.set(tool.name, entry);
+      this.validators.set(tool.name, ajv.compile(tool.options));
+    }
+  }
+
+  list(): CatalogEntry[] {
+    return [...this.entries.values()];
+  }
+
+  get(name: string): CatalogEntry | undefined {
+    return this.entries.get(name);
+  }
+
+  /** Validates (and fills defaults into a copy of) `raw` against the tool's published schema. */
+  checkOptions(name: string, raw: unknown): OptionsCheck {
+    const validate = this.validators.get(name);
+    if (!validate) throw new Error(`unknown tool ${name}`);
+    const options = structuredClone(raw ?? {});
+    if (validate(options)) return { ok: true, options: options as Record<string, unknown> };
+    return { ok: false, errors: (validate.errors ?? []).map(toFieldError) };
+  }
+}
+
+function toFieldError(error: ErrorObject): FieldError {
+  const params = error.params as Record<string, unknown>;
+  let pointer = `/options${error.instancePath}`;
+  let detail = error.message ?? 'is invalid';
+  if (error.keyword === 'additionalProperties') {
+    pointer += `/${escapePointer(String(params.additionalProperty))}`;
+    detail = 'is not a known option';
+  } else if (error.keyword === 'required') {
+    pointer += `/${escapePointer(String(params.missingProperty))}`;
+    detail = 'is required';
+  } else if (error.keyword === 'enum') {
+    detail = `must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
+  }
+  return { pointer, detail };
+}
+
+function escapePointer(token: string): string {
+  return token.replaceAll('~', '~0').replaceAll('/', '~1');
+}

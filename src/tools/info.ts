@@ -1,0 +1,51 @@
+// info: a JSON report on a PDF — pages, sizes, rotation, version, encryption, metadata and
+// structure flags (qpdf JSON) plus fonts and images (poppler).
+import { writeFile } from 'node:fs/promises';
+import { Type } from '@sinclair/typebox';
+import { buildInfoReport, type QpdfInfoJson } from './info-report.js';
+import { checkPageLimit, engineCall, onlyInput, openInput } from './inputs.js';
+import { outputName, workFile } from './output-name.js';
+import { defineTool } from './types.js';
+
+const options = Type.Object({}, { additionalProperties: false });
+
+export const infoTool = defineTool({
+  name: 'info',
+  title: 'Document information',
+  description:
+    'Reports pages, page sizes and rotation, PDF version, encryption and permissions, metadata, linearization, forms, JavaScript, attachments, outlines, fonts and image count as JSON.',
+  inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'] },
+  options,
+  output: { contentType: 'application/json' },
+  engines: ['qpdf', 'poppler'],
+  steps: { inspect: 20, details: 40, fonts: 20, images: 20 },
+  async run(ctx) {
+    const input = onlyInput(ctx);
+    const call = engineCall(ctx);
+    ctx.progress.step('inspect');
+    const pageCount = await openInput(ctx, input);
+    checkPageLimit(pageCount, ctx.limits.maxPages);
+    const json = (await ctx.engines.qpdf.json(
+      input.path,
+      ['encrypt', 'outlines', 'attachments'],
+      call,
+    )) as QpdfInfoJson;
+
+    ctx.progress.step('details');
+    const pdfinfo = await ctx.engines.poppler.info(input.path, pageCount, call);
+    ctx.progress.step('fonts');
+    const fonts = await ctx.engines.poppler.fonts(input.path, call);
+    ctx.progress.step('images');
+    const images = await ctx.engines.poppler.images(input.path, call);
+
+    const report = buildInfoReport(pageCount, pdfinfo, json, fonts, images);
+    const output = workFile(ctx.workDir, 'info', 'json');
+    await writeFile(output, `${JSON.stringify(report, null, 2)}\n`, { mode: 0o600 });
+    return {
+      path: output,
+      name: outputName(input.name, 'info', 'json'),
+      contentType: 'application/json',
+      facts: { pages: pageCount },
+    };
+  },
+});

@@ -1,0 +1,47 @@
+// rotate: turns selected pages clockwise by 90/180/270 degrees on top of their current rotation.
+import { Type } from '@sinclair/typebox';
+import { checkPageLimit, engineCall, onlyInput, openInput } from './inputs.js';
+import { outputName, workFile } from './output-name.js';
+import { PageSelectionSchema, resolvePageSet, toQpdfRange } from './page-selection.js';
+import { defineTool } from './types.js';
+
+const options = Type.Object(
+  {
+    angle: Type.Union([Type.Literal(90), Type.Literal(180), Type.Literal(270)], {
+      description: 'Degrees clockwise, added to each page’s current rotation.',
+      examples: [90],
+    }),
+    pages: Type.Optional(PageSelectionSchema('Pages to rotate; empty or omitted = all pages.')),
+  },
+  { additionalProperties: false },
+);
+
+export const rotateTool = defineTool({
+  name: 'rotate',
+  title: 'Rotate pages',
+  description:
+    'Rotates the selected pages clockwise by 90, 180 or 270 degrees relative to their current rotation.',
+  inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'] },
+  options,
+  output: { contentType: 'application/pdf' },
+  engines: ['qpdf'],
+  steps: { inspect: 10, rotate: 90 },
+  async run(ctx) {
+    const input = onlyInput(ctx);
+    ctx.progress.step('inspect');
+    const pageCount = await openInput(ctx, input);
+    checkPageLimit(pageCount, ctx.limits.maxPages);
+    const pages = toQpdfRange(resolvePageSet(ctx.options.pages, pageCount));
+
+    ctx.progress.step('rotate');
+    const output = workFile(ctx.workDir, 'rotated');
+    const call = engineCall(ctx, (done, total) => ctx.progress.fraction(done, total));
+    await ctx.engines.qpdf.rotate(input.path, output, ctx.options.angle, pages, call);
+    return {
+      path: output,
+      name: outputName(input.name, 'rotated'),
+      contentType: 'application/pdf',
+      facts: { pages: pageCount },
+    };
+  },
+});

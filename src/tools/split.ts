@@ -1,0 +1,126 @@
+// split: cuts one PDF into parts (given ranges, every N pages, or each page) and returns a ZIP of
+// `<stem>-<part>.pdf`, or the PDF itself when there is only one part.
+import { type Static, Type } from '@sinclair/typebox';
+import { QuireError } from '../errors/quire-error.js';
+import { checkPageLimit, engineCall, onlyInput, openInput } from './inputs.js';
+import { fileStem, workFile } from './output-name.js';
+import { PageSelectionSchema, resolvePageList, toQpdfRange } from './page-selection.js';
+import { StringEnum } from './schema.js';
+import type { ToolContext, ToolInput } from './types.js';
+import { defineTool } from './types.js';
+import { writeZip, type ZipEntry } from './zip.js';
+
+const options = Type.Object(
+  {
+    mode: Type.Optional(
+      StringEnum(['ranges', 'every', 'each'], {
+        default: 'each',
+        description:
+          '`ranges`: one part per selection in `ranges`; `every`: parts of `pages` pages; `each`: one part per page.',
+      }),
+    ),
+    ranges: Type.Optional(
+      Type.Array(PageSelectionSchema('One part.'), {
+        minItems: 1,
+        maxItems: 1000,
+        description: 'With mode `ranges`: the parts, each a page selection (its pages in the order given).',
+        examples: [['1-3', '4-z']],
+      }),
+    ),
+    pages: Type.Optional(
+      Type.Integer({ minimum: 1, description: 'With mode `every`: pages per part.', examples: [10] }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+type Options = Static<typeof options>;
+
+interface Part {
+  file: string;
+  pages: string;
+}
+
+/** Zero-padded part numbers keep the ZIP listing in page order. */
+const partName = (stem: string, index: number, count: number) =>
+  `${stem}-${String(index + 1).padStart(String(count).length, '0')}.pdf`;
+
+async function splitByRanges(
+  ctx: ToolContext<Options>,
+  input: ToolInput,
+  pageCount: number,
+): Promise<Part[]> {
+  const ranges = ctx.options.ranges;
+  if (!ranges) throw new QuireError('invalid_options', 'Mode `ranges` needs `ranges`');
+  // Resolve every range first so a bad one fails before any work is done.
+  const resolved = ranges.map((r) => toQpdfRange(resolvePageList(r, pageCount)));
+  const parts: Part[] = [];
+  for (const [i, pages] of resolved.entries()) {
+    const file = workFile(ctx.workDir, 'part');
+    await ctx.engines.qpdf.selectPages(input.path, pages, file, engineCall(ctx));
+    parts.push({ file, pages });
+    ctx.progress.fraction(i + 1, resolved.length);
+  }
+  return parts;
+}
+
+async function splitEvery(ctx: ToolContext<Options>, input: ToolInput, pageCount: number, every: number) {
+  const count = Math.ceil(pageCount / every);
+  const call = engineCall(ctx, (done, total) => ctx.progress.fraction(done, total));
+  const files = await ctx.engines.qpdf.splitEvery(
+    input.path,
+    every,
+    workFile(ctx.workDir, 'split', ''),
+    count,
+    call,
+  );
+  if (files.length !== count)
+    throw new QuireError('engine_failed', `qpdf wrote ${files.length} of ${count} parts`);
+  return files.map((file, i) => {
+    const first = i * every + 1;
+    const last = Math.min(pageCount, first + every - 1);
+    return { file, pages: first === last ? String(first) : `${first}-${last}` };
+  });
+}
+
+export const splitTool = defineTool({
+  name: 'split',
+  title: 'Split a PDF',
+  description:
+    'Splits a PDF into parts by page ranges, every N pages or one part per page; several parts come as a ZIP.',
+  inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'] },
+  options,
+  output: { contentType: 'application/zip' },
+  engines: ['qpdf'],
+  steps: { inspect: 5, split: 80, package: 15 },
+  async run(ctx) {
+    const input = onlyInput(ctx);
+    const mode = ctx.options.mode ?? 'each';
+    if (mode === 'every' && ctx.options.pages === undefined) {
+      throw new QuireError('invalid_options', 'Mode `every` needs `pages`');
+    }
+    ctx.progress.step('inspect');
+    const pageCount = await openInput(ctx, input);
+    checkPageLimit(pageCount, ctx.limits.maxPages);
+
+    ctx.progress.step('split');
+    const parts =
+      mode === 'ranges'
+        ? await splitByRanges(ctx, input, pageCount)
+        : await splitEvery(ctx, input, pageCount, mode === 'every' ? ctx.options.pages! : 1);
+
+    ctx.progress.step('package');
+    const stem = fileStem(input.name);
+    const facts = { parts: parts.map((p, i) => ({ name: partName(stem, i, parts.length), pages: p.pages })) };
+    if (parts.length === 1) {
+      return { path: parts[0]!.file, name: `${stem}-1.pdf`, contentType: 'application/pdf', facts };
+    }
+    const entries: ZipEntry[] = parts.map((p, i) => ({
+      path: p.file,
+      name: partName(stem, i, parts.length),
+    }));
+    const zip = workFile(ctx.workDir, 'split', 'zip');
+    await writeZip(entries, zip, ctx.signal);
+    return { path: zip, name: `${stem}-split.zip`, contentType: 'application/zip', facts };
+  },
+});

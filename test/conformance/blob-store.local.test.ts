@@ -1,0 +1,99 @@
+// Runs the blob-store conformance suite on local disk, plus what only the local store promises:
+// files stay under the root, temp files and empty directories do not linger, and uploads on the
+// same disk are hard links rather than copies.
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { afterAll, describe, expect, test } from 'vitest';
+import { openBlobStore } from '../../src/blobs/open.js';
+import { verifyFileToken } from '../../src/blobs/signed-url.js';
+import { describeBlobStoreConformance } from './blob-store.suite.js';
+
+const secret = Buffer.from('0123456789abcdef0123456789abcdef');
+const base = await fs.mkdtemp(path.join(os.tmpdir(), 'quire-blobs-'));
+let stores = 0;
+const freshRoot = () => path.join(base, `store-${++stores}`);
+
+afterAll(() => fs.rm(base, { recursive: true, force: true }));
+
+/** Every file under `dir`, relative, so tests can assert exactly what is on disk. */
+async function filesUnder(dir: string): Promise<string[]> {
+  const entries = await fs.readdir(dir, { recursive: true, withFileTypes: true });
+  return entries.map((e) => path.relative(dir, path.join(e.parentPath, e.name))).sort();
+}
+
+describeBlobStoreConformance('local disk', () => openBlobStore(`file://${freshRoot()}`, { secret }), {
+  inspectTemporaryUrl(url, now) {
+    const match = /^\/api\/v1\/files\/([^/?#]+)$/.exec(url);
+    return match?.[1] ? verifyFileToken(match[1], secret, now) : undefined;
+  },
+});
+
+describe('local disk specifics', () => {
+  test('objects live at their key under the root and deletes prune empty directories', async () => {
+    const root = freshRoot();
+    const store = await openBlobStore(`file://${root}`, { secret });
+    await store.put('jobs/job_1/input-0', Readable.from([Buffer.from('a')]));
+    await store.put('jobs/job_2/result', Readable.from([Buffer.from('b')]));
+    expect(await filesUnder(root)).toEqual([
+      'jobs',
+      'jobs/job_1',
+      'jobs/job_1/input-0',
+      'jobs/job_2',
+      'jobs/job_2/result',
+    ]);
+    await store.delete('jobs/job_1/input-0');
+    expect(await filesUnder(root)).toEqual(['jobs', 'jobs/job_2', 'jobs/job_2/result']);
+    await store.delete('jobs/job_2/result');
+    expect(await filesUnder(root)).toEqual([]);
+    await expect(store.ping()).resolves.toBeUndefined();
+  });
+
+  test('a failed put leaves no temporary file behind', async () => {
+    const root = freshRoot();
+    const store = await openBlobStore(`file://${root}`, { secret });
+    const failing = new Readable({
+      read() {
+        this.push(Buffer.alloc(1024));
+        this.destroy(new Error('reset'));
+      },
+    });
+    await expect(store.put('jobs/job_1/input-0', failing)).rejects.toThrow('reset');
+    expect((await filesUnder(root)).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+  });
+
+  test('upload on the same disk is a hard link, not a copy', async () => {
+    const root = freshRoot();
+    const store = await openBlobStore(`file://${root}`, { secret });
+    const source = path.join(base, 'work-output.pdf');
+    await fs.writeFile(source, 'result bytes');
+    await store.upload('jobs/job_1/result', source);
+    const [a, b] = await Promise.all([fs.stat(source), fs.stat(path.join(root, 'jobs/job_1/result'))]);
+    expect(b.ino).toBe(a.ino);
+  });
+
+  test('temporary links are absolute under the public base URL and accepted by a second store', async () => {
+    const root = freshRoot();
+    const api1 = await openBlobStore(`file://${root}`, { secret, publicBaseUrl: 'https://pdf.example.com/' });
+    const api2 = await openBlobStore(`file://${root}`, { secret: secret.toString() });
+    const expiresAt = Date.now() + 60_000;
+    const url = await api1.temporaryUrl('jobs/job_1/result', {
+      expiresAt,
+      filename: 'a.pdf',
+      contentType: 'application/pdf',
+    });
+    const match = /^https:\/\/pdf\.example\.com\/api\/v1\/files\/([A-Za-z0-9_.-]+)$/.exec(url);
+    expect(match).not.toBeNull();
+    // Same secret, another process: the token verifies the same way.
+    expect(verifyFileToken(match![1]!, secret.toString())).toMatchObject({ key: 'jobs/job_1/result' });
+    expect(await api2.temporaryUrl('x', { expiresAt, filename: 'a', contentType: 'b' })).toMatch(
+      /^\/api\/v1\/files\//,
+    );
+  });
+
+  test('unknown storage schemes are refused with the scheme named', async () => {
+    await expect(openBlobStore('s3://bucket/prefix', { secret })).rejects.toThrow(/S3/);
+    await expect(openBlobStore('ftp://host/x', { secret })).rejects.toThrow(/"ftp"/);
+  });
+});

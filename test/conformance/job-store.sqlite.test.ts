@@ -1,0 +1,63 @@
+// Runs the database conformance suite on SQLite files in a temporary directory, plus the checks
+// that only make sense for SQLite (locking mode of the claim transaction).
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { afterAll, describe, expect, test } from 'vitest';
+import { openDatabase } from '../../src/store/open.js';
+import { openSqliteDatabase } from '../../src/store/sqlite/database.js';
+import { describeJobStoreConformance } from './job-store.suite.js';
+import { newJob } from './support/job-fixtures.js';
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-sqlite-'));
+let files = 0;
+const freshUrl = async () => `sqlite://${path.join(dir, `db-${++files}`, 'quire.db')}`;
+
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+describeJobStoreConformance('sqlite', async () => openDatabase(await freshUrl()), { freshUrl });
+
+describe('sqlite specifics', () => {
+  test('claimNext holds the write lock before it reads the queue', async () => {
+    const file = path.join(dir, 'lock-check.db');
+    const observed: string[] = [];
+    let other: BetterSqlite3.Database | undefined;
+    const db = openSqliteDatabase(file, {
+      onQuery: (sql) => {
+        if (!other || !/^begin/i.test(sql)) return;
+        // Right after our BEGIN, a second connection must be unable to take the write lock at all.
+        try {
+          other.exec('begin immediate');
+          other.exec('rollback');
+          observed.push(`${sql}: lock free`);
+        } catch (error) {
+          observed.push(`${sql}: ${(error as { code?: string }).code}`);
+        }
+      },
+    });
+    await db.migrate();
+    await db.accounts.createAccount({ id: 'acct_alice', name: 'A', plan: 'free', createdAt: 1 });
+    await db.jobs.create(newJob());
+    other = new BetterSqlite3(file, { timeout: 0 });
+    try {
+      expect(await db.jobs.claimNext('w1', 1000)).toBeDefined();
+      expect(observed).toEqual(['begin immediate: SQLITE_BUSY']);
+    } finally {
+      other.close();
+      await db.close();
+    }
+  });
+
+  test('the file runs in WAL mode with foreign keys enforced', async () => {
+    const file = path.join(dir, 'pragmas.db');
+    const db = openSqliteDatabase(file);
+    await db.migrate();
+    await expect(db.jobs.create(newJob({ accountId: 'acct_missing' }))).rejects.toThrow(/FOREIGN KEY/);
+    await db.close();
+    const raw = new BetterSqlite3(file);
+    expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(raw.prepare('select count(*) as n from quire_migrations').get()).toEqual({ n: 1 });
+    raw.close();
+  });
+});

@@ -1,0 +1,33 @@
+// A separate OS process acting on a shared database, for the multi-process conformance tests.
+// Usage: node --import ./ts-register.mjs store-child.ts <migrate|claim> <database url> [worker id]
+// Prints "ready" once the database is open, starts when a line arrives on stdin (so that sibling
+// processes collide), then prints one JSON line with its outcome.
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
+import { openDatabase } from '../../../src/store/open.js';
+
+const [mode, url, workerId = `child-${process.pid}`] = process.argv.slice(2);
+if (!url || (mode !== 'migrate' && mode !== 'claim')) {
+  process.stderr.write('usage: store-child.ts <migrate|claim> <url> [worker id]\n');
+  process.exit(2);
+}
+
+const db = await openDatabase(url);
+const lines = createInterface({ input: process.stdin });
+process.stdout.write('ready\n');
+await once(lines, 'line');
+lines.close();
+
+if (mode === 'migrate') {
+  await db.migrate();
+  process.stdout.write(`${JSON.stringify({ migrated: true })}\n`);
+} else {
+  const claimed: string[] = [];
+  for (;;) {
+    const claim = await db.jobs.claimNext(workerId, 60_000);
+    if (!claim) break;
+    claimed.push(claim.job.id);
+  }
+  process.stdout.write(`${JSON.stringify({ claimed })}\n`);
+}
+await db.close();

@@ -1,0 +1,126 @@
+// Contract §10: run every tool with canary passwords, file names, metadata and document text, through
+// successes and failures, then scan every log line and every error body for the canaries.
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client, type JobBody } from '../support/client.js';
+import { toFile } from '../support/pdf.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+
+const CANARY = {
+  password: 'CanaryPw7f3a',
+  wrongPassword: 'CanaryWrong9b1c',
+  fileName: 'CanaryName4d2e',
+  metadata: 'CanaryMeta8e5f',
+  text: 'CanaryText6a0d',
+};
+
+/** A one-page PDF whose only text is the canary (xref rebuilt by qpdf so every tool can open it). */
+function pdfWithText(text: string): Buffer {
+  const content = `BT /F1 24 Tf 72 720 Td (${text}) Tj ET`;
+  const raw = [
+    '%PDF-1.4',
+    '1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj',
+    '2 0 obj << /Type /Pages /Kids [3 0 R] /Count 1 >> endobj',
+    '3 0 obj << /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >> endobj',
+    `4 0 obj << /Length ${content.length} >> stream\n${content}\nendstream endobj`,
+    '5 0 obj << /Type /Font /Subtype /Type1 /BaseFont /Helvetica >> endobj',
+    'trailer << /Root 1 0 R >>',
+    '%%EOF',
+  ].join('\n');
+  const fixed = toFile(Buffer.from(raw));
+  const out = `${fixed}.fixed.pdf`;
+  try {
+    execFileSync('qpdf', [fixed, out], { stdio: 'ignore' });
+  } catch {
+    // exit 3: warnings about the rebuilt xref; the output is fine.
+  }
+  return readFileSync(out);
+}
+
+let server: TestServer;
+let client: Client;
+const bodies: string[] = [];
+
+beforeAll(async () => {
+  server = await startTestServer();
+  client = new Client(server.url, (await server.newAccount()).key);
+});
+afterAll(() => server.close());
+
+describe('privacy canaries', () => {
+  it('runs every tool with canary values and finds none in logs or error bodies', async () => {
+    const document = pdfWithText(CANARY.text);
+    const file = { name: `${CANARY.fileName}.pdf`, data: document };
+    const metadata = { note: CANARY.metadata };
+    const encrypted = await client.run({
+      tool: 'protect',
+      files: [file],
+      metadata,
+      options: { user_password: CANARY.password },
+    });
+    expect(encrypted.status, JSON.stringify(encrypted.error)).toBe('succeeded');
+    const locked = {
+      name: `${CANARY.fileName}-locked.pdf`,
+      data: (await client.download(encrypted.id)).body,
+    };
+
+    const runs: Array<{ tool: string; files: Array<typeof file>; options?: Record<string, unknown> }> = [
+      { tool: 'merge', files: [file, file] },
+      { tool: 'split', files: [file] },
+      { tool: 'rotate', files: [file], options: { angle: 90 } },
+      { tool: 'compress', files: [file], options: { level: 'high' } },
+      { tool: 'info', files: [file] },
+      {
+        tool: 'protect',
+        files: [file],
+        options: { user_password: CANARY.password, owner_password: CANARY.password },
+      },
+      { tool: 'unlock', files: [locked], options: { password: CANARY.password } },
+      // Failures: wrong password, encrypted input, bad range, corrupt input, invalid options.
+      { tool: 'unlock', files: [locked], options: { password: CANARY.wrongPassword } },
+      { tool: 'rotate', files: [locked], options: { angle: 90 } },
+      { tool: 'rotate', files: [file], options: { angle: 90, pages: '9' } },
+      {
+        tool: 'compress',
+        files: [
+          { name: `${CANARY.fileName}-bad.pdf`, data: Buffer.from(`%PDF-1.4\n${CANARY.text}\n%%EOF\n`) },
+        ],
+      },
+    ];
+    for (const run of runs) {
+      const job: JobBody = await client.run({ ...run, metadata });
+      if (job.error) bodies.push(JSON.stringify(job.error));
+      expect(['succeeded', 'failed']).toContain(job.status);
+      expect(JSON.stringify(job.options)).not.toContain(CANARY.password);
+    }
+    const refused = await client.createJob({
+      tool: 'unlock',
+      files: [file],
+      metadata,
+      options: { password: CANARY.password, extra: CANARY.text },
+    });
+    expect(refused.status).toBe(400);
+    bodies.push(await refused.text());
+    const notPdf = await client.createJob({
+      tool: 'rotate',
+      files: [{ name: `${CANARY.fileName}.pdf`, data: CANARY.text }],
+      options: { angle: 90 },
+    });
+    expect(notPdf.status).toBe(400);
+    bodies.push(await notPdf.text());
+
+    expect(server.logs.length).toBeGreaterThan(20);
+    for (const canary of Object.values(CANARY)) {
+      expect(
+        server.logs.filter((line) => line.includes(canary)),
+        canary,
+      ).toEqual([]);
+      expect(
+        bodies.filter((body) => body.includes(canary)),
+        canary,
+      ).toEqual([]);
+    }
+    expect(server.logs.filter((line) => line.includes(client.key!))).toEqual([]);
+  }, 120_000);
+});

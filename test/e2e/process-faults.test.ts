@@ -1,0 +1,129 @@
+// Crash safety with the real CLI: kill -9 of the whole process group mid-job, restart, the job is
+// picked up after its lease expires; three stalls end in worker_lost; cancel kills Ghostscript.
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type CliProcess, freePort, readInitialKey, startCli, waitForReady } from '../support/cli-process.js';
+import { Client, type JobBody } from '../support/client.js';
+import { corpusFile } from '../support/corpus.js';
+import { pageCount, qpdfCheckPasses, toFile } from '../support/pdf.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+
+/** A job that keeps Ghostscript busy for several seconds on this machine. */
+const slowJob = {
+  tool: 'compress',
+  options: { level: 'high', grayscale: true },
+  files: [corpusFile('pdfjs__freeculture.pdf')],
+};
+
+async function waitForStatus(
+  client: Client,
+  id: string,
+  status: string,
+  timeoutMs = 30_000,
+  attempt = 1,
+): Promise<JobBody> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const job = (await (await client.fetch(`/api/v1/jobs/${id}`)).json()) as JobBody;
+    if (job.status === status && Number(job.attempts) >= attempt) return job;
+    if (Date.now() > deadline) throw new Error(`job ${id} stayed ${job.status}, wanted ${status}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+function processesUnder(dir: string): string[] {
+  const out = execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' });
+  return out.split('\n').filter((line) => line.includes(dir) && !line.includes('ps -eo'));
+}
+
+describe('worker crashes', () => {
+  let dataDir: string;
+  let port: number;
+  let cli: CliProcess | undefined;
+  const env = () => ({
+    QUIRE_DATA_DIR: dataDir,
+    QUIRE_PORT: String(port),
+    QUIRE_LOG_LEVEL: 'warn',
+    QUIRE_WORKER_CONCURRENCY: '1',
+    QUIRE_JOB_LEASE_MS: '2000',
+    QUIRE_SWEEP_INTERVAL_MS: '300',
+  });
+  const start = async () => {
+    cli = startCli(['serve'], env());
+    await waitForReady(`http://127.0.0.1:${port}`);
+  };
+
+  beforeAll(async () => {
+    dataDir = await mkdtemp(path.join(os.tmpdir(), 'quire-crash-'));
+    port = await freePort();
+  });
+  afterAll(async () => {
+    await cli?.kill9();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('picks a job up again after kill -9 of the process group and completes it', async () => {
+    await start();
+    const client = new Client(`http://127.0.0.1:${port}`, await readInitialKey(dataDir));
+    const job = await client.submit(slowJob);
+    await waitForStatus(client, job.id, 'processing');
+    await cli!.kill9();
+    expect(processesUnder(dataDir)).toEqual([]); // Ghostscript died with its group
+
+    await start();
+    const done = await client.waitFor(job.id, 180);
+    expect(done.status).toBe('succeeded');
+    const pdf = toFile((await client.download(job.id)).body);
+    expect(pageCount(pdf)).toBe(352);
+    expect(qpdfCheckPasses(pdf)).toBe(true);
+  }, 240_000);
+
+  it('fails a job with worker_lost after it stalls three times', async () => {
+    const client = new Client(`http://127.0.0.1:${port}`, await readInitialKey(dataDir));
+    const job = await client.submit(slowJob);
+    for (let stall = 1; stall <= 3; stall++) {
+      // A fresh claim, not the dead worker's stale 'processing' before its lease expires.
+      await waitForStatus(client, job.id, 'processing', 60_000, stall);
+      await cli!.kill9();
+      await start();
+    }
+    const done = await client.waitFor(job.id, 60);
+    expect(done.status).toBe('failed');
+    expect(done.error).toMatchObject({ code: 'worker_lost', retryable: true });
+  }, 240_000);
+});
+
+describe('cancel', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({ QUIRE_WORKER_CONCURRENCY: '1' });
+  });
+  afterAll(() => server.close());
+
+  it('kills the running Ghostscript and ends the job canceled', async () => {
+    const client = new Client(server.url, (await server.newAccount()).key);
+    const job = await client.submit(slowJob);
+    await waitForStatus(client, job.id, 'processing');
+    const deadline = Date.now() + 20_000;
+    while (!processesUnder(server.dataDir).some((p) => /\bgs\b/.test(p)) && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(processesUnder(server.dataDir).some((p) => /\bgs\b/.test(p))).toBe(true);
+
+    const response = await client.fetch(`/api/v1/jobs/${job.id}/cancel`, { method: 'POST' });
+    expect(response.status).toBe(200);
+    expect(((await response.json()) as JobBody).status).toBe('canceled');
+    const gone = Date.now() + 2_000;
+    while (processesUnder(server.dataDir).length > 0 && Date.now() < gone)
+      await new Promise((r) => setTimeout(r, 50));
+    expect(processesUnder(server.dataDir)).toEqual([]);
+    // Nothing is written after the cancel: the job stays canceled with no result.
+    await new Promise((r) => setTimeout(r, 500));
+    const after = (await (await client.fetch(`/api/v1/jobs/${job.id}`)).json()) as JobBody;
+    expect(after.status).toBe('canceled');
+    expect(after.result).toBeUndefined();
+  }, 60_000);
+});

@@ -1,0 +1,111 @@
+// Engine tier: merge, split and rotate on real corpus files with real qpdf.
+
+import { execFileSync } from 'node:child_process';
+import { afterEach, describe, expect, it } from 'vitest';
+import { mergeTool } from '../../src/tools/merge.js';
+import { rotateTool } from '../../src/tools/rotate.js';
+import { splitTool } from '../../src/tools/split.js';
+import { checkPasses, outlineTitles, pageCount, pageText, rotations } from '../support/pdf-checks.js';
+import { corpus, runTool } from '../support/tool-context.js';
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  await Promise.all(cleanups.splice(0).map((c) => c()));
+});
+
+async function run(tool: Parameters<typeof runTool>[0], files: string[], options: unknown) {
+  const result = await runTool(tool, files, options);
+  cleanups.push(result.cleanup);
+  return result;
+}
+
+const TRACEMONKEY = 'pdfjs__tracemonkey.pdf'; // 14 pages
+const LATEX4 = 'pypdf-samples__pdflatex-4-pages.pdf'; // 4 pages
+const OUTLINE = 'pypdf-samples__pdflatex-outline.pdf'; // 4 pages, bookmarks
+
+describe('merge', () => {
+  it('concatenates files in upload order', async () => {
+    const { output, emitted } = await run(mergeTool, [LATEX4, TRACEMONKEY], {});
+    expect(await pageCount(output.path)).toBe(18);
+    expect(await checkPasses(output.path)).toBe(true);
+    expect(await pageText(output.path, 5)).toBe(await pageText(corpus(TRACEMONKEY), 1));
+    expect(await pageText(output.path, 1)).toBe(await pageText(corpus(LATEX4), 1));
+    expect(emitted.at(-1)!.percent).toBeLessThan(100);
+    expect(emitted.length).toBeGreaterThan(2);
+  });
+
+  it('takes pages_per_file selections, backwards ranges included', async () => {
+    const { output } = await run(mergeTool, [TRACEMONKEY, LATEX4], {
+      pages_per_file: ['r1', '4-1'],
+      bookmarks: 'none',
+    });
+    expect(await pageCount(output.path)).toBe(5);
+    expect(await pageText(output.path, 1)).toBe(await pageText(corpus(TRACEMONKEY), 14));
+    expect(await pageText(output.path, 2)).toBe(await pageText(corpus(LATEX4), 4));
+  });
+
+  it('keeps every file’s bookmarks pointing at the merged pages', async () => {
+    const { output } = await run(mergeTool, [OUTLINE, OUTLINE], { bookmarks: 'keep' });
+    const original = await outlineTitles(corpus(OUTLINE));
+    expect(original.length).toBeGreaterThan(0);
+    expect(await outlineTitles(output.path)).toEqual([...original, ...original]);
+    expect(await checkPasses(output.path)).toBe(true);
+    const json = JSON.parse(
+      execFileSync('qpdf', ['--json=2', '--json-key=outlines', output.path], { encoding: 'utf8' }),
+    );
+    const positions = (json.outlines as { destpageposfrom1: number }[]).map((o) => o.destpageposfrom1);
+    expect(Math.max(...positions)).toBeGreaterThan(4);
+  });
+
+  it('adds one bookmark per file with per_file', async () => {
+    const { output } = await run(mergeTool, [LATEX4, OUTLINE], { bookmarks: 'per_file' });
+    const titles = await outlineTitles(output.path);
+    expect(titles[0]).toBe('pypdf-samples__pdflatex-4-pages');
+    expect(titles).toContain('pypdf-samples__pdflatex-outline');
+  });
+
+  it('refuses a selection outside a file with page_range_invalid', async () => {
+    await expect(run(mergeTool, [LATEX4, TRACEMONKEY], { pages_per_file: ['5'] })).rejects.toMatchObject({
+      code: 'page_range_invalid',
+    });
+  });
+});
+
+describe('split', () => {
+  it('splits each page into a ZIP of parts', async () => {
+    const { output } = await run(splitTool, [LATEX4], {});
+    expect(output.contentType).toBe('application/zip');
+    const listing = execFileSync('unzip', ['-Z1', output.path], { encoding: 'utf8' }).trim().split('\n');
+    expect(listing).toEqual([1, 2, 3, 4].map((n) => `pypdf-samples__pdflatex-4-pages-${n}.pdf`));
+  });
+
+  it('splits every N pages with the last part shorter', async () => {
+    const { output } = await run(splitTool, [TRACEMONKEY], { mode: 'every', pages: 5 });
+    expect(output.facts).toMatchObject({ parts: [{ pages: '1-5' }, { pages: '6-10' }, { pages: '11-14' }] });
+  });
+
+  it('returns a single range as a PDF, not a ZIP', async () => {
+    const { output } = await run(splitTool, [TRACEMONKEY], { mode: 'ranges', ranges: ['2-4'] });
+    expect(output.contentType).toBe('application/pdf');
+    expect(await pageCount(output.path)).toBe(3);
+    expect(await pageText(output.path, 1)).toBe(await pageText(corpus(TRACEMONKEY), 2));
+  });
+});
+
+describe('rotate', () => {
+  it('adds the angle to each selected page’s current rotation', async () => {
+    const file = 'pypdf-samples__habibi-rotated.pdf';
+    const before = await rotations(corpus(file));
+    const { output } = await run(rotateTool, [file], { angle: 90, pages: '1,3' });
+    const after = await rotations(output.path);
+    expect(after[0]).toBe((before[0]! + 90) % 360);
+    expect(after[1]).toBe(before[1]);
+    expect(after[2]).toBe((before[2]! + 90) % 360);
+    expect(await checkPasses(output.path)).toBe(true);
+  });
+
+  it('rotates every page when pages is omitted', async () => {
+    const { output } = await run(rotateTool, [LATEX4], { angle: 180 });
+    expect(await rotations(output.path)).toEqual([180, 180, 180, 180]);
+  });
+});

@@ -1,0 +1,88 @@
+// A small HTTP client for the tests: real fetch against a real port, multipart built by undici.
+import { openAsBlob } from 'node:fs';
+import path from 'node:path';
+
+export interface JobBody {
+  id: string;
+  status: string;
+  progress: number;
+  error?: { code: string; message: string; retryable: boolean };
+  result?: Record<string, unknown> & { name: string; size: number; content_type: string };
+  [key: string]: unknown;
+}
+
+export interface CreateJobInput {
+  tool: string;
+  options?: Record<string, unknown>;
+  metadata?: Record<string, string>;
+  /** Paths on disk, or in-memory files. */
+  files: Array<string | { name: string; data: Uint8Array | string }>;
+}
+
+export class Client {
+  constructor(
+    readonly baseUrl: string,
+    readonly key?: string,
+  ) {}
+
+  headers(extra: Record<string, string> = {}): Record<string, string> {
+    return this.key ? { authorization: `Bearer ${this.key}`, ...extra } : extra;
+  }
+
+  fetch(pathname: string, init: RequestInit = {}): Promise<Response> {
+    return fetch(new URL(pathname, this.baseUrl), {
+      ...init,
+      redirect: 'manual',
+      headers: { ...this.headers(), ...(init.headers as Record<string, string> | undefined) },
+    });
+  }
+
+  async form(input: CreateJobInput): Promise<FormData> {
+    const form = new FormData();
+    form.set('tool', input.tool);
+    if (input.options) form.set('options', JSON.stringify(input.options));
+    if (input.metadata) form.set('metadata', JSON.stringify(input.metadata));
+    for (const file of input.files) {
+      if (typeof file === 'string') form.append('file', await openAsBlob(file), path.basename(file));
+      else form.append('file', new Blob([file.data]), file.name);
+    }
+    return form;
+  }
+
+  async createJob(input: CreateJobInput): Promise<Response> {
+    return this.fetch('/api/v1/jobs', { method: 'POST', body: await this.form(input) });
+  }
+
+  /** Creates a job and asserts 201; returns the job body. */
+  async submit(input: CreateJobInput): Promise<JobBody> {
+    const response = await this.createJob(input);
+    if (response.status !== 201)
+      throw new Error(`expected 201, got ${response.status}: ${await response.text()}`);
+    return (await response.json()) as JobBody;
+  }
+
+  /** Long-polls until the job is terminal. */
+  async waitFor(id: string, seconds = 60): Promise<JobBody> {
+    const deadline = Date.now() + seconds * 1000;
+    for (;;) {
+      const response = await this.fetch(`/api/v1/jobs/${id}?wait=${Math.min(30, seconds)}`);
+      const job = (await response.json()) as JobBody;
+      if (['succeeded', 'failed', 'canceled'].includes(job.status) || Date.now() > deadline) return job;
+    }
+  }
+
+  async run(input: CreateJobInput, seconds = 60): Promise<JobBody> {
+    const job = await this.submit(input);
+    return this.waitFor(job.id, seconds);
+  }
+
+  /** Follows the job's download link and returns the bytes. */
+  async download(id: string): Promise<{ response: Response; body: Buffer }> {
+    const redirect = await this.fetch(`/api/v1/jobs/${id}/download`);
+    if (redirect.status !== 302)
+      throw new Error(`expected 302, got ${redirect.status}: ${await redirect.text()}`);
+    const location = redirect.headers.get('location')!;
+    const response = await fetch(new URL(location, this.baseUrl));
+    return { response, body: Buffer.from(await response.arrayBuffer()) };
+  }
+}

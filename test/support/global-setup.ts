@@ -1,0 +1,23 @@
+// Builds dist/ once before the suite when sources are newer: the process-level tests run the real
+// `quire` CLI as a child process, exactly as an operator would.
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { repoRoot } from './corpus.js';
+
+function newestMtime(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile()) newest = Math.max(newest, statSync(path.join(entry.parentPath, entry.name)).mtimeMs);
+  }
+  return newest;
+}
+
+export default function setup(): void {
+  const cli = path.join(repoRoot, 'dist/cli/main.js');
+  if (existsSync(cli) && statSync(cli).mtimeMs >= newestMtime(path.join(repoRoot, 'src'))) return;
+  execFileSync('npx', ['--no-install', 'tsc', '-p', 'tsconfig.build.json'], {
+    cwd: repoRoot,
+    stdio: 'inherit',
+  });
+}

@@ -1,0 +1,75 @@
+// Builds a real ToolContext for engine-tier tests: corpus files copied into a fresh private work
+// dir, real engines, and a progress reporter that records what it emits.
+import { copyFile, mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createEngines } from '../../src/engines/index.js';
+import { createProgressReporter, type Progress } from '../../src/jobs/progress.js';
+import type { AnyToolDefinition, ToolContext, ToolInput, ToolLimits } from '../../src/tools/types.js';
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+/** CI checks the corpus out beside the repository. */
+export const corpusDir = path.resolve(repoRoot, '../shared/corpus');
+
+export const corpus = (name: string) => path.join(corpusDir, name);
+
+const DEFAULT_LIMITS: ToolLimits = { maxPages: 5_000, timeoutMs: 60_000, memoryBytes: 2 * 1024 ** 3 };
+
+export interface TestContext<O> {
+  ctx: ToolContext<O>;
+  /** Every progress value the tool emitted, in order. */
+  emitted: Progress[];
+  abort: AbortController;
+  cleanup(): Promise<void>;
+}
+
+export interface ContextSpec<O> {
+  tool: AnyToolDefinition;
+  /** Corpus file names or absolute paths, in upload order. */
+  files: string[];
+  options: O;
+  limits?: Partial<ToolLimits>;
+}
+
+export async function makeToolContext<O>(spec: ContextSpec<O>): Promise<TestContext<O>> {
+  const workDir = await mkdtemp(path.join(tmpdir(), 'quire-test-'));
+  const inputs: ToolInput[] = [];
+  for (const [i, file] of spec.files.entries()) {
+    const source = path.isAbsolute(file) ? file : corpus(file);
+    const target = path.join(workDir, `input-${i}.pdf`);
+    await copyFile(source, target);
+    const { size } = await stat(target);
+    inputs.push({ path: target, name: path.basename(source), size, contentType: 'application/pdf' });
+  }
+  const limits = { ...DEFAULT_LIMITS, ...spec.limits };
+  const emitted: Progress[] = [];
+  const abort = new AbortController();
+  const ctx: ToolContext<O> = {
+    options: spec.options,
+    inputs,
+    workDir,
+    signal: abort.signal,
+    progress: createProgressReporter(spec.tool.steps ?? { run: 100 }, (p) => emitted.push(p)),
+    engines: createEngines({ timeoutMs: limits.timeoutMs, memoryBytes: limits.memoryBytes }),
+    limits,
+  };
+  return { ctx, emitted, abort, cleanup: () => rm(workDir, { recursive: true, force: true }) };
+}
+
+/** Runs `tool` on `files` and returns its output plus the context (caller cleans up). */
+export async function runTool<O>(
+  tool: AnyToolDefinition,
+  files: string[],
+  options: O,
+  limits?: Partial<ToolLimits>,
+) {
+  const test = await makeToolContext({ tool, files, options, ...(limits ? { limits } : {}) });
+  try {
+    const output = await tool.run(test.ctx);
+    return { ...test, output };
+  } catch (err) {
+    await test.cleanup();
+    throw err;
+  }
+}

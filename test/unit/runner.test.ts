@@ -1,0 +1,178 @@
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { run, throwIfLimitHit } from '../../src/process/runner.js';
+import { withWorkDir, writeSecretFile } from '../../src/process/work-dir.js';
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'quire-runner-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** Alive means present and not a zombie (a container's PID 1 may be slow to reap). */
+function isAlive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+async function eventually(check: () => boolean, ms = 2000): Promise<boolean> {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    if (check()) return true;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return check();
+}
+
+/** A shell that starts a long-sleeping grandchild, prints its pid and waits. */
+const FAMILY = ['-c', 'sleep 30 & echo $!; wait'];
+
+describe('run', () => {
+  it('captures exit code, stdout and a line callback', async () => {
+    const lines: string[] = [];
+    const result = await run('sh', ['-c', 'echo one; echo two; exit 3'], {
+      cwd: dir,
+      timeoutMs: 5000,
+      captureStdout: true,
+      onStdoutLine: (l) => lines.push(l),
+    });
+    expect(result).toMatchObject({ exitCode: 3, signal: null, stdout: 'one\ntwo\n' });
+    expect(lines).toEqual(['one', 'two']);
+  });
+
+  it('keeps only the last 16 KiB of stderr', async () => {
+    const result = await run(
+      'sh',
+      ['-c', 'i=0; while [ $i -lt 3000 ]; do echo "line $i" >&2; i=$((i+1)); done; echo END >&2'],
+      {
+        cwd: dir,
+        timeoutMs: 10_000,
+      },
+    );
+    expect(Buffer.byteLength(result.stderrTail)).toBeLessThanOrEqual(16 * 1024);
+    expect(result.stderrTail.trim().endsWith('END')).toBe(true);
+  });
+
+  it('gives the child a minimal environment rooted in the work dir', async () => {
+    process.env.QUIRE_TEST_LEAK = 'leak';
+    const result = await run('sh', ['-c', 'env; pwd'], { cwd: dir, timeoutMs: 5000, captureStdout: true });
+    delete process.env.QUIRE_TEST_LEAK;
+    expect(result.stdout).toContain(`HOME=${dir}`);
+    expect(result.stdout).toContain(`TMPDIR=${dir}`);
+    expect(result.stdout).toContain('LANG=C.UTF-8');
+    expect(result.stdout).not.toContain('QUIRE_TEST_LEAK');
+    expect(result.stdout.trim().endsWith(dir)).toBe(true);
+  });
+
+  it('on timeout kills the whole process group, grandchild included', async () => {
+    let grandchild = 0;
+    const started = Date.now();
+    await expect(
+      run('sh', FAMILY, { cwd: dir, timeoutMs: 300, onStdoutLine: (l) => (grandchild = Number(l)) }),
+    ).rejects.toMatchObject({ code: 'timeout' });
+    expect(Date.now() - started).toBeLessThan(3000);
+    expect(grandchild).toBeGreaterThan(0);
+    expect(await eventually(() => !isAlive(grandchild))).toBe(true);
+  });
+
+  it('on abort kills the group and rejects with AbortedError', async () => {
+    let grandchild = 0;
+    const controller = new AbortController();
+    const running = run('sh', FAMILY, {
+      cwd: dir,
+      timeoutMs: 30_000,
+      signal: controller.signal,
+      onStdoutLine: (l) => {
+        grandchild = Number(l);
+        controller.abort(new Error('job canceled'));
+      },
+    });
+    await expect(running).rejects.toMatchObject({ name: 'AbortedError' });
+    expect(await eventually(() => !isAlive(grandchild))).toBe(true);
+  });
+
+  it('refuses to start when already aborted', async () => {
+    await expect(
+      run('true', [], { cwd: dir, timeoutMs: 1000, signal: AbortSignal.abort() }),
+    ).rejects.toMatchObject({
+      name: 'AbortedError',
+    });
+  });
+
+  it('kills strays left behind by a leader that exits normally', async () => {
+    let grandchild = 0;
+    await run('sh', ['-c', 'sleep 30 & echo $!'], {
+      cwd: dir,
+      timeoutMs: 5000,
+      onStdoutLine: (l) => (grandchild = Number(l)),
+    });
+    expect(await eventually(() => !isAlive(grandchild))).toBe(true);
+  });
+
+  it('maps an allocation beyond the memory cap to engine_memory_exceeded', async () => {
+    const result = await run('python3', ['-c', 'x = bytearray(1024 * 1024 * 1024)'], {
+      cwd: dir,
+      timeoutMs: 20_000,
+      limits: { memoryBytes: 256 * 1024 * 1024 },
+    });
+    expect(result.limitHit).toBe('memory');
+    expect(() => throwIfLimitHit(result)).toThrow(
+      expect.objectContaining({ code: 'engine_memory_exceeded' }),
+    );
+  });
+
+  it('a missing program is engine_unavailable, with or without limits', async () => {
+    await expect(run('no-such-engine-xyz', [], { cwd: dir, timeoutMs: 1000 })).rejects.toMatchObject({
+      code: 'engine_unavailable',
+    });
+    await expect(
+      run('no-such-engine-xyz', [], { cwd: dir, timeoutMs: 1000, limits: { memoryBytes: 1 << 30 } }),
+    ).rejects.toMatchObject({ code: 'engine_unavailable' });
+  });
+
+  it('hands a secret over stdin', async () => {
+    const result = await run('sh', ['-c', 'read pw; echo "got $pw"'], {
+      cwd: dir,
+      timeoutMs: 5000,
+      stdin: 'hôtel\n',
+      captureStdout: true,
+    });
+    expect(result.stdout).toBe('got hôtel\n');
+  });
+});
+
+describe('withWorkDir and writeSecretFile', () => {
+  it('writes secrets 0600 in a 0700 dir and removes both afterwards', async () => {
+    let seen = '';
+    let secret = '';
+    await withWorkDir(dir, async (work) => {
+      seen = work;
+      expect((await stat(work)).mode & 0o777).toBe(0o700);
+      secret = await writeSecretFile(work, 'hunter2');
+      expect((await stat(secret)).mode & 0o777).toBe(0o600);
+      expect(readFileSync(secret, 'utf8')).toBe('hunter2');
+    });
+    await expect(stat(seen)).rejects.toMatchObject({ code: 'ENOENT' });
+    await expect(stat(secret)).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  it('removes the dir when the work throws', async () => {
+    let seen = '';
+    await expect(
+      withWorkDir(dir, async (work) => {
+        seen = work;
+        throw new Error('boom');
+      }),
+    ).rejects.toThrow('boom');
+    await expect(stat(seen)).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+});
