@@ -52,6 +52,7 @@ export async function openRuntime(config: Config, logger = createLogger(config.l
   const engines = createEngines({
     timeoutMs: config.limits.engineTimeoutMs,
     memoryBytes: config.limits.engineMemoryBytes,
+    observe: (engine, seconds) => metrics.engineDuration.observe({ engine }, seconds),
   });
   return {
     config,

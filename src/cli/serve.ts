@@ -68,6 +68,8 @@ function sweeperDeps(runtime: Runtime) {
     logger: runtime.logger,
     intervalMs: runtime.config.worker.sweepIntervalMs,
     maxStalls: runtime.config.worker.maxStalls,
+    // A job runs a few engine calls, each capped by the engine timeout; three of them is generous.
+    workDirs: { parent: runtime.config.tmpDir, staleAfterMs: 3 * runtime.config.limits.engineTimeoutMs },
   };
 }
 

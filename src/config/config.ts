@@ -88,7 +88,7 @@ export const settings = {
   QUIRE_UPLOAD_MAX_TOTAL_BYTES: int(1, 1024 * GiB, 2 * GiB, 'Largest whole upload request (all files).'),
   QUIRE_UPLOAD_MAX_FILES: int(1, 1_000, 50, 'Most files in one job.'),
   QUIRE_RESULT_RETENTION_MS: int(
-    60_000,
+    1_000,
     365 * 86_400_000,
     86_400_000,
     'How long results are kept after a job succeeds.',

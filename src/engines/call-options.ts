@@ -15,6 +15,8 @@ export interface EngineCallOptions {
 export interface EngineDefaults {
   timeoutMs: number;
   memoryBytes: number;
+  /** Observes each run's wall time (engine-duration metrics). */
+  onFinished?: (durationMs: number) => void;
 }
 
 /** CPU time may run a little past wall time on multi-threaded engines; wall time is the real cap. */
@@ -30,6 +32,7 @@ export function toRunOptions(
     cwd: call.workDir,
     timeoutMs,
     ...(call.signal ? { signal: call.signal } : {}),
+    ...(defaults.onFinished ? { onFinished: defaults.onFinished } : {}),
     limits: {
       memoryBytes: call.memoryBytes ?? defaults.memoryBytes,
       cpuSeconds: Math.ceil((timeoutMs / 1000) * CPU_SLACK),

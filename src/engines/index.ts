@@ -6,12 +6,21 @@ import { createPoppler } from './poppler.js';
 import { createQpdf } from './qpdf.js';
 import type { EngineName, EngineStatus, Engines } from './types.js';
 
-export function createEngines(opts: { timeoutMs: number; memoryBytes: number }): Engines {
-  const defaults = { timeoutMs: opts.timeoutMs, memoryBytes: opts.memoryBytes };
+export function createEngines(opts: {
+  timeoutMs: number;
+  memoryBytes: number;
+  /** Observes every engine run's wall time, by engine. */
+  observe?: (engine: EngineName, seconds: number) => void;
+}): Engines {
+  const defaults = (engine: EngineName) => ({
+    timeoutMs: opts.timeoutMs,
+    memoryBytes: opts.memoryBytes,
+    ...(opts.observe ? { onFinished: (ms: number) => opts.observe?.(engine, ms / 1000) } : {}),
+  });
   return {
-    qpdf: createQpdf(defaults),
-    ghostscript: createGhostscript(defaults),
-    poppler: createPoppler(defaults),
+    qpdf: createQpdf(defaults('qpdf')),
+    ghostscript: createGhostscript(defaults('ghostscript')),
+    poppler: createPoppler(defaults('poppler')),
   };
 }
 

@@ -2,6 +2,7 @@
 // jobs and results past retention. Idempotent, so any number of processes may run it at once.
 import type { BlobStore } from '../blobs/types.js';
 import type { Logger } from '../observability/logger.js';
+import { removeStaleWorkDirs } from '../process/work-dir.js';
 import type { JobStore } from '../store/types.js';
 import type { JobEvents } from './events.js';
 
@@ -12,6 +13,8 @@ export interface SweeperDeps {
   logger: Logger;
   intervalMs: number;
   maxStalls: number;
+  /** Where workers make their private work dirs, and the age after which a leftover is removed. */
+  workDirs?: { parent: string; staleAfterMs: number };
 }
 
 const BATCH = 100;
@@ -34,6 +37,10 @@ export async function sweepOnce(deps: SweeperDeps): Promise<void> {
   for (const job of await deps.jobs.listExpiredResults(BATCH)) {
     if (job.result) await deps.blobs.delete(job.result.blobKey);
     await deps.jobs.markResultDeleted(job.id);
+  }
+  if (deps.workDirs) {
+    const removed = await removeStaleWorkDirs(deps.workDirs.parent, deps.workDirs.staleAfterMs);
+    if (removed > 0) deps.logger.warn({ removed }, 'removed work dirs left by killed workers');
   }
 }
 

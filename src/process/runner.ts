@@ -40,6 +40,8 @@ export interface RunOptions {
   stdoutMaxBytes?: number;
   onStdoutLine?: (line: string) => void;
   onStderrLine?: (line: string) => void;
+  /** Called once when the process is gone, however it ended (for engine-duration metrics). */
+  onFinished?: (durationMs: number) => void;
 }
 
 export interface RunResult {
@@ -144,6 +146,7 @@ function supervise(
     const onAbort = () => stop('abort');
     options.signal?.addEventListener('abort', onAbort, { once: true });
     const finish = () => {
+      options.onFinished?.(performance.now() - started);
       clearTimeout(timer);
       options.signal?.removeEventListener('abort', onAbort);
       if (child.pid !== undefined) liveGroups.delete(child.pid);

@@ -1,7 +1,7 @@
 // Private scratch directories for engine runs and the 0600 files that carry secrets to engines.
 // Secrets never go into argv: any local user can read another process's argv through `ps`.
 import { randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 /** Creates a 0700 directory under `parent`, runs `fn` in it and removes it however `fn` ends. */
@@ -34,4 +34,26 @@ export async function writeSecretFile(dir: string, value: string, label = 'secre
 /** Removes a secret file early (the work dir's removal is the backstop). */
 export async function removeSecretFile(file: string): Promise<void> {
   await rm(file, { force: true });
+}
+
+/**
+ * Removes work dirs under `parent` older than `olderThanMs`: the leftovers of workers killed mid-job
+ * (kill -9 skips the `finally` that normally removes them). A live job's dir is never that old.
+ */
+export async function removeStaleWorkDirs(
+  parent: string,
+  olderThanMs: number,
+  now = Date.now(),
+): Promise<number> {
+  const entries = await readdir(parent, { withFileTypes: true }).catch(() => []);
+  let removed = 0;
+  for (const entry of entries) {
+    if (!entry.isDirectory() || !entry.name.startsWith('quire-')) continue;
+    const dir = path.join(parent, entry.name);
+    const info = await stat(dir).catch(() => undefined);
+    if (!info || now - info.mtimeMs < olderThanMs) continue;
+    await rm(dir, { recursive: true, force: true });
+    removed++;
+  }
+  return removed;
 }

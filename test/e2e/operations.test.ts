@@ -1,0 +1,97 @@
+// Contract §9 and retention over real HTTP: health, readiness, metrics, the generated OpenAPI
+// document and its rendering, and the sweeper deleting inputs at the end and results after retention.
+import { readdir } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client } from '../support/client.js';
+import { corpusFile } from '../support/corpus.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+
+let server: TestServer;
+let client: Client;
+const small = corpusFile('pdf20ex__Simple_PDF_2.0_file.pdf');
+
+beforeAll(async () => {
+  server = await startTestServer({ QUIRE_RESULT_RETENTION_MS: '1500', QUIRE_SWEEP_INTERVAL_MS: '200' });
+  client = new Client(server.url, (await server.newAccount()).key);
+});
+afterAll(() => server.close());
+
+async function filesOf(jobId: string): Promise<string[]> {
+  const dir = path.join(server.dataDir, 'files', 'jobs', jobId);
+  return (await readdir(dir).catch(() => [])).map(String);
+}
+
+describe('operations endpoints', () => {
+  it('answers /healthz and /readyz with the state of database, storage and engines', async () => {
+    expect(await (await fetch(`${server.url}/healthz`)).json()).toEqual({ status: 'ok' });
+    const ready = await fetch(`${server.url}/readyz`);
+    expect(ready.status).toBe(200);
+    const body = (await ready.json()) as { status: string; checks: Record<string, unknown> };
+    expect(body.status).toBe('ready');
+    expect(body.checks).toMatchObject({
+      database: { status: 'ok' },
+      storage: { status: 'ok' },
+      engines: { qpdf: { status: 'ok' }, ghostscript: { status: 'ok' }, poppler: { status: 'ok' } },
+    });
+  });
+
+  it('exposes Prometheus metrics by route template, tool and outcome, and queue depth', async () => {
+    await client.run({ tool: 'rotate', options: { angle: 90 }, files: [small] });
+    const text = await (await fetch(`${server.url}/metrics`)).text();
+    expect(text).toMatch(
+      /quire_http_request_duration_seconds_count\{method="GET",route="\/api\/v1\/jobs\/:id",status_code="200"\} \d+/,
+    );
+    expect(text).toMatch(/quire_jobs_finished_total\{tool="rotate",outcome="succeeded"\} [1-9]/);
+    expect(text).toMatch(/quire_jobs\{status="queued"\} \d+/);
+    expect(text).toMatch(/quire_job_run_seconds_bucket/);
+    expect(text).toMatch(/quire_engine_run_seconds_count\{engine="qpdf"\} [1-9]/);
+  });
+
+  it('publishes an OpenAPI 3.1 document generated from routes and tool schemas, rendered at /docs', async () => {
+    const doc = (await (await fetch(`${server.url}/openapi.json`)).json()) as {
+      openapi: string;
+      paths: Record<string, Record<string, unknown>>;
+      components: {
+        schemas: Record<string, { properties?: Record<string, unknown> }>;
+        securitySchemes: Record<string, unknown>;
+      };
+    };
+    expect(doc.openapi).toBe('3.1.0');
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining([
+        '/api/v1/jobs',
+        '/api/v1/jobs/{id}',
+        '/api/v1/jobs/{id}/download',
+        '/api/v1/files/{token}',
+        '/api/v1/tools',
+      ]),
+    );
+    expect(doc.paths['/api/v1/jobs']).toHaveProperty('post.requestBody.content.multipart/form-data');
+    expect(doc.components.schemas.Options_rotate?.properties).toHaveProperty('angle');
+    expect(doc.components.schemas.Options_compress?.properties).toHaveProperty('level');
+    expect(doc.components.securitySchemes).toHaveProperty('bearerAuth');
+    const html = await fetch(`${server.url}/docs/`);
+    expect(html.status).toBe(200);
+    expect(await html.text()).toMatch(/swagger/i);
+  });
+});
+
+describe('retention', () => {
+  it('deletes inputs when the job ends and the result after the retention period', async () => {
+    const job = await client.run({ tool: 'rotate', options: { angle: 90 }, files: [small] });
+    expect(job.status).toBe('succeeded');
+    expect(await filesOf(job.id)).toEqual(['result']);
+    const expiresIn = Date.parse(String(job.expires_at)) - Date.parse(String(job.completed_at));
+    expect(expiresIn).toBeGreaterThanOrEqual(1000);
+    expect(expiresIn).toBeLessThanOrEqual(2000);
+
+    const deadline = Date.now() + 10_000;
+    while ((await filesOf(job.id)).length > 0 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 100));
+    expect(await filesOf(job.id)).toEqual([]);
+    const download = await client.fetch(`/api/v1/jobs/${job.id}/download`);
+    expect(download.status).toBe(410);
+    expect(((await download.json()) as { code: string }).code).toBe('result_expired');
+  });
+});
