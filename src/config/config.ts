@@ -40,7 +40,7 @@ export const settings = {
   QUIRE_PUBLIC_BASE_URL: Type.String({
     default: '',
     description:
-      'Absolute base for links in responses (e.g. https://pdf.example.com); relative links when empty.',
+      'Absolute base for temporary download links (e.g. https://pdf.example.com); relative when empty.',
   }),
   QUIRE_LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),

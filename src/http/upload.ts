@@ -46,7 +46,10 @@ export async function receiveJobUpload(
   const state = new UploadState();
   try {
     for await (const part of request.parts()) {
-      if (part.type === 'field') readField(part, state, catalog);
+      if (part.type === 'field') readField(part.fieldname, fieldText(part), state, catalog);
+      // Clients that send JSON as a Blob (FormData) produce a file part; read it as the text it is.
+      else if (TEXT_PARTS.includes(part.fieldname))
+        readField(part.fieldname, await fileText(part), state, catalog);
       else await storeFile(part, state, jobId, blobs, limits);
     }
     return finish(state, catalog);
@@ -56,9 +59,12 @@ export async function receiveJobUpload(
   }
 }
 
-function readField(part: MultipartValue, state: UploadState, catalog: ToolCatalog): void {
-  const name = part.fieldname;
-  if (!['tool', 'options', 'metadata'].includes(name)) {
+const TEXT_PARTS = ['tool', 'options', 'metadata'];
+/** The multipart plugin's own cap on a text field, applied too when a text part comes as a file. */
+const TEXT_PART_MAX_BYTES = 64 * 1024;
+
+function readField(name: string, value: string, state: UploadState, catalog: ToolCatalog): void {
+  if (!TEXT_PARTS.includes(name)) {
     throw new QuireError(
       'invalid_request',
       `Unknown form field "${name}"; expected tool, options, metadata and file parts.`,
@@ -73,7 +79,6 @@ function readField(part: MultipartValue, state: UploadState, catalog: ToolCatalo
     });
   }
   state.seen.add(name);
-  const value = String(part.value);
   if (name === 'tool') {
     const entry = catalog.get(value);
     if (!entry)
@@ -95,6 +100,30 @@ function readField(part: MultipartValue, state: UploadState, catalog: ToolCatalo
   if (state.entry && state.seen.has('options') && state.options === undefined) {
     state.options = checkOptions(state, catalog);
   }
+}
+
+/** A part sent as application/json arrives already parsed by the multipart plugin. */
+function fieldText(part: MultipartValue): string {
+  return typeof part.value === 'string' ? part.value : JSON.stringify(part.value);
+}
+
+async function fileText(part: MultipartFile): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of part.file as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > TEXT_PART_MAX_BYTES) {
+      throw new QuireError(
+        'invalid_request',
+        `The "${part.fieldname}" part is larger than ${TEXT_PART_MAX_BYTES} bytes.`,
+        {
+          errors: [{ field: part.fieldname, detail: 'is too large' }],
+        },
+      );
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 async function storeFile(
@@ -146,7 +175,19 @@ function finish(state: UploadState, catalog: ToolCatalog): ReceivedJob {
       extras: { min_files: min },
     });
   }
-  // Files sent before the tool field were stored without knowing what the tool accepts.
+  // Files sent before the tool field were stored without knowing the tool's count and types.
+  const declaredMax = entry.tool.inputs.maxFiles;
+  if (typeof declaredMax === 'number' && state.inputs.length > declaredMax) {
+    throw new QuireError('too_many_files', `At most ${declaredMax} file(s) per job for this tool.`, {
+      extras: { max_files: declaredMax },
+    });
+  }
+  const crossErrors = entry.tool.checkRequest?.(options, state.inputs.length) ?? [];
+  if (crossErrors.length > 0) {
+    throw new QuireError('invalid_options', `The options are not valid for "${entry.tool.name}".`, {
+      errors: crossErrors,
+    });
+  }
   for (const input of state.inputs) {
     if (!entry.tool.inputs.accepts.includes(input.contentType as never)) throw unsupported(entry);
   }

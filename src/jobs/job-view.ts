@@ -1,19 +1,10 @@
 // The public job object (contract §2): snake_case, RFC 3339 times, secrets redacted, links.
+import { scrubSecretOptions } from '../store/redact.js';
 import type { JobRecord } from '../store/types.js';
 
-export const REDACTED = '[redacted]';
-
-const iso = (ms: number | null) =>
+/** RFC 3339 UTC without milliseconds, as the contract writes timestamps. */
+export const rfc3339 = (ms: number | null) =>
   ms === null ? undefined : new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
-
-export function redactOptions(
-  options: Record<string, unknown>,
-  secretOptions: readonly string[],
-): Record<string, unknown> {
-  const copy: Record<string, unknown> = { ...options };
-  for (const name of secretOptions) if (name in copy) copy[name] = REDACTED;
-  return copy;
-}
 
 export function jobView(job: JobRecord): Record<string, unknown> {
   const self = `/api/v1/jobs/${job.id}`;
@@ -21,7 +12,7 @@ export function jobView(job: JobRecord): Record<string, unknown> {
     id: job.id,
     object: 'job',
     tool: job.tool,
-    options: redactOptions(job.options, job.secretOptions),
+    options: scrubSecretOptions(job.options, job.secretOptions),
     status: job.status,
     progress: job.status === 'succeeded' ? 100 : Math.min(job.progress, 99),
     // How many times a worker has started the job; above 1 after a worker was lost (docs/api.md).
@@ -30,10 +21,10 @@ export function jobView(job: JobRecord): Record<string, unknown> {
       files: job.inputs.map((f) => ({ name: f.name, size: f.size, content_type: f.contentType })),
     },
     metadata: job.metadata,
-    created_at: iso(job.createdAt),
-    started_at: iso(job.startedAt),
-    completed_at: iso(job.completedAt),
-    expires_at: iso(job.expiresAt),
+    created_at: rfc3339(job.createdAt),
+    started_at: rfc3339(job.startedAt),
+    completed_at: rfc3339(job.completedAt),
+    expires_at: rfc3339(job.expiresAt),
     links: { self, download: `${self}/download` },
   };
   if (job.status === 'failed' && job.error) view.error = { ...job.error };
@@ -42,7 +33,7 @@ export function jobView(job: JobRecord): Record<string, unknown> {
       name: job.result.name,
       size: job.result.size,
       content_type: job.result.contentType,
-      expires_at: iso(job.expiresAt),
+      expires_at: rfc3339(job.expiresAt),
       ...job.result.facts,
     };
   }

@@ -7,7 +7,7 @@ import { LeaseKeeper } from './lease-keeper.js';
 import { type RunJobDeps, runJob } from './run-job.js';
 
 export interface Workers {
-  /** Stops claiming, aborts running engines (their leases lapse and the jobs are retried) and waits. */
+  /** Stops claiming, aborts running engines, gives their jobs back to the queue and waits. */
   stop(): Promise<void>;
   readonly id: string;
 }
@@ -62,6 +62,9 @@ export function startWorkers(deps: RunJobDeps): Workers {
         );
       } finally {
         keeper.release(claim.job.id);
+        // Stopping in order: hand the job straight back instead of letting its lease lapse,
+        // which would delay it and count a stall towards worker_lost.
+        if (stopped) await deps.jobs.release(claim.job.id, claim.leaseToken).catch(() => false);
       }
     }
   };

@@ -139,6 +139,11 @@ export interface JobStore {
   claimNext(workerId: string, leaseMs: number, now?: number): Promise<ClaimedJob | undefined>;
   /** Extends the lease only while `token` still holds it; false means the lease is lost. */
   renewLease(id: string, token: string, leaseMs: number, now?: number): Promise<boolean>;
+  /**
+   * Gives a claimed job back to the queue (a worker shutting down in order): processing → queued,
+   * lease cleared, no stall counted. False if the lease was already lost.
+   */
+  release(id: string, token: string): Promise<boolean>;
   /** Of the given (id, token) pairs, which leases are still held (one query per poll, for cancel). */
   heldLeases(leases: ReadonlyArray<{ id: string; token: string }>): Promise<Set<string>>;
   /** Raises progress (never lowers, never to 100) while the lease is held. */

@@ -118,6 +118,12 @@ export const mergeTool = defineTool({
   description: 'Combines several PDFs into one, in upload order, optionally taking selected pages of each.',
   inputs: { minFiles: 2, maxFiles: 'plan', accepts: ['application/pdf'] },
   options,
+  checkRequest(opts, fileCount) {
+    const given = opts.pages_per_file?.length ?? 0;
+    return given > fileCount
+      ? [{ pointer: '/options/pages_per_file', detail: `has ${given} entries for ${fileCount} files` }]
+      : [];
+  },
   output: { contentType: 'application/pdf' },
   engines: ['qpdf'],
   steps: { inspect: 15, merge: 75, bookmarks: 10 },

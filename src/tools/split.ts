@@ -31,7 +31,23 @@ const options = Type.Object(
       Type.Integer({ minimum: 1, description: 'With mode `every`: pages per part.', examples: [10] }),
     ),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    // Each mode's own option is required with it and refused without it, so a mismatch is a
+    // 400 at upload time rather than a failed job.
+    allOf: [
+      {
+        if: { required: ['mode'], properties: { mode: { const: 'ranges' } } },
+        then: { required: ['ranges'] },
+        else: { not: { required: ['ranges'] } },
+      },
+      {
+        if: { required: ['mode'], properties: { mode: { const: 'every' } } },
+        then: { required: ['pages'] },
+        else: { not: { required: ['pages'] } },
+      },
+    ],
+  },
 );
 
 type Options = Static<typeof options>;
@@ -111,7 +127,7 @@ export const splitTool = defineTool({
 
     ctx.progress.step('package');
     const stem = fileStem(input.name);
-    const facts = { parts: parts.map((p, i) => ({ name: partName(stem, i, parts.length), pages: p.pages })) };
+    const facts = { files: parts.map((p, i) => ({ name: partName(stem, i, parts.length), pages: p.pages })) };
     if (parts.length === 1) {
       return { path: parts[0]!.file, name: `${stem}-1.pdf`, contentType: 'application/pdf', facts };
     }

@@ -1,6 +1,7 @@
 // The declarative shape every tool file exports; the catalogue, validation and OpenAPI derive from it.
 import type { Static, TObject } from '@sinclair/typebox';
 import type { EngineName, Engines } from '../engines/types.js';
+import type { FieldError } from '../errors/quire-error.js';
 import type { ProgressReporter } from '../jobs/progress.js';
 
 export type InputType =
@@ -65,6 +66,11 @@ export interface ToolDefinition<S extends TObject = TObject> {
   engines: readonly EngineName[];
   /** Named steps and their share of the progress bar; they must sum to 100. */
   steps?: Readonly<Record<string, number>>;
+  /**
+   * Checks that need more than the options schema (e.g. at most one page selection per input
+   * file); run once the upload is complete, before the job exists. Pointers are under `/options`.
+   */
+  checkRequest?(options: Static<S>, fileCount: number): FieldError[];
   run(ctx: ToolContext<Static<S>>): Promise<ToolOutput>;
 }
 

@@ -81,6 +81,23 @@ export function describeLeaseConformance(open: OpenDatabase, options: StoreConfo
       expect(await db().jobs.sweepExpiredLeases(3, T0 + 40_000)).toEqual({ requeued: [], failed: [] });
     });
 
+    test('release returns a claimed job to the queue without counting a stall', async () => {
+      const job = await db().jobs.create(newJob());
+      const claim = (await db().jobs.claimNext('w1', LEASE_MS, T0))!;
+      expect(await db().jobs.release(job.id, 'not-the-token')).toBe(false);
+      expect(await db().jobs.release(job.id, claim.leaseToken)).toBe(true);
+      expect(await db().jobs.release(job.id, claim.leaseToken)).toBe(false);
+      expect(await db().jobs.get(job.accountId, job.id)).toMatchObject({
+        status: 'queued',
+        stalls: 0,
+        attempts: 0,
+      });
+      expect(await db().jobs.heldLeases([{ id: job.id, token: claim.leaseToken }])).toEqual(new Set());
+      const again = (await db().jobs.claimNext('w2', LEASE_MS, T0 + 1))!;
+      expect(again.job.id).toBe(job.id);
+      expect(again.job.attempts).toBe(1);
+    });
+
     test('heldLeases answers for many jobs at once and drops lost ones', async () => {
       const jobs = [];
       for (let i = 0; i < 3; i++) jobs.push(await db().jobs.create(newJob()));

@@ -1,7 +1,7 @@
 // The temporary link (contract §2): redirect, JSON form, headers, Range/HEAD, expiry, tampering, and
 // that the token never reaches a log line.
 import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -43,10 +43,26 @@ describe('temporary download link', () => {
     expect(response.headers.get('accept-ranges')).toBe('bytes');
     expect(response.headers.get('x-content-type-options')).toBe('nosniff');
     expect(response.headers.get('etag')).toMatch(/^"/);
-    expect(response.headers.get('content-disposition')).toMatch(/^attachment; filename="[^"]+\.pdf"$/);
+    expect(response.headers.get('content-disposition')).toMatch(
+      /^attachment; filename="pypdf-samples__pdflatex-4-pages-rotated\.pdf"; filename\*=UTF-8''pypdf-samples__pdflatex-4-pages-rotated\.pdf$/,
+    );
     const file = path.join(os.tmpdir(), `quire-dl-${process.pid}.pdf`);
     writeFileSync(file, body);
     expect(execFileSync('qpdf', ['--show-npages', file]).toString().trim()).toBe('4');
+  });
+
+  it('names a non-ASCII result with an ASCII fallback and an RFC 8187 filename*', async () => {
+    const job = await client.run({
+      tool: 'rotate',
+      options: { angle: 90 },
+      files: [
+        { name: 'Prüfbericht 2026.pdf', data: readFileSync(corpusFile('pdf20ex__Simple_PDF_2.0_file.pdf')) },
+      ],
+    });
+    const { response } = await client.download(job.id);
+    expect(response.headers.get('content-disposition')).toBe(
+      `attachment; filename="Pr_fbericht 2026-rotated.pdf"; filename*=UTF-8''Pr%C3%BCfbericht%202026-rotated.pdf`,
+    );
   });
 
   it('offers the link as JSON with its expiry', async () => {

@@ -1,5 +1,6 @@
 // Contract §2 and §7 over real HTTP: job lifecycle, listing, validation before upload, limits, errors.
 
+import { readFileSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
@@ -148,6 +149,13 @@ describe('refusing bad requests before storing anything', () => {
     [{ tool: 'rotate', options: { angle: 90 }, files: [small, small] }, 400, 'too_many_files'],
     [{ tool: 'merge', files: [small] }, 400, 'missing_file'],
     [{ tool: 'protect', options: { encryption: 'aes-256' }, files: [small] }, 400, 'invalid_options'],
+    [{ tool: 'split', options: { mode: 'every' }, files: [small] }, 400, 'invalid_options'],
+    [{ tool: 'split', options: { pages: 3 }, files: [small] }, 400, 'invalid_options'],
+    [
+      { tool: 'merge', options: { pages_per_file: ['1', '1', '1'] }, files: [small, small] },
+      400,
+      'invalid_options',
+    ],
     [{ tool: 'split', options: { mode: 'ranges', ranges: ['1-x'] }, files: [small] }, 400, 'invalid_options'],
     [
       {
@@ -174,6 +182,30 @@ describe('refusing bad requests before storing anything', () => {
     const body = await problem(await idleClient.createJob(input as never), status, code);
     if (code === 'invalid_options') expect(body.errors?.[0]?.pointer).toMatch(/^\/options/);
     expect(await storedFiles(idle)).toEqual(before);
+  });
+
+  it('checks the file count when the files come before the tool part', async () => {
+    const before = await storedFiles(idle);
+    const form = new FormData();
+    const pdf = new Blob([readFileSync(small)]);
+    form.append('file', pdf, 'a.pdf');
+    form.append('file', pdf, 'b.pdf');
+    form.append('tool', 'rotate');
+    form.append('options', JSON.stringify({ angle: 90 }));
+    const response = await idleClient.fetch('/api/v1/jobs', { method: 'POST', body: form });
+    await problem(response, 400, 'too_many_files');
+    expect(await storedFiles(idle)).toEqual(before);
+  });
+
+  it('accepts options and metadata parts sent as application/json', async () => {
+    const form = new FormData();
+    form.append('tool', 'rotate');
+    form.append('options', new Blob([JSON.stringify({ angle: 270 })], { type: 'application/json' }));
+    form.append('metadata', new Blob([JSON.stringify({ ref: 'x-1' })], { type: 'application/json' }));
+    form.append('file', new Blob([readFileSync(small)]), 'a.pdf');
+    const response = await idleClient.fetch('/api/v1/jobs', { method: 'POST', body: form });
+    expect(response.status, await response.clone().text()).toBe(201);
+    expect(await response.json()).toMatchObject({ options: { angle: 270 }, metadata: { ref: 'x-1' } });
   });
 
   it('refuses a request without the tool part', async () => {

@@ -131,6 +131,24 @@ export class SqliteJobStore implements JobStore {
     return result.numUpdatedRows > 0n;
   }
 
+  async release(id: string, token: string): Promise<boolean> {
+    const result = await this.db
+      .updateTable('jobs')
+      // Back to the queue as if never claimed this time: no stall is counted for an orderly stop.
+      .set((eb) => ({
+        status: 'queued',
+        lease_token: null,
+        lease_expires_at: null,
+        worker_id: null,
+        attempts: eb('attempts', '-', 1),
+      }))
+      .where('id', '=', id)
+      .where('lease_token', '=', token)
+      .where('status', '=', 'processing')
+      .executeTakeFirst();
+    return result.numUpdatedRows > 0n;
+  }
+
   async heldLeases(leases: ReadonlyArray<{ id: string; token: string }>): Promise<Set<string>> {
     if (leases.length === 0) return new Set();
     const rows = await this.db

@@ -1,0 +1,188 @@
+// Engine-bound jobs vs the raw engine: (a) a 10-file merge and (b) a medium compress through the
+// whole HTTP flow, each against the engine command(s) the tool is built on, run directly.
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { BenchClient, type FlowTiming, metricSum, scrapeMetrics } from './support/client.js';
+import { RssSampler, readMemory } from './support/memory.js';
+import { corpusFile, repoRoot } from './support/paths.js';
+import { peakRssOf, runRawOk } from './support/raw.js';
+import { startServer } from './support/server.js';
+import { fmt, MiB, median } from './support/stats.js';
+import { withTempDir } from './support/work-dir.js';
+import type { BenchResult } from './types.js';
+
+const RUNS = 5;
+const QPDF_OK = [0, 3];
+
+/** Ten real, unencrypted corpus PDFs of 200 KB–2.6 MB (MANIFEST.tsv: expected=opens). */
+const MERGE_INPUTS = [
+  'pypdf__Seige_of_Vicksburg_Sample_OCR.pdf',
+  'pdfplumber__issue-67-example.pdf',
+  'pdfcpu__UserFont_Hebrew.pdf',
+  'pdfbox__cweb.pdf',
+  'ocrmypdf__poster.pdf',
+  'pdfjs__issue16553.pdf',
+  'pdfjs__tracemonkey.pdf',
+  'pdfcpu__HL1396.pdf',
+  'pypdf-samples__GeoTopo-komprimiert.pdf',
+  'pdfjs__freeculture.pdf',
+].map(corpusFile);
+
+const COMPRESS_INPUT = corpusFile('pdfjs__tracemonkey.pdf');
+
+/** The lossless pass of src/engines/qpdf.ts `optimize`. */
+const QPDF_OPTIMIZE = [
+  '--object-streams=generate',
+  '--compress-streams=y',
+  '--recompress-flate',
+  '--compression-level=9',
+];
+
+type PdfwriteArgs = (
+  input: string,
+  output: string,
+  options: { level: string; grayscale: boolean },
+) => string[];
+
+/** The exact gs argv the compress tool builds, taken from the built service rather than copied. */
+async function loadPdfwriteArgs(): Promise<PdfwriteArgs> {
+  const url = pathToFileURL(path.join(repoRoot, 'dist/engines/ghostscript.js')).href;
+  return ((await import(url)) as { pdfwriteArgs: PdfwriteArgs }).pdfwriteArgs;
+}
+
+interface Case {
+  label: string;
+  tool: string;
+  options: Record<string, unknown>;
+  files: string[];
+  /** The raw command(s) for one run, in order, with `dir` as scratch space. */
+  raw: (dir: string) => string[][];
+  rawText: string;
+}
+
+interface CaseResult {
+  label: string;
+  flowMs: number[];
+  rawMs: number[];
+  flows: FlowTiming[];
+  rawPeakBytes: number | undefined;
+}
+
+async function timeRaw(argvs: string[][], dir: string): Promise<number> {
+  let ms = 0;
+  for (const argv of argvs) ms += (await runRawOk(argv, dir, QPDF_OK)).ms;
+  return ms;
+}
+
+async function runCase(client: BenchClient, c: Case): Promise<CaseResult> {
+  await client.flow(c.tool, c.options, c.files); // warm-up: page cache, first-job paths
+  const flows: FlowTiming[] = [];
+  for (let i = 0; i < RUNS; i++) flows.push(await client.flow(c.tool, c.options, c.files));
+  return withTempDir('raw', async (dir) => {
+    await timeRaw(c.raw(dir), dir);
+    const rawMs: number[] = [];
+    for (let i = 0; i < RUNS; i++) rawMs.push(await timeRaw(c.raw(dir), dir));
+    let rawPeakBytes: number | undefined;
+    for (const argv of c.raw(dir)) {
+      const peak = await peakRssOf(argv, dir);
+      if (peak !== undefined) rawPeakBytes = Math.max(rawPeakBytes ?? 0, peak);
+    }
+    return { label: c.label, flowMs: flows.map((f) => f.totalMs), rawMs, flows, rawPeakBytes };
+  });
+}
+
+export async function engineRatio(): Promise<BenchResult> {
+  const pdfwriteArgs = await loadPdfwriteArgs();
+  const mergeRaw = (dir: string) => [
+    [
+      'qpdf',
+      '--empty',
+      '--remove-unreferenced-resources=no',
+      '--pages',
+      ...MERGE_INPUTS,
+      '--',
+      path.join(dir, 'merged.pdf'),
+    ],
+  ];
+  const compressRaw = (dir: string) => [
+    [
+      'gs',
+      ...pdfwriteArgs(COMPRESS_INPUT, path.join(dir, 'lossy.pdf'), { level: 'medium', grayscale: false }),
+    ],
+    ['qpdf', path.join(dir, 'lossy.pdf'), ...QPDF_OPTIMIZE, path.join(dir, 'out.pdf')],
+  ];
+  const cases: Case[] = [
+    {
+      label: 'merge 10 PDFs (bookmarks: keep, the default)',
+      tool: 'merge',
+      options: {},
+      files: MERGE_INPUTS,
+      raw: mergeRaw,
+      rawText: 'qpdf --empty --remove-unreferenced-resources=no --pages f1 … f10 -- out.pdf',
+    },
+    {
+      label: 'merge 10 PDFs (bookmarks: none)',
+      tool: 'merge',
+      options: { bookmarks: 'none' },
+      files: MERGE_INPUTS,
+      raw: mergeRaw,
+      rawText: 'same qpdf command',
+    },
+    {
+      label: `compress medium (${path.basename(COMPRESS_INPUT)})`,
+      tool: 'compress',
+      options: { level: 'medium' },
+      files: [COMPRESS_INPUT],
+      raw: compressRaw,
+      rawText: 'gs <pdfwriteArgs medium> then qpdf <optimize> on its output',
+    },
+  ];
+
+  const server = await startServer('serve', { QUIRE_LOG_LEVEL: 'warn' });
+  try {
+    const client = new BenchClient(server.baseUrl, server.key);
+    const rssBefore = readMemory(server.pid)!.rssBytes;
+    const sampler = new RssSampler(server.pid, 50).start();
+    const before = await scrapeMetrics(server.baseUrl);
+    const results: CaseResult[] = [];
+    for (const c of cases) results.push(await runCase(client, c));
+    sampler.stop();
+    const after = await scrapeMetrics(server.baseUrl);
+    const hwm = readMemory(server.pid)!.hwmBytes;
+    const engineRuns = (engine: string) =>
+      metricSum(after, 'quire_engine_run_seconds_count', { engine }) -
+      metricSum(before, 'quire_engine_run_seconds_count', { engine });
+
+    const lines = ['engine-ratio: engine-bound jobs over HTTP vs the raw engine command (medians)'];
+    const summary: [string, string][] = [];
+    results.forEach((r, i) => {
+      const c = cases[i]!;
+      const flow = median(r.flowMs);
+      const raw = median(r.rawMs);
+      const facts = r.flows[0]?.job.result ?? {};
+      const phases = (pick: (f: FlowTiming) => number) => fmt(median(r.flows.map(pick)));
+      lines.push(
+        `  ${r.label}: flow ${fmt(flow)} ms vs raw ${fmt(raw)} ms → ${fmt(flow / raw, 2)}x ` +
+          `(+${fmt(flow - raw)} ms); runs flow [${r.flowMs.map((v) => fmt(v, 0)).join(', ')}] ` +
+          `raw [${r.rawMs.map((v) => fmt(v, 0)).join(', ')}]`,
+        `    phases p50: create ${phases((f) => f.createMs)} ms, wait ${phases((f) => f.waitMs)} ms, ` +
+          `link ${phases((f) => f.linkMs)} ms, body ${phases((f) => f.bodyMs)} ms; output ${r.flows[0]?.bytes} B; ` +
+          `facts ${JSON.stringify(Object.fromEntries(Object.entries(facts).filter(([k]) => !['name', 'content_type', 'expires_at'].includes(k))))}`,
+        `    raw: ${c.rawText}; raw engine peak RSS ${r.rawPeakBytes === undefined ? 'n/a' : `${fmt(r.rawPeakBytes / MiB)} MiB`}`,
+      );
+      summary.push([r.label, `${fmt(flow)} vs ${fmt(raw)} ms = ${fmt(flow / raw, 2)}x`]);
+    });
+    const peak = Math.max(sampler.peakRssBytes, hwm);
+    lines.push(
+      `  engine runs in the server during the cases: qpdf ${engineRuns('qpdf')}, ghostscript ${engineRuns('ghostscript')}`,
+      `  server RSS before ${fmt(rssBefore / MiB)} MiB, peak ${fmt(peak / MiB)} MiB (sampled max ${fmt(sampler.peakRssBytes / MiB)}, VmHWM ${fmt(hwm / MiB)})`,
+    );
+    summary.push(['server peak RSS', `${fmt(peak / MiB)} MiB`]);
+    return { name: 'engine-ratio', lines, summary, ok: undefined };
+  } catch (error) {
+    process.stderr.write(`server output (tail):\n${server.output().slice(-4000)}\n`);
+    throw error;
+  } finally {
+    await server.stop();
+  }
+}
