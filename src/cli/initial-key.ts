@@ -9,16 +9,20 @@ import type { Runtime } from './runtime.js';
 
 export async function ensureInitialKey(runtime: Runtime): Promise<string | undefined> {
   if ((await runtime.db.accounts.listAccounts()).length > 0) return undefined;
-  const account = await runtime.db.accounts.createAccount({
+  const account = await createDefaultAccount(runtime);
+  const { key } = await createKey(runtime, account.id, 'initial key', [...allScopes]);
+  const file = path.join(runtime.config.dataDir, 'initial-api-key');
+  await writeFile(file, `${key}\n`, { mode: 0o600 });
+  return key;
+}
+
+export function createDefaultAccount(runtime: Runtime) {
+  return runtime.db.accounts.createAccount({
     id: `acct_${ulid()}`,
     name: 'default',
     plan: 'business',
     createdAt: Date.now(),
   });
-  const { key } = await createKey(runtime, account.id, 'initial key', [...allScopes]);
-  const file = path.join(runtime.config.dataDir, 'initial-api-key');
-  await writeFile(file, `${key}\n`, { mode: 0o600 });
-  return key;
 }
 
 export async function createKey(

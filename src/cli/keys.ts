@@ -1,8 +1,8 @@
 // `quire keys create|list|revoke`: operator key management straight on the database.
 import type { Config } from '../config/config.js';
 import { allScopes, type Scope } from '../store/types.js';
-import { createKey } from './initial-key.js';
-import { openRuntime } from './runtime.js';
+import { createDefaultAccount, createKey } from './initial-key.js';
+import { openRuntime, type Runtime } from './runtime.js';
 
 export async function runKeys(
   config: Config,
@@ -17,7 +17,7 @@ export async function runKeys(
     const [sub, arg] = positionals;
     const accounts = runtime.db.accounts;
     if (sub === 'create') {
-      const accountId = flags.account ?? (await soleAccount(runtime.db.accounts.listAccounts()));
+      const accountId = flags.account ?? (await soleAccount(runtime));
       if (!(await accounts.getAccount(accountId))) throw new Error(`no account ${accountId}`);
       const scopes = (flags.scopes?.split(',').map((s) => s.trim()) ?? [...allScopes]) as Scope[];
       const bad = scopes.filter((s) => !allScopes.includes(s));
@@ -64,8 +64,14 @@ export async function runKeys(
   }
 }
 
-async function soleAccount(list: Promise<{ id: string }[]>): Promise<string> {
-  const accounts = await list;
+/** The only account, created (as on `serve`'s first start) when there is none yet. */
+async function soleAccount(runtime: Runtime): Promise<string> {
+  const accounts = await runtime.db.accounts.listAccounts();
+  if (accounts.length === 0) {
+    const account = await createDefaultAccount(runtime);
+    process.stderr.write(`created account ${account.id}\n`);
+    return account.id;
+  }
   if (accounts.length !== 1) throw new Error(`there are ${accounts.length} accounts; pass --account`);
   return accounts[0]!.id;
 }

@@ -145,7 +145,9 @@ export const mergeTool = defineTool({
     );
 
     ctx.progress.step('bookmarks');
-    const output = mode === 'none' ? merged : await addOutlines(ctx, merged, files, mode);
+    // Rebuilding the outline reads and rewrites the whole merged file; skip it when there is none.
+    const nothingToKeep = mode === 'keep' && files.every((f) => f.outlines.length === 0);
+    const output = mode === 'none' || nothingToKeep ? merged : await addOutlines(ctx, merged, files, mode);
     return {
       path: output,
       name: `${fileStem(ctx.inputs[0]!.name)}-merged.pdf`,

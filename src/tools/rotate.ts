@@ -3,11 +3,12 @@ import { Type } from '@sinclair/typebox';
 import { checkPageLimit, engineCall, onlyInput, openInput } from './inputs.js';
 import { outputName, workFile } from './output-name.js';
 import { PageSelectionSchema, resolvePageSet, toQpdfRange } from './page-selection.js';
+import { IntegerEnum } from './schema.js';
 import { defineTool } from './types.js';
 
 const options = Type.Object(
   {
-    angle: Type.Union([Type.Literal(90), Type.Literal(180), Type.Literal(270)], {
+    angle: IntegerEnum([90, 180, 270], {
       description: 'Degrees clockwise, added to each page’s current rotation.',
       examples: [90],
     }),

@@ -11,3 +11,11 @@ export function StringEnum<const T extends readonly [string, ...string[]]>(
 ): TUnsafe<T[number]> {
   return Type.Unsafe<T[number]>({ ...options, type: 'string', enum: [...values] });
 }
+
+/** An integer enum as JSON Schema `enum`, for the same reasons as StringEnum. */
+export function IntegerEnum<const T extends readonly [number, ...number[]]>(
+  values: T,
+  options: SchemaOptions = {},
+): TUnsafe<T[number]> {
+  return Type.Unsafe<T[number]>({ ...options, type: 'integer', enum: [...values] });
+}

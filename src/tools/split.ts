@@ -38,11 +38,13 @@ const options = Type.Object(
     allOf: [
       {
         if: { required: ['mode'], properties: { mode: { const: 'ranges' } } },
+        // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then keyword
         then: { required: ['ranges'] },
         else: { not: { required: ['ranges'] } },
       },
       {
         if: { required: ['mode'], properties: { mode: { const: 'every' } } },
+        // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then keyword
         then: { required: ['pages'] },
         else: { not: { required: ['pages'] } },
       },

@@ -79,6 +79,10 @@ describe('split', () => {
     const ranges = await succeed('split', [tracemonkey], { mode: 'ranges', ranges: ['1-3', '4-z'] });
     const parts = [...(await unzip(ranges.body)).values()].map((b) => pageCount(toFile(b)));
     expect(parts).toEqual([3, 11]);
+    expect(ranges.job.result?.files).toEqual([
+      { name: 'pdfjs__tracemonkey-1.pdf', pages: '1-3' },
+      { name: 'pdfjs__tracemonkey-2.pdf', pages: '4-14' },
+    ]);
     const single = await succeed('split', [tracemonkey], { mode: 'ranges', ranges: ['2-3'] });
     expect(single.response.headers.get('content-type')).toBe('application/pdf');
     expect(pageCount(toFile(single.body))).toBe(2);

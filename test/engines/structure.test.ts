@@ -81,7 +81,7 @@ describe('split', () => {
 
   it('splits every N pages with the last part shorter', async () => {
     const { output } = await run(splitTool, [TRACEMONKEY], { mode: 'every', pages: 5 });
-    expect(output.facts).toMatchObject({ parts: [{ pages: '1-5' }, { pages: '6-10' }, { pages: '11-14' }] });
+    expect(output.facts).toMatchObject({ files: [{ pages: '1-5' }, { pages: '6-10' }, { pages: '11-14' }] });
   });
 
   it('returns a single range as a PDF, not a ZIP', async () => {

@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { ToolCatalog } from '../../src/tools/catalog.js';
+import { tools } from '../../src/tools/registry.js';
+
+const catalog = new ToolCatalog(tools, [
+  { name: 'qpdf', available: true },
+  { name: 'ghostscript', available: false, reason: 'gs is not installed' },
+  { name: 'poppler', available: true },
+]);
+
+describe('tool catalogue validation', () => {
+  it('fills documented defaults into the options a job records', () => {
+    expect(catalog.checkOptions('compress', {})).toEqual({
+      ok: true,
+      options: { level: 'medium', grayscale: false },
+    });
+  });
+
+  it.each([
+    ['rotate', { angle: 45 }, [{ pointer: '/options/angle', detail: 'must be one of 90, 180, 270' }]],
+    [
+      'rotate',
+      { angle: 90, colour: 'red' },
+      [{ pointer: '/options/colour', detail: 'is not a known option' }],
+    ],
+    ['rotate', {}, [{ pointer: '/options/angle', detail: 'is required' }]],
+    [
+      'compress',
+      { level: 'extreme' },
+      [{ pointer: '/options/level', detail: 'must be one of "lossless", "low", "medium", "high"' }],
+    ],
+    ['split', { mode: 'every' }, [{ pointer: '/options/pages', detail: 'is required' }]],
+  ])('%s %o → %o', (tool, options, errors) => {
+    const result = catalog.checkOptions(tool, options);
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(result.errors).toEqual(expect.arrayContaining(errors));
+  });
+
+  it('refuses protect without any password and a page selection of bad syntax', () => {
+    expect(catalog.checkOptions('protect', { encryption: 'aes-128' }).ok).toBe(false);
+    expect(catalog.checkOptions('rotate', { angle: 90, pages: '3-x' }).ok).toBe(false);
+    expect(catalog.checkOptions('rotate', { angle: 90, pages: '1-3, 7, r2-z' }).ok).toBe(true);
+  });
+
+  it('marks a tool unavailable when one of its engines is missing, with the reason', () => {
+    expect(catalog.get('compress')).toMatchObject({
+      available: false,
+      reason: expect.stringContaining('ghostscript'),
+    });
+    expect(catalog.get('rotate')).toMatchObject({ available: true });
+  });
+});
