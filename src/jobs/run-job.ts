@@ -8,7 +8,7 @@ import { QuireError } from '../errors/quire-error.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import { withWorkDir } from '../process/work-dir.js';
-import type { ClaimedJob, JobStore } from '../store/types.js';
+import type { ClaimedJob, JobResult, JobStore } from '../store/types.js';
 import type { ToolCatalog } from '../tools/catalog.js';
 import type { InputType, ToolInput } from '../tools/types.js';
 import type { JobEvents } from './events.js';
@@ -40,69 +40,80 @@ export async function runJob(claim: ClaimedJob, signal: AbortSignal, deps: RunJo
   const { job, leaseToken } = claim;
   const log = deps.logger.child({ job: job.id, tool: job.tool, attempt: job.attempts });
   const started = Date.now();
-  const entry = deps.catalog.get(job.tool);
   const progress = new ProgressWriter(deps.jobs, deps.events, job.id, leaseToken);
-  let outcome = 'aborted';
+  /** Called right after the terminal write, so metrics and waiters see the end together. */
+  const ended = (outcome: string) => {
+    const seconds = (Date.now() - started) / 1000;
+    deps.metrics.jobsFinished.inc({ tool: job.tool, outcome });
+    deps.metrics.jobDuration.observe({ tool: job.tool, outcome }, seconds);
+    deps.events.emit({ jobId: job.id, kind: 'terminal' });
+    log.info({ outcome, ms: Math.round(seconds * 1000) }, 'job finished');
+  };
+  let terminal = false;
   try {
-    if (!entry?.available) throw toolMissing(job.tool);
     await withWorkDir(deps.config.tmpDir, async (workDir) => {
-      const inputs = await fetchInputs(claim, workDir, deps.blobs);
-      signal.throwIfAborted();
-      const output = await entry.tool.run({
-        options: job.options,
-        inputs,
-        workDir,
-        signal,
-        progress: createProgressReporter(entry.tool.steps ?? { run: 100 }, (p) => progress.offer(p.percent)),
-        engines: deps.engines,
-        limits: {
-          maxPages: deps.config.limits.maxPages,
-          timeoutMs: deps.config.limits.engineTimeoutMs,
-          memoryBytes: deps.config.limits.engineMemoryBytes,
-        },
-      });
-      signal.throwIfAborted();
-      progress.stop();
-      const blobKey = `jobs/${job.id}/result`;
-      const { size } = await deps.blobs.upload(blobKey, output.path);
-      const result = {
-        name: output.name,
-        size,
-        contentType: output.contentType,
-        blobKey,
-        facts: output.facts ?? {},
-      };
+      const result = await execute(claim, workDir, signal, progress, deps);
       const expiresAt = Date.now() + deps.config.retention.resultMs;
       if (!(await deps.jobs.complete(job.id, leaseToken, result, expiresAt))) {
         // Lost the lease between the engine and the write: the job belongs to someone else now.
-        await deps.blobs.delete(blobKey);
+        await deps.blobs.delete(result.blobKey);
         throw signal.reason ?? new Error('lease lost before completion');
       }
-      outcome = 'succeeded';
+      terminal = true;
+      ended('succeeded');
     });
   } catch (error) {
     progress.stop();
-    if (signal.aborted) {
+    if (terminal) {
+      log.warn({ err: { type: (error as Error).name } }, 'cleanup after the job failed');
+    } else if (signal.aborted) {
       log.info({ why: (signal.reason as Error | undefined)?.message }, 'job stopped without writing');
     } else {
       const jobError = toJobError(error);
-      outcome = jobError.code;
       const kind = failureKind(jobError.code as Parameters<typeof failureKind>[0]);
       if (kind === 'system')
         log.error({ err: { type: (error as Error).name, stack: (error as Error).stack } }, 'job failed');
       else log.info({ code: jobError.code }, 'job failed');
-      if (!(await deps.jobs.fail(job.id, leaseToken, jobError))) outcome = 'aborted';
+      terminal = await deps.jobs.fail(job.id, leaseToken, jobError);
+      if (terminal) ended(jobError.code);
     }
   } finally {
     progress.stop();
   }
-  if (outcome !== 'aborted') {
-    deps.events.emit({ jobId: job.id, kind: 'terminal' });
-    await deleteInputs(claim, deps);
-    log.info({ outcome, ms: Date.now() - started }, 'job finished');
-  }
-  deps.metrics.jobsFinished.inc({ tool: job.tool, outcome });
-  deps.metrics.jobDuration.observe({ tool: job.tool, outcome }, (Date.now() - started) / 1000);
+  if (terminal) await deleteInputs(claim, deps);
+}
+
+/** Inputs in, the tool, the result out to the blob store; returns the result to record. */
+async function execute(
+  claim: ClaimedJob,
+  workDir: string,
+  signal: AbortSignal,
+  progress: ProgressWriter,
+  deps: RunJobDeps,
+): Promise<JobResult> {
+  const { job } = claim;
+  const entry = deps.catalog.get(job.tool);
+  if (!entry?.available) throw toolMissing(job.tool);
+  const inputs = await fetchInputs(claim, workDir, deps.blobs);
+  signal.throwIfAborted();
+  const output = await entry.tool.run({
+    options: job.options,
+    inputs,
+    workDir,
+    signal,
+    progress: createProgressReporter(entry.tool.steps ?? { run: 100 }, (p) => progress.offer(p.percent)),
+    engines: deps.engines,
+    limits: {
+      maxPages: deps.config.limits.maxPages,
+      timeoutMs: deps.config.limits.engineTimeoutMs,
+      memoryBytes: deps.config.limits.engineMemoryBytes,
+    },
+  });
+  signal.throwIfAborted();
+  progress.stop();
+  const blobKey = `jobs/${job.id}/result`;
+  const { size } = await deps.blobs.upload(blobKey, output.path);
+  return { name: output.name, size, contentType: output.contentType, blobKey, facts: output.facts ?? {} };
 }
 
 async function fetchInputs(claim: ClaimedJob, workDir: string, blobs: BlobStore): Promise<ToolInput[]> {

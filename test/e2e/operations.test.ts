@@ -81,6 +81,9 @@ describe('retention', () => {
   it('deletes inputs when the job ends and the result after the retention period', async () => {
     const job = await client.run({ tool: 'rotate', options: { angle: 90 }, files: [small] });
     expect(job.status).toBe('succeeded');
+    // Inputs go right after the terminal write (never before it: a lost lease means a re-run).
+    const inputsGone = Date.now() + 2_000;
+    while ((await filesOf(job.id)).length > 1 && Date.now() < inputsGone) await new Promise((r) => setTimeout(r, 20));
     expect(await filesOf(job.id)).toEqual(['result']);
     const expiresIn = Date.parse(String(job.expires_at)) - Date.parse(String(job.completed_at));
     expect(expiresIn).toBeGreaterThanOrEqual(1000);
