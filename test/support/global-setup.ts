@@ -16,8 +16,14 @@ function newestMtime(dir: string): number {
 export default function setup(): void {
   const cli = path.join(repoRoot, 'dist/cli/main.js');
   if (existsSync(cli) && statSync(cli).mtimeMs >= newestMtime(path.join(repoRoot, 'src'))) return;
-  execFileSync('npx', ['--no-install', 'tsc', '-p', 'tsconfig.build.json'], {
-    cwd: repoRoot,
-    stdio: 'inherit',
-  });
+  try {
+    execFileSync('npx', ['--no-install', 'tsc', '-p', 'tsconfig.build.json'], {
+      cwd: repoRoot,
+      stdio: 'inherit',
+    });
+  } catch {
+    // tsc still emits on type errors, and `npm run check` (part of the test command) fails on them;
+    // tests that import src/ directly keep running, those that spawn dist/ show what broke.
+    process.stderr.write('global-setup: tsc reported errors; dist/ may be stale\n');
+  }
 }
