@@ -83,7 +83,8 @@ describe('retention', () => {
     expect(job.status).toBe('succeeded');
     // Inputs go right after the terminal write (never before it: a lost lease means a re-run).
     const inputsGone = Date.now() + 2_000;
-    while ((await filesOf(job.id)).length > 1 && Date.now() < inputsGone) await new Promise((r) => setTimeout(r, 20));
+    while ((await filesOf(job.id)).length > 1 && Date.now() < inputsGone)
+      await new Promise((r) => setTimeout(r, 20));
     expect(await filesOf(job.id)).toEqual(['result']);
     const expiresIn = Date.parse(String(job.expires_at)) - Date.parse(String(job.completed_at));
     expect(expiresIn).toBeGreaterThanOrEqual(1000);
