@@ -3,6 +3,7 @@
 import { execFileSync } from 'node:child_process';
 import os from 'node:os';
 import { engineRatio } from './engine-ratio.js';
+import { heavyMemory } from './heavy-memory.js';
 import { jobOverhead } from './job-overhead.js';
 import { table } from './support/stats.js';
 import type { BenchResult } from './types.js';
@@ -12,6 +13,7 @@ const BENCHMARKS: Record<string, () => Promise<BenchResult>> = {
   'upload-memory': uploadMemory,
   'job-overhead': jobOverhead,
   'engine-ratio': engineRatio,
+  'heavy-memory': heavyMemory,
 };
 
 /** No benchmark should come close; past this the run is stuck and is abandoned. */

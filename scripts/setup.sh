@@ -15,12 +15,27 @@ fi
 # command -> Debian package. Engines are run as subprocesses; the toolchain builds better-sqlite3
 # from source when no prebuilt binary can be downloaded.
 declare -A wanted=(
-  [qpdf]=qpdf [gs]=ghostscript [pdftotext]=poppler-utils [pdfinfo]=poppler-utils
+  [qpdf]=qpdf [gs]=ghostscript [pdftotext]=poppler-utils [pdfinfo]=poppler-utils [pdftoppm]=poppler-utils [pdfimages]=poppler-utils
   [prlimit]=util-linux [g++]=g++ [make]=make [python3]=python3
+  # Heavy engines (ocr, pdfa, office-to-pdf, html-to-pdf); each is optional at run time.
+  [ocrmypdf]=ocrmypdf [tesseract]=tesseract-ocr [soffice]=libreoffice-writer-nogui
+  [unshare]=util-linux [chromium]=chromium
 )
+# Not commands, so checked by path: OCR languages, the other LibreOffice modules, UNO for Python.
+for path_pkg in /usr/share/tesseract-ocr/5/tessdata/eng.traineddata:tesseract-ocr-eng \
+  /usr/share/tesseract-ocr/5/tessdata/deu.traineddata:tesseract-ocr-deu \
+  /usr/share/tesseract-ocr/5/tessdata/fra.traineddata:tesseract-ocr-fra \
+  /usr/share/tesseract-ocr/5/tessdata/spa.traineddata:tesseract-ocr-spa \
+  /usr/lib/libreoffice/program/libsclo.so:libreoffice-calc-nogui \
+  /usr/lib/libreoffice/program/libsdlo.so:libreoffice-impress-nogui \
+  /usr/lib/python3/dist-packages/uno.py:python3-uno \
+  /usr/share/fonts/truetype/liberation2:fonts-liberation2; do
+  [ -e "${path_pkg%%:*}" ] || wanted["${path_pkg%%:*}"]="${path_pkg##*:}"
+done
 missing=()
 for cmd in "${!wanted[@]}"; do
-  command -v "$cmd" >/dev/null 2>&1 || missing+=("${wanted[$cmd]}")
+  if [[ $cmd == /* ]]; then [ -e "$cmd" ]; else command -v "$cmd" >/dev/null 2>&1; fi ||
+    missing+=("${wanted[$cmd]}")
 done
 if [ "${#missing[@]}" -gt 0 ]; then
   mapfile -t missing < <(printf '%s\n' "${missing[@]}" | sort -u)

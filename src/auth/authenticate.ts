@@ -8,6 +8,8 @@ export interface AuthContext {
   accountId: string;
   keyId: string;
   scopes: ReadonlySet<Scope>;
+  /** The account's plan name, read per request so a plan change applies at once. */
+  plan: string;
 }
 
 const CHALLENGE = { 'WWW-Authenticate': 'Bearer realm="quire"' };
@@ -50,7 +52,13 @@ export async function authenticate(
       headers: CHALLENGE,
     });
   }
-  return { accountId: record.accountId, keyId: record.keyId, scopes: new Set(record.scopes) };
+  const account = await accounts.getAccount(record.accountId);
+  return {
+    accountId: record.accountId,
+    keyId: record.keyId,
+    scopes: new Set(record.scopes),
+    plan: account?.plan ?? '',
+  };
 }
 
 export function requireScope(auth: AuthContext, scope: Scope): void {

@@ -16,6 +16,7 @@ export async function ensureInitialKey(runtime: Runtime): Promise<string | undef
   return key;
 }
 
+/** The operator's own account: the highest built-in plan, so the first key is not the one limited. */
 export function createDefaultAccount(runtime: Runtime) {
   return runtime.db.accounts.createAccount({
     id: `acct_${ulid()}`,
@@ -25,8 +26,9 @@ export function createDefaultAccount(runtime: Runtime) {
   });
 }
 
+/** Creates a key; the returned `key` string is the only time the secret exists outside the client. */
 export async function createKey(
-  runtime: Runtime,
+  runtime: Pick<Runtime, 'db' | 'keys'>,
   accountId: string,
   name: string,
   scopes: Scope[],

@@ -1,7 +1,9 @@
 #!/usr/bin/env node
-// The `quire` command: serve (API + workers, the embedded default), api, worker, migrate, keys.
+// The `quire` command: serve (API + workers, the embedded default), api, worker, migrate, keys,
+// accounts.
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config/config.js';
+import { runAccounts } from './accounts.js';
 import { runKeys } from './keys.js';
 import { runApi, runServe, runWorker } from './serve.js';
 
@@ -14,6 +16,9 @@ const USAGE = `Usage: quire <command>
   keys create [--account ID] [--name N] [--scopes a,b] [--test] [--expires-days N]
   keys list [--account ID]
   keys revoke KEY_ID
+  accounts create [--name N] [--plan P]
+  accounts set-plan ACCOUNT_ID PLAN
+  accounts list
 
 Configuration comes from QUIRE_* environment variables (see README).`;
 
@@ -52,6 +57,14 @@ async function main(argv: string[]): Promise<number> {
         },
       });
       return runKeys(config, positionals, values);
+    }
+    case 'accounts': {
+      const { positionals, values } = parseArgs({
+        args: rest,
+        allowPositionals: true,
+        options: { name: { type: 'string' }, plan: { type: 'string' } },
+      });
+      return runAccounts(config, positionals, values);
     }
     default:
       process.stderr.write(`Unknown command "${command}".\n\n${USAGE}\n`);

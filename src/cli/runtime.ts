@@ -1,11 +1,12 @@
 // The composition root's building blocks: open every dependency from the config, once.
 // `serve`, `api` and `worker` differ only in what they start on top of this.
 import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
 import { loadServerKeys, type ServerKeys } from '../auth/server-secret.js';
 import { openBlobStore } from '../blobs/open.js';
 import type { BlobStore } from '../blobs/types.js';
 import type { Config } from '../config/config.js';
-import { createEngines, probeEngines } from '../engines/index.js';
+import { closeEngines, createEngines, probeEngines } from '../engines/index.js';
 import type { EngineStatus, Engines } from '../engines/types.js';
 import { JobEvents } from '../jobs/events.js';
 import { createLogger, type Logger } from '../observability/logger.js';
@@ -13,6 +14,7 @@ import { createMetrics, type Metrics } from '../observability/metrics.js';
 import { openDatabase } from '../store/open.js';
 import type { Database } from '../store/types.js';
 import { ToolCatalog } from '../tools/catalog.js';
+import { publishOcrLanguages } from '../tools/ocr.js';
 import { tools } from '../tools/registry.js';
 
 export interface Runtime {
@@ -49,10 +51,17 @@ export async function openRuntime(config: Config, logger = createLogger(config.l
         'engine unavailable; its tools are disabled',
       );
   }
+  // The `ocr` schema's languages enum must be the installed list before the catalogue compiles it.
+  publishOcrLanguages(engineStatus.find((e) => e.name === 'tesseract')?.languages ?? []);
   const engines = createEngines({
     timeoutMs: config.limits.engineTimeoutMs,
     memoryBytes: config.limits.engineMemoryBytes,
     observe: (engine, seconds) => metrics.engineDuration.observe({ engine }, seconds),
+    heavy: {
+      ...config.heavyEngines,
+      isolateNetwork: engineStatus.some((e) => e.name === 'netns' && e.available),
+      workRoot: path.join(config.tmpDir, 'pools'),
+    },
   });
   return {
     config,
@@ -65,6 +74,10 @@ export async function openRuntime(config: Config, logger = createLogger(config.l
     engineStatus,
     catalog: new ToolCatalog(tools, engineStatus),
     events: new JobEvents(),
-    close: () => db.close(),
+    close: async () => {
+      // Pooled LibreOffice and Chromium instances would otherwise outlive a closed runtime in tests.
+      await closeEngines(engines);
+      await db.close();
+    },
   };
 }

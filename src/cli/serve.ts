@@ -63,6 +63,8 @@ function startWork(runtime: Runtime): () => Promise<void> {
 function sweeperDeps(runtime: Runtime) {
   return {
     jobs: runtime.db.jobs,
+    idempotency: runtime.db.idempotency,
+    rateLimits: runtime.db.rateLimits,
     blobs: runtime.blobs,
     events: runtime.events,
     logger: runtime.logger,

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { type Static, type TSchema, Type } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
+import { isPlanVariable, loadPlans, type Plan } from './plans.js';
 
 const MiB = 1024 * 1024;
 const GiB = 1024 * MiB;
@@ -70,7 +71,7 @@ export const settings = {
     1,
     1_000_000,
     5_000,
-    'Pages per job above which a job fails with `limit_pages_exceeded`.',
+    'Most pages per job for every plan (a plan’s `max_pages` applies below it); above: `limit_pages_exceeded`.',
   ),
   QUIRE_ENGINE_TIMEOUT_MS: int(
     1_000,
@@ -84,16 +85,80 @@ export const settings = {
     2 * GiB,
     'Address-space cap of one engine process (`engine_memory_exceeded`).',
   ),
-  QUIRE_UPLOAD_MAX_FILE_BYTES: int(1, 1024 * GiB, 512 * MiB, 'Largest single uploaded file.'),
+  QUIRE_OCR_TIMEOUT_MS: int(
+    1_000,
+    86_400_000,
+    1_800_000,
+    'Wall time of one OCR run (ocrmypdf with its Tesseract and Ghostscript children).',
+  ),
+  QUIRE_OFFICE_POOL_SIZE: int(1, 64, 2, 'LibreOffice instances kept running; conversions beyond it queue.'),
+  QUIRE_OFFICE_RECYCLE_AFTER: int(
+    1,
+    100_000,
+    50,
+    'Conversions after which a LibreOffice instance is replaced (bounds leaked memory).',
+  ),
+  QUIRE_OFFICE_TIMEOUT_MS: int(
+    1_000,
+    86_400_000,
+    1_800_000,
+    'Wall time of one office conversion; past it the instance is killed and replaced (`timeout`).',
+  ),
+  QUIRE_BROWSER_POOL_SIZE: int(1, 64, 2, 'Headless Chromium instances kept running for html-to-pdf.'),
+  QUIRE_BROWSER_RECYCLE_AFTER: int(
+    1,
+    100_000,
+    50,
+    'Pages printed after which a Chromium instance is replaced.',
+  ),
+  QUIRE_BROWSER_TIMEOUT_MS: int(
+    1_000,
+    3_600_000,
+    120_000,
+    'Wall time of one html-to-pdf print (load, scripts, PDF); past it the browser is killed (`timeout`).',
+  ),
+  QUIRE_UPLOAD_MAX_FILE_BYTES: int(
+    1,
+    1024 * GiB,
+    512 * MiB,
+    'Largest single uploaded file, for every plan (a plan’s `max_file_bytes` applies below it).',
+  ),
   QUIRE_UPLOAD_MAX_TOTAL_BYTES: int(1, 1024 * GiB, 2 * GiB, 'Largest whole upload request (all files).'),
-  QUIRE_UPLOAD_MAX_FILES: int(1, 1_000, 50, 'Most files in one job.'),
+  QUIRE_UPLOAD_MAX_FILES: int(
+    1,
+    1_000,
+    50,
+    'Most files in one job, for every plan (a plan’s `files_per_job` applies below it).',
+  ),
   QUIRE_RESULT_RETENTION_MS: int(
     1_000,
     365 * 86_400_000,
     86_400_000,
-    'How long results are kept after a job succeeds.',
+    'Longest time results are kept after a job succeeds; a plan’s `result_retention_ms` applies below it.',
   ),
   QUIRE_DOWNLOAD_LINK_TTL_MS: int(10_000, 7 * 86_400_000, 900_000, 'Lifetime of a temporary download link.'),
+  QUIRE_PLANS_FILE: Type.String({
+    default: '',
+    description:
+      'JSON file of plans (name → limits) merged over the built-in free/pro/business; `QUIRE_PLAN_<PLAN>_<FIELD>` variables override single values (docs/operations.md).',
+  }),
+  QUIRE_DEFAULT_PLAN: Type.String({
+    default: 'free',
+    minLength: 1,
+    description: 'Plan of accounts created without one (`quire accounts create`, `POST /api/v1/accounts`).',
+  }),
+  QUIRE_AUTH_FAILURES_PER_MIN: int(
+    1,
+    100_000,
+    30,
+    'Failed authentications allowed per client IP per minute; then 429 before any key is checked.',
+  ),
+  QUIRE_IDEMPOTENCY_RETENTION_MS: int(
+    60_000,
+    30 * 86_400_000,
+    86_400_000,
+    'How long an `Idempotency-Key` and its stored response are kept (contract: 24 h).',
+  ),
 } satisfies Record<string, TSchema>;
 
 type Settings = { [K in keyof typeof settings]: Static<(typeof settings)[K]> };
@@ -121,8 +186,18 @@ export interface Config {
     uploadMaxTotalBytes: number;
     uploadMaxFiles: number;
   };
-  retention: { resultMs: number; downloadLinkTtlMs: number };
+  retention: { resultMs: number; downloadLinkTtlMs: number; idempotencyMs: number };
+  /** Plan name → limits; an account's limits are its plan's, capped by the server-wide `limits`. */
+  plans: Record<string, Plan>;
+  defaultPlan: string;
+  authFailuresPerMinute: number;
   tmpDir: string;
+  /** The heavy engines' own limits and pools (OCR, LibreOffice, Chromium). */
+  heavyEngines: {
+    ocrTimeoutMs: number;
+    office: { size: number; recycleAfter: number; timeoutMs: number };
+    browser: { size: number; recycleAfter: number; timeoutMs: number };
+  };
 }
 
 export class ConfigError extends Error {
@@ -143,7 +218,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const s = raw as Settings;
   const unknown = Object.keys(env).filter(
-    (k) => k.startsWith('QUIRE_') && !(k in settings) && !KNOWN_EXTRA.has(k),
+    (k) => k.startsWith('QUIRE_') && !(k in settings) && !KNOWN_EXTRA.has(k) && !isPlanVariable(k),
   );
   if (unknown.length > 0)
     throw new ConfigError(`Unknown setting ${unknown.join(', ')} (see README "Configuration")`);
@@ -166,6 +241,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   if (s.QUIRE_UPLOAD_MAX_FILE_BYTES > s.QUIRE_UPLOAD_MAX_TOTAL_BYTES) {
     throw new ConfigError('QUIRE_UPLOAD_MAX_FILE_BYTES must not exceed QUIRE_UPLOAD_MAX_TOTAL_BYTES');
+  }
+  let plans: Record<string, Plan>;
+  try {
+    plans = loadPlans(s.QUIRE_PLANS_FILE, env);
+  } catch (error) {
+    throw new ConfigError((error as Error).message);
+  }
+  if (!plans[s.QUIRE_DEFAULT_PLAN]) {
+    throw new ConfigError(`QUIRE_DEFAULT_PLAN="${s.QUIRE_DEFAULT_PLAN}" is not a configured plan`);
   }
 
   return {
@@ -194,8 +278,28 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       uploadMaxTotalBytes: s.QUIRE_UPLOAD_MAX_TOTAL_BYTES,
       uploadMaxFiles: s.QUIRE_UPLOAD_MAX_FILES,
     },
-    retention: { resultMs: s.QUIRE_RESULT_RETENTION_MS, downloadLinkTtlMs: s.QUIRE_DOWNLOAD_LINK_TTL_MS },
+    retention: {
+      resultMs: s.QUIRE_RESULT_RETENTION_MS,
+      downloadLinkTtlMs: s.QUIRE_DOWNLOAD_LINK_TTL_MS,
+      idempotencyMs: s.QUIRE_IDEMPOTENCY_RETENTION_MS,
+    },
+    plans,
+    defaultPlan: s.QUIRE_DEFAULT_PLAN,
+    authFailuresPerMinute: s.QUIRE_AUTH_FAILURES_PER_MIN,
     tmpDir: path.join(dataDir, 'tmp'),
+    heavyEngines: {
+      ocrTimeoutMs: s.QUIRE_OCR_TIMEOUT_MS,
+      office: {
+        size: s.QUIRE_OFFICE_POOL_SIZE,
+        recycleAfter: s.QUIRE_OFFICE_RECYCLE_AFTER,
+        timeoutMs: s.QUIRE_OFFICE_TIMEOUT_MS,
+      },
+      browser: {
+        size: s.QUIRE_BROWSER_POOL_SIZE,
+        recycleAfter: s.QUIRE_BROWSER_RECYCLE_AFTER,
+        timeoutMs: s.QUIRE_BROWSER_TIMEOUT_MS,
+      },
+    },
   };
 }
 

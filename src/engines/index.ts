@@ -1,14 +1,43 @@
 // Builds the engine adapters with the configured limits and probes which programs are installed.
 import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { run } from '../process/runner.js';
+import { createChromium } from './chromium.js';
 import { createGhostscript } from './ghostscript.js';
+import { probeHeavyEngines } from './heavy-probes.js';
+import { createLibreoffice } from './libreoffice.js';
+import { createOcrmypdf } from './ocrmypdf.js';
 import { createPoppler } from './poppler.js';
 import { createQpdf } from './qpdf.js';
+import { createQpdfOverlay } from './qpdf-overlay.js';
 import type { EngineName, EngineStatus, Engines } from './types.js';
+
+/** Settings of the heavy engines (config: QUIRE_OCR_*, QUIRE_OFFICE_*, QUIRE_BROWSER_*). */
+export interface HeavyEngineOptions {
+  /** From the netns probe: run LibreOffice and ocrmypdf without any network. */
+  isolateNetwork: boolean;
+  /** Where pooled instances keep their profiles and sockets. */
+  workRoot: string;
+  ocrTimeoutMs: number;
+  office: { size: number; recycleAfter: number; timeoutMs: number };
+  browser: { size: number; recycleAfter: number; timeoutMs: number };
+}
+
+/** For callers that build engines without a config (engine-tier tests): one of each, lazily. */
+function defaultHeavy(timeoutMs: number): HeavyEngineOptions {
+  return {
+    isolateNetwork: false,
+    workRoot: path.join(tmpdir(), 'quire-pools'),
+    ocrTimeoutMs: timeoutMs,
+    office: { size: 1, recycleAfter: 50, timeoutMs },
+    browser: { size: 1, recycleAfter: 50, timeoutMs },
+  };
+}
 
 export function createEngines(opts: {
   timeoutMs: number;
   memoryBytes: number;
+  heavy?: HeavyEngineOptions;
   /** Observes every engine run's wall time, by engine. */
   observe?: (engine: EngineName, seconds: number) => void;
 }): Engines {
@@ -17,10 +46,30 @@ export function createEngines(opts: {
     memoryBytes: opts.memoryBytes,
     ...(opts.observe ? { onFinished: (ms: number) => opts.observe?.(engine, ms / 1000) } : {}),
   });
+  const heavy = opts.heavy ?? defaultHeavy(opts.timeoutMs);
+  const observed = (engine: EngineName) =>
+    opts.observe ? { onFinished: (ms: number) => opts.observe?.(engine, ms / 1000) } : {};
   return {
     qpdf: createQpdf(defaults('qpdf')),
     ghostscript: createGhostscript(defaults('ghostscript')),
     poppler: createPoppler(defaults('poppler')),
+    ocrmypdf: createOcrmypdf(
+      { ...defaults('ocrmypdf'), timeoutMs: heavy.ocrTimeoutMs },
+      { isolateNetwork: heavy.isolateNetwork },
+    ),
+    libreoffice: createLibreoffice({
+      ...heavy.office,
+      workRoot: path.join(heavy.workRoot, 'office'),
+      memoryBytes: opts.memoryBytes,
+      isolateNetwork: heavy.isolateNetwork,
+      ...observed('libreoffice'),
+    }),
+    chromium: createChromium({
+      ...heavy.browser,
+      workRoot: path.join(heavy.workRoot, 'browser'),
+      ...observed('chromium'),
+    }),
+    qpdfOverlay: createQpdfOverlay(defaults('qpdf')),
   };
 }
 
@@ -75,6 +124,12 @@ async function probe(p: Probe): Promise<EngineStatus> {
 }
 
 /** Runs each engine's version command; a missing program is `available: false` with a reason. */
-export function probeEngines(): Promise<EngineStatus[]> {
-  return Promise.all(PROBES.map(probe));
+export async function probeEngines(): Promise<EngineStatus[]> {
+  const [core, heavy] = await Promise.all([Promise.all(PROBES.map(probe)), probeHeavyEngines()]);
+  return [...core, ...heavy];
+}
+
+/** Stops the engine pools (LibreOffice, Chromium); the per-run engines need nothing. */
+export async function closeEngines(engines: Engines): Promise<void> {
+  await Promise.all([engines.libreoffice.close(), engines.chromium.close()]);
 }

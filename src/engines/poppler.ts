@@ -2,12 +2,14 @@
 // -list) and text (pdftotext). poppler takes passwords only in argv, so it is only ever given
 // files that open without one (unencrypted or owner-only).
 import path from 'node:path';
-import { run } from '../process/runner.js';
+import { type RunOptions, run } from '../process/runner.js';
 import type { EngineCallOptions, EngineDefaults } from './call-options.js';
 import { toRunOptions } from './call-options.js';
 import { popplerFailure } from './failure-map.js';
+import { parsePageGeometry } from './poppler-geometry.js';
 import { parseFontList, parseImageList, parsePdfinfo } from './poppler-parse.js';
 
+export type { PageGeometry } from './poppler-geometry.js';
 export type { FontEntry, ImageEntry, PdfinfoFacts } from './poppler-parse.js';
 
 export interface TextOptions {
@@ -18,8 +20,17 @@ export interface TextOptions {
 
 export function createPoppler(defaults: EngineDefaults, bin: { dir?: string } = {}) {
   const tool = (name: string) => (bin.dir ? path.join(bin.dir, name) : name);
-  const exec = async (name: string, args: string[], call: EngineCallOptions) => {
-    const result = await run(tool(name), args, toRunOptions(defaults, call, { captureStdout: true }));
+  const exec = async (
+    name: string,
+    args: string[],
+    call: EngineCallOptions,
+    extra: Partial<RunOptions> = {},
+  ) => {
+    const result = await run(
+      tool(name),
+      args,
+      toRunOptions(defaults, call, { captureStdout: true, ...extra }),
+    );
     const failure = popplerFailure(result);
     if (failure) throw failure;
     return result.stdout;
@@ -36,8 +47,62 @@ export function createPoppler(defaults: EngineDefaults, bin: { dir?: string } = 
       return parseFontList(await exec('pdffonts', [path.resolve(input)], call));
     },
 
-    async images(input: string, call: EngineCallOptions) {
-      return parseImageList(await exec('pdfimages', ['-list', path.resolve(input)], call));
+    /** Image inventory, optionally of pages first..last only (same order as `extractImages`). */
+    async images(input: string, call: EngineCallOptions, range?: PageSpan) {
+      return parseImageList(await exec('pdfimages', ['-list', ...span(range), path.resolve(input)], call));
+    },
+
+    /** Trim box and /Rotate of pages 1..pageCount, for building stamps that fit each page. */
+    async pageGeometry(input: string, pageCount: number, call: EngineCallOptions) {
+      const args = ['-box', '-f', '1', '-l', String(pageCount), path.resolve(input)];
+      return parsePageGeometry(await exec('pdfinfo', args, call));
+    },
+
+    /**
+     * Rasterises pages first..last to binary PPM files `<prefix>-<n>.ppm` (pdftoppm's raw output is
+     * ~20x faster than its PNG encoder, tools.md) and reports each file once it is complete.
+     */
+    async renderPpm(
+      input: string,
+      range: PageSpan,
+      dpi: number,
+      prefix: string,
+      call: EngineCallOptions,
+      onPage: (page: number, file: string) => void,
+    ): Promise<void> {
+      const args = [
+        ...span(range),
+        '-r',
+        String(dpi),
+        '-progress',
+        path.resolve(input),
+        path.resolve(prefix),
+      ];
+      // `-progress` prints "<page> <last page> <file>" on stderr after each page is written.
+      const onStderrLine = (line: string) => {
+        const m = /^(\d+) \d+ (.+\.ppm)$/.exec(line.trim());
+        if (m) onPage(Number(m[1]), m[2]!);
+      };
+      await exec('pdftoppm', args, call, { captureStdout: false, onStderrLine });
+    },
+
+    /**
+     * Writes the images of pages first..last as `<prefix>-<page>-<n>.<ext>`: JPEG and JPEG 2000
+     * byte for byte, CMYK as TIFF, everything else (Flate, CCITT, JBIG2…) decoded to PNG. Not
+     * `-all`: that leaves JBIG2 and CCITT as raw streams (.jb2e, .ccitt) no viewer opens.
+     */
+    async extractImages(input: string, range: PageSpan, prefix: string, call: EngineCallOptions) {
+      const args = [
+        '-png',
+        '-tiff',
+        '-j',
+        '-jp2',
+        '-p',
+        ...span(range),
+        path.resolve(input),
+        path.resolve(prefix),
+      ];
+      await exec('pdfimages', args, call, { captureStdout: false });
     },
 
     async text(input: string, options: TextOptions, call: EngineCallOptions): Promise<string> {
@@ -51,3 +116,13 @@ export function createPoppler(defaults: EngineDefaults, bin: { dir?: string } = 
 }
 
 export type Poppler = ReturnType<typeof createPoppler>;
+
+/** An inclusive page range, 1-based. */
+export interface PageSpan {
+  first: number;
+  last: number;
+}
+
+function span(range: PageSpan | undefined): string[] {
+  return range ? ['-f', String(range.first), '-l', String(range.last)] : [];
+}

@@ -83,11 +83,15 @@ export function createQpdf(defaults: EngineDefaults, binary = 'qpdf') {
     await verifyWritten(result, output, call);
   };
 
+  /**
+   * Counts the pages qpdf really finds by walking the page tree (`--show-pages`). `--show-npages`
+   * prints the root's /Count, which a damaged file can overstate (corpus: pdfium__document_aactions
+   * says 3 and has 1), and every later page range would then fail.
+   */
   async function pageCount(input: string, call: QpdfCall): Promise<number> {
-    const result = await exec(['--show-npages', abs(input)], call, { stdout: true });
-    const pages = Number.parseInt(result.stdout.trim(), 10);
-    if (!Number.isFinite(pages)) throw new QuireError('pdf_corrupt');
-    return pages;
+    const result = await exec(['--show-pages', abs(input)], call, { stdout: true });
+    if (result.stdoutTruncated) throw new QuireError('engine_failed', 'qpdf page list is too large');
+    return result.stdout.match(/^page \d+: /gm)?.length ?? 0;
   }
 
   return {
@@ -218,6 +222,59 @@ export function createQpdf(defaults: EngineDefaults, binary = 'qpdf') {
     /** Applies a qpdf JSON v2 update (new or replaced objects) and writes the result. */
     updateFromJson(input: string, updateFile: string, output: string, call: QpdfCall): Promise<void> {
       return write([abs(input), `--update-from-json=${abs(updateFile)}`], output, call);
+    },
+
+    /** Rewrites the file for fast web view (first page first, with hint tables). */
+    linearize(input: string, output: string, call: QpdfCall): Promise<void> {
+      return write([abs(input), '--linearize'], output, call);
+    },
+
+    /**
+     * `qpdf --check-linearization`: qpdf exits 0 whether or not the file is linearized, and
+     * 3 when the hint tables are wrong, so the verdict is its "no linearization errors" line.
+     */
+    async linearizationValid(input: string, call: QpdfCall): Promise<boolean> {
+      const result = await exec(['--check-linearization', abs(input)], call, { stdout: true });
+      return result.exitCode === QPDF_EXIT.ok && /: no linearization errors\s*$/m.test(result.stdout);
+    },
+
+    /**
+     * A plain rewrite: opening reconstructs a damaged xref table and recovers stream lengths, and
+     * writing produces fresh offsets, lengths and a new xref (qpdf manual, "Repairing PDF files").
+     */
+    rewrite(input: string, output: string, call: QpdfCall): Promise<void> {
+      return write([abs(input)], output, call);
+    },
+
+    /**
+     * Pushes annotation appearances into the page content (`--flatten-annotations=all`). With
+     * `generateAppearances`, form fields that only say /NeedAppearances get appearances first;
+     * without it qpdf refuses to flatten such fields. `updateFile` is applied before flattening.
+     */
+    flattenAnnotations(
+      input: string,
+      output: string,
+      options: { generateAppearances: boolean; updateFile?: string },
+      call: QpdfCall,
+    ): Promise<void> {
+      return write(
+        [
+          abs(input),
+          ...(options.updateFile ? [`--update-from-json=${abs(options.updateFile)}`] : []),
+          ...(options.generateAppearances ? ['--generate-appearances'] : []),
+          '--flatten-annotations=all',
+        ],
+        output,
+        call,
+      );
+    },
+
+    /**
+     * Every object of the file as qpdf JSON v2, written to `output` (a file, not stdout, so large
+     * documents are not cut off by the stdout cap). Stream data is left out: only dictionaries.
+     */
+    async jsonFile(input: string, output: string, call: QpdfCall): Promise<void> {
+      await exec(['--json-output', '--json-stream-data=none', abs(input), abs(output)], call);
     },
   };
 }

@@ -40,6 +40,16 @@ export const errorCatalogue = {
   job_failed: { status: 409, title: 'The job failed and has no result', retryable: false },
   job_canceled: { status: 409, title: 'The job was canceled and has no result', retryable: false },
   job_state_conflict: { status: 409, title: 'The job is already in a terminal state', retryable: false },
+  idempotency_key_in_use: {
+    status: 409,
+    title: 'A request with this Idempotency-Key is still in progress',
+    retryable: true,
+  },
+  idempotency_key_reused: {
+    status: 422,
+    title: 'The Idempotency-Key was used for a different request',
+    retryable: false,
+  },
   result_expired: { status: 410, title: 'The result was deleted or is past retention', retryable: false },
   payload_too_large: { status: 413, title: 'The upload is larger than allowed', retryable: false },
   range_not_satisfiable: { status: 416, title: 'The requested range is not satisfiable', retryable: false },
@@ -63,6 +73,11 @@ export const errorCatalogue = {
     retryable: false,
   },
   limit_pages_exceeded: { status: 422, title: 'The document has more pages than allowed', retryable: false },
+  limit_page_pixels_exceeded: {
+    status: 422,
+    title: 'A page is too large to render at this resolution',
+    retryable: false,
+  },
   timeout: { status: 422, title: 'The engine did not finish within its time limit', retryable: false },
   engine_memory_exceeded: { status: 422, title: 'The engine exceeded its memory limit', retryable: false },
   engine_failed: { status: 422, title: 'The engine could not process the document', retryable: false },

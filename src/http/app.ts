@@ -9,11 +9,14 @@ import Fastify, {
   LogController,
 } from 'fastify';
 import { ulid } from 'ulid';
-import { type AuthContext, authenticate } from '../auth/authenticate.js';
+import type { AuthContext } from '../auth/authenticate.js';
 import { QuireError } from '../errors/quire-error.js';
 import type { AppDeps } from './deps.js';
+import { registerIdempotency } from './idempotency.js';
 import { registerDocs } from './openapi.js';
 import { sendProblem, toQuireError } from './problem.js';
+import { authenticateAndLimit } from './rate-limit.js';
+import { registerAccountRoutes } from './routes/accounts.js';
 import { registerFileRoutes } from './routes/files.js';
 import { registerJobRoutes } from './routes/jobs.js';
 import { registerOpsRoutes } from './routes/ops.js';
@@ -66,9 +69,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
-    if (request.routeOptions.config.authenticated) {
-      request.auth = await authenticate(request, deps.db.accounts, deps.keys.apiKeyPepper);
-    }
+    if (request.routeOptions.config.authenticated) await authenticateAndLimit(request, reply, deps);
   });
 
   app.addHook('onResponse', async (request, reply) => {
@@ -103,12 +104,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     sendProblem(reply, new QuireError('not_found', notFoundDetail(request))),
   );
 
+  registerIdempotency(app, deps);
   trackRoutes(app);
   await registerDocs(app, deps);
   registerOpsRoutes(app, deps);
   registerToolRoutes(app, deps);
   registerJobRoutes(app, deps);
   registerFileRoutes(app, deps);
+  registerAccountRoutes(app, deps);
   registerMethodNotAllowed(app);
   return app;
 }

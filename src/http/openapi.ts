@@ -4,6 +4,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from './deps.js';
+import { toolListSchema } from './tool-list-schema.js';
 
 export async function registerDocs(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const toolSchemas = Object.fromEntries(
@@ -56,6 +57,11 @@ export async function registerDocs(app: FastifyInstance, deps: AppDeps): Promise
             },
           },
         };
+      }
+      // The catalogue body is built by hand in routes/tools.ts (no serializer schema, so new
+      // fields pass through); its published shape lives in tool-list-schema.ts.
+      if (url === '/api/v1/tools' && route.method === 'GET') {
+        return { url, schema: { ...schema, response: { 200: toolListSchema } } };
       }
       return { schema, url };
     },

@@ -1,18 +1,21 @@
 // Receives POST /jobs multipart bodies: text fields checked as they arrive, files sniffed and
 // streamed straight into the blob store under per-file and total limits (contract §2).
-import { pipeline, Transform, type TransformCallback } from 'node:stream';
+import { pipeline } from 'node:stream';
 import type { MultipartFile, MultipartValue } from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
 import type { BlobStore } from '../blobs/types.js';
 import { QuireError } from '../errors/quire-error.js';
 import type { InputFile } from '../store/types.js';
 import type { CatalogEntry, ToolCatalog } from '../tools/catalog.js';
-import { SNIFF_BYTES, sniffContentType } from './sniff.js';
+import { UploadGuard } from './upload-guard.js';
 
+/** The caller's plan limits, already capped by the server-wide settings. */
 export interface UploadLimits {
   maxFileBytes: number;
   maxTotalBytes: number;
   maxFiles: number;
+  /** Named in the 413 so the client knows which limit it hit (contract §5). */
+  plan: string;
 }
 
 export interface ReceivedJob {
@@ -20,6 +23,8 @@ export interface ReceivedJob {
   options: Record<string, unknown>;
   metadata: Record<string, string>;
   inputs: InputFile[];
+  /** SHA-256 (hex) of each input, in order, computed while storing (the Idempotency-Key fingerprint). */
+  sha256: string[];
 }
 
 const METADATA_MAX_PAIRS = 16;
@@ -32,6 +37,7 @@ class UploadState {
   options: Record<string, unknown> | undefined;
   metadata: Record<string, string> = {};
   readonly inputs: InputFile[] = [];
+  readonly sha256: string[] = [];
   totalBytes = 0;
   readonly seen = new Set<string>();
 }
@@ -140,8 +146,8 @@ async function storeFile(
   }
   const maxFiles = Math.min(limits.maxFiles, maxFilesOf(state.entry, limits));
   if (state.inputs.length >= maxFiles) {
-    throw new QuireError('too_many_files', `At most ${maxFiles} file(s) per job for this tool.`, {
-      extras: { max_files: maxFiles },
+    throw new QuireError('too_many_files', `At most ${maxFiles} file(s) per job for this tool and plan.`, {
+      extras: { max_files: maxFiles, plan: limits.plan },
       headers: { Connection: 'close' },
     });
   }
@@ -151,7 +157,7 @@ async function storeFile(
   const input: InputFile = { name: cleanFileName(part.filename, index), size: 0, contentType: '', blobKey };
   state.inputs.push(input); // registered first so a failed upload's partial object is cleaned up
   // pipeline (not pipe) so a guard error also destroys the source and reaches the store's reader.
-  const { size } = await blobs.put(
+  const { size, sha256 } = await blobs.put(
     blobKey,
     pipeline(part.file, guard, () => undefined),
   );
@@ -160,6 +166,7 @@ async function storeFile(
   if (guard.contentType === undefined) throw unsupported(state.entry);
   input.size = size;
   input.contentType = guard.contentType;
+  state.sha256.push(sha256);
 }
 
 function finish(state: UploadState, catalog: ToolCatalog): ReceivedJob {
@@ -191,7 +198,7 @@ function finish(state: UploadState, catalog: ToolCatalog): ReceivedJob {
   for (const input of state.inputs) {
     if (!entry.tool.inputs.accepts.includes(input.contentType as never)) throw unsupported(entry);
   }
-  return { entry, options, metadata: state.metadata, inputs: state.inputs };
+  return { entry, options, metadata: state.metadata, inputs: state.inputs, sha256: state.sha256 };
 }
 
 function checkOptions(state: UploadState, catalog: ToolCatalog): Record<string, unknown> {
@@ -258,89 +265,4 @@ function cleanFileName(given: string | undefined, index: number): string {
     .trim()
     .slice(0, 200);
   return clean === '' ? `file-${index + 1}` : clean;
-}
-
-/** Sniffs the first bytes and enforces the per-file and per-request byte limits while streaming. */
-class UploadGuard extends Transform {
-  contentType: string | undefined;
-  private head: Buffer[] = [];
-  private headBytes = 0;
-  private fileBytes = 0;
-
-  constructor(
-    private readonly state: UploadState,
-    private readonly limits: UploadLimits,
-    private readonly accepts: readonly string[] | undefined,
-  ) {
-    super();
-  }
-
-  fileTooLarge(): QuireError {
-    return new QuireError('payload_too_large', `A file is larger than ${this.limits.maxFileBytes} bytes.`, {
-      extras: { limit_bytes: this.limits.maxFileBytes },
-      headers: { Connection: 'close' },
-    });
-  }
-
-  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
-    try {
-      this.count(chunk.length);
-      callback(null, this.sniffed(chunk));
-    } catch (error) {
-      callback(error as Error);
-    }
-  }
-
-  override _flush(callback: TransformCallback): void {
-    try {
-      if (this.headBytes < SNIFF_BYTES) {
-        this.decideOrThrow();
-        if (this.head.length > 0) this.push(Buffer.concat(this.head));
-      }
-      callback();
-    } catch (error) {
-      callback(error as Error);
-    }
-  }
-
-  private count(bytes: number): void {
-    this.fileBytes += bytes;
-    this.state.totalBytes += bytes;
-    if (this.fileBytes > this.limits.maxFileBytes) throw this.fileTooLarge();
-    if (this.state.totalBytes > this.limits.maxTotalBytes) {
-      throw new QuireError(
-        'payload_too_large',
-        `The upload is larger than ${this.limits.maxTotalBytes} bytes.`,
-        {
-          extras: { limit_bytes: this.limits.maxTotalBytes },
-          headers: { Connection: 'close' },
-        },
-      );
-    }
-  }
-
-  /** Holds back the first bytes until the type is known; then passes everything through. */
-  private sniffed(chunk: Buffer): Buffer | undefined {
-    if (this.headBytes >= SNIFF_BYTES) return chunk;
-    this.head.push(chunk);
-    this.headBytes += chunk.length;
-    if (this.headBytes < SNIFF_BYTES) return undefined;
-    this.decideOrThrow();
-    const buffered = Buffer.concat(this.head);
-    this.head = [];
-    return buffered;
-  }
-
-  /** Fails fast, before the rest of a large file is stored, when the type is known to be wrong. */
-  private decideOrThrow(): void {
-    this.contentType = sniffContentType(Buffer.concat(this.head));
-    const refused =
-      this.contentType === undefined ||
-      (this.accepts !== undefined && !this.accepts.includes(this.contentType));
-    if (!refused) return;
-    throw new QuireError(
-      'unsupported_file',
-      `The file content is not of an accepted type (${(this.accepts ?? []).join(', ') || 'PDF or image'}).`,
-    );
-  }
 }

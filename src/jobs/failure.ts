@@ -16,6 +16,7 @@ export function failureKind(code: ErrorCode): FailureKind {
     case 'unsupported_file':
       return 'input';
     case 'limit_pages_exceeded':
+    case 'limit_page_pixels_exceeded':
     case 'timeout':
     case 'engine_memory_exceeded':
       return 'limit';
@@ -47,6 +48,8 @@ export function failureKind(code: ErrorCode): FailureKind {
     case 'job_failed':
     case 'job_canceled':
     case 'job_state_conflict':
+    case 'idempotency_key_in_use':
+    case 'idempotency_key_reused':
     case 'result_expired':
     case 'payload_too_large':
     case 'range_not_satisfiable':

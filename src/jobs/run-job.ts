@@ -34,6 +34,22 @@ const EXTENSIONS: Record<InputType, string> = {
   'image/tiff': '.tif',
   'image/webp': '.webp',
   'image/gif': '.gif',
+  // LibreOffice picks its import filter by extension first, so each office type keeps its own.
+  'application/vnd.openxmlformats-officedocument.wordprocessingml.document': '.docx',
+  'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': '.xlsx',
+  'application/vnd.openxmlformats-officedocument.presentationml.presentation': '.pptx',
+  'application/vnd.oasis.opendocument.text': '.odt',
+  'application/vnd.oasis.opendocument.spreadsheet': '.ods',
+  'application/vnd.oasis.opendocument.presentation': '.odp',
+  'application/msword': '.doc',
+  'application/vnd.ms-excel': '.xls',
+  'application/vnd.ms-powerpoint': '.ppt',
+  'application/x-ole-storage': '.doc',
+  'application/rtf': '.rtf',
+  'text/plain': '.txt',
+  'text/csv': '.csv',
+  'text/html': '.html',
+  'application/zip': '.zip',
 };
 
 export async function runJob(claim: ClaimedJob, signal: AbortSignal, deps: RunJobDeps): Promise<void> {

@@ -3,7 +3,7 @@
 import type { BlobStore } from '../blobs/types.js';
 import type { Logger } from '../observability/logger.js';
 import { removeStaleWorkDirs } from '../process/work-dir.js';
-import type { JobStore } from '../store/types.js';
+import type { IdempotencyStore, JobStore, RateLimiter } from '../store/types.js';
 import type { JobEvents } from './events.js';
 
 export interface SweeperDeps {
@@ -13,6 +13,9 @@ export interface SweeperDeps {
   logger: Logger;
   intervalMs: number;
   maxStalls: number;
+  /** Idempotency keys past retention and full rate-limit buckets are deleted when given. */
+  idempotency?: IdempotencyStore;
+  rateLimits?: RateLimiter;
   /** Where workers make their private work dirs, and the age after which a leftover is removed. */
   workDirs?: { parent: string; staleAfterMs: number };
 }
@@ -38,6 +41,8 @@ export async function sweepOnce(deps: SweeperDeps): Promise<void> {
     if (job.result) await deps.blobs.delete(job.result.blobKey);
     await deps.jobs.markResultDeleted(job.id);
   }
+  await deps.idempotency?.prune();
+  await deps.rateLimits?.prune();
   if (deps.workDirs) {
     const removed = await removeStaleWorkDirs(deps.workDirs.parent, deps.workDirs.staleAfterMs);
     if (removed > 0) deps.logger.warn({ removed }, 'removed work dirs left by killed workers');

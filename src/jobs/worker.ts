@@ -2,7 +2,9 @@
 // until woken (in-process) or the poll interval passes (jobs created by other processes).
 import os from 'node:os';
 import { ulid } from 'ulid';
-import type { ClaimedJob } from '../store/types.js';
+import type { Config } from '../config/config.js';
+import { accountLimits, FALLBACK_PLAN, planFor } from '../config/plans.js';
+import type { ClaimedJob, ClaimLimits } from '../store/types.js';
 import { LeaseKeeper } from './lease-keeper.js';
 import { type RunJobDeps, runJob } from './run-job.js';
 
@@ -16,6 +18,7 @@ export function startWorkers(deps: RunJobDeps): Workers {
   const id = `wrk_${os.hostname()}_${process.pid}_${ulid().slice(-6)}`;
   const { concurrency, pollMs, leaseMs } = deps.config.worker;
   const keeper = new LeaseKeeper(deps.jobs, deps.events, leaseMs, deps.logger);
+  const limits = claimLimits(deps.config);
   let stopped = false;
   const sleepers = new Set<() => void>();
   const wakeAll = () => {
@@ -40,7 +43,7 @@ export function startWorkers(deps: RunJobDeps): Workers {
     while (!stopped) {
       let claim: ClaimedJob | undefined;
       try {
-        claim = await deps.jobs.claimNext(id, leaseMs);
+        claim = await deps.jobs.claimNext(id, leaseMs, Date.now(), limits);
       } catch (error) {
         deps.logger.error(
           { err: { type: (error as Error).name, stack: (error as Error).stack } },
@@ -54,7 +57,7 @@ export function startWorkers(deps: RunJobDeps): Workers {
       deps.events.emit({ jobId: claim.job.id, kind: 'updated' });
       const signal = keeper.hold(claim.job.id, claim.leaseToken);
       try {
-        await runJob(claim, signal, deps);
+        await runJob(claim, signal, { ...deps, config: configForPlan(deps.config, claim.plan) });
       } catch (error) {
         deps.logger.error(
           { job: claim.job.id, err: { type: (error as Error).name, stack: (error as Error).stack } },
@@ -81,5 +84,28 @@ export function startWorkers(deps: RunJobDeps): Workers {
       keeper.stop();
       await Promise.allSettled(slots);
     },
+  };
+}
+
+/** Each plan's concurrency, for the store's fair claim (contract §5: excess jobs wait, never fail). */
+export function claimLimits(config: Config): ClaimLimits {
+  return {
+    concurrentJobsByPlan: Object.fromEntries(
+      Object.values(config.plans).map((plan) => [plan.name, plan.concurrentJobs]),
+    ),
+    defaultConcurrentJobs: planFor(config.plans, FALLBACK_PLAN).concurrentJobs,
+  };
+}
+
+/**
+ * The configuration a job of this plan runs under: the plan's page limit and result retention,
+ * each capped by the server-wide value, so the job runner needs no knowledge of plans.
+ */
+function configForPlan(config: Config, plan: string): Config {
+  const limits = accountLimits(config, plan);
+  return {
+    ...config,
+    limits: { ...config.limits, maxPages: limits.maxPages },
+    retention: { ...config.retention, resultMs: limits.resultRetentionMs },
   };
 }

@@ -4,12 +4,19 @@
 export const PRLIMIT = '/usr/bin/prlimit';
 /** util-linux setpriv: sets the parent-death signal, then execs the next program. */
 export const SETPRIV = '/usr/bin/setpriv';
+/** util-linux unshare: `--net` moves the next program into a new network namespace (root only). */
+export const UNSHARE = '/usr/bin/unshare';
 
 export interface ResourceLimits {
   /** Address-space cap (RLIMIT_AS) in bytes. */
   memoryBytes?: number;
   /** CPU-time cap (RLIMIT_CPU) in seconds; the kernel sends SIGXCPU, then SIGKILL. */
   cpuSeconds?: number;
+  /**
+   * Run in a fresh network namespace holding only a down loopback device: no socket can reach
+   * any host, this one included. Needs CAP_SYS_ADMIN; callers check `canIsolateNetwork` first.
+   */
+  isolateNetwork?: boolean;
 }
 
 /**
@@ -27,7 +34,9 @@ export function withLimits(
   if (limits.memoryBytes !== undefined) flags.push(`--as=${Math.floor(limits.memoryBytes)}`);
   if (limits.cpuSeconds !== undefined) flags.push(`--cpu=${Math.ceil(limits.cpuSeconds)}`);
   const limited = flags.length === 0 ? [command, ...args] : [PRLIMIT, ...flags, '--', command, ...args];
-  return [SETPRIV, ['--pdeathsig', 'KILL', '--', ...limited]];
+  // Without --fork unshare execs in place, so the pid (and process group) stays the engine's.
+  const isolated = limits.isolateNetwork ? [UNSHARE, '--net', '--', ...limited] : limited;
+  return [SETPRIV, ['--pdeathsig', 'KILL', '--', ...isolated]];
 }
 
 /**

@@ -42,6 +42,11 @@ export interface RunOptions {
   onStderrLine?: (line: string) => void;
   /** Called once when the process is gone, however it ended (for engine-duration metrics). */
   onFinished?: (durationMs: number) => void;
+  /**
+   * `false` runs the child in a new, empty network namespace (see limits.ts). Strict: if the
+   * namespace cannot be made, the run fails; callers that may fall back check network-isolation.ts.
+   */
+  network?: boolean;
 }
 
 export interface RunResult {
@@ -96,7 +101,10 @@ function minimalEnv(cwd: string, extra: Record<string, string> = {}): Record<str
 export function run(command: string, args: readonly string[], options: RunOptions): Promise<RunResult> {
   if (options.signal?.aborted) return Promise.reject(new AbortedError(options.signal.reason));
   const limits = options.limits ?? {};
-  const [file, argv] = withLimits(command, args, limits);
+  const [file, argv] = withLimits(command, args, {
+    ...limits,
+    ...(options.network === false ? { isolateNetwork: true } : {}),
+  });
   const started = performance.now();
   const child = spawn(file, argv, {
     cwd: options.cwd,

@@ -90,6 +90,19 @@ export interface ClaimedJob {
   job: JobRecord;
   leaseToken: string;
   leaseExpiresAt: number;
+  /** The owning account's plan at claim time, so the worker applies that plan's limits. */
+  plan: string;
+}
+
+/**
+ * Fair claiming (contract §5): an account runs at most its plan's number of jobs at once, and
+ * accounts with queued work take turns. Without it every account is unlimited (still in turns).
+ */
+export interface ClaimLimits {
+  /** Plan name → most jobs of one account processing at once. */
+  concurrentJobsByPlan: Readonly<Record<string, number>>;
+  /** For accounts whose plan is not in the map. */
+  defaultConcurrentJobs: number;
 }
 
 export interface NewJob {
@@ -133,10 +146,17 @@ export interface JobStore {
   list(accountId: string, query: ListJobsQuery): Promise<{ jobs: JobRecord[]; hasMore: boolean }>;
 
   /**
-   * Atomically takes the oldest queued job: status → processing, a fresh lease token, attempts + 1,
+   * Atomically takes the next job in fair order: among accounts with queued work and fewer
+   * processing jobs than their plan allows, the one with the fewest running, then the one claimed
+   * longest ago; then that account's oldest queued job. Status → processing, a fresh lease token, attempts + 1,
    * started_at set on the first claim. Undefined when nothing is queued.
    */
-  claimNext(workerId: string, leaseMs: number, now?: number): Promise<ClaimedJob | undefined>;
+  claimNext(
+    workerId: string,
+    leaseMs: number,
+    now?: number,
+    limits?: ClaimLimits,
+  ): Promise<ClaimedJob | undefined>;
   /** Extends the lease only while `token` still holds it; false means the lease is lost. */
   renewLease(id: string, token: string, leaseMs: number, now?: number): Promise<boolean>;
   /**
@@ -177,6 +197,8 @@ export interface AccountStore {
   createAccount(account: Account): Promise<Account>;
   getAccount(id: string): Promise<Account | undefined>;
   listAccounts(): Promise<Account[]>;
+  /** Changes name and/or plan; undefined when the account does not exist. */
+  updateAccount(id: string, changes: { name?: string; plan?: string }): Promise<Account | undefined>;
   createKey(key: ApiKeyRecord): Promise<ApiKeyRecord>;
   /** By the public 8-character key id embedded in the key string. */
   findKey(keyId: string): Promise<ApiKeyRecord | undefined>;
@@ -185,10 +207,82 @@ export interface AccountStore {
   revokeKey(keyId: string, now?: number): Promise<boolean>;
 }
 
+/** Where an Idempotency-Key applies (contract §4): one account, one method, one route template. */
+export interface IdempotencyScope {
+  accountId: string;
+  method: string;
+  route: string;
+  key: string;
+}
+
+/** A finished response kept for replay, byte for byte. */
+export interface StoredResponse {
+  status: number;
+  /** The headers that are part of the replay (Content-Type, Location). */
+  headers: Record<string, string>;
+  body: Buffer;
+}
+
+export type IdempotencyClaim =
+  /** This request holds the key; `token` must be presented to complete or release it. */
+  | { outcome: 'claimed'; token: string }
+  /** Another request holds it and has not finished. */
+  | { outcome: 'in_flight' }
+  /** A request with this key finished: its fingerprint and response. */
+  | { outcome: 'completed'; fingerprint: string; response: StoredResponse };
+
+export interface IdempotencyStore {
+  /**
+   * Claims the key in one atomic step. A row left in flight past `lockMs` (its request died with its
+   * process) or past retention is taken over, so a crash never locks a key for good.
+   */
+  claim(scope: IdempotencyScope, options: { now?: number; lockMs: number }): Promise<IdempotencyClaim>;
+  /** Stores the outcome while `token` still holds the key; kept until `expiresAt`. */
+  complete(
+    scope: IdempotencyScope,
+    token: string,
+    fingerprint: string,
+    response: StoredResponse,
+    expiresAt: number,
+  ): Promise<boolean>;
+  /** Forgets a claim whose request was refused before it started, so the key can be used again. */
+  release(scope: IdempotencyScope, token: string): Promise<void>;
+  /** Deletes keys past retention; returns how many. */
+  prune(now?: number): Promise<number>;
+}
+
+/** A rate-limit policy: `quota` requests per `windowMs`, refilled smoothly (GCRA / token bucket). */
+export interface RatePolicy {
+  quota: number;
+  windowMs: number;
+}
+
+export interface RateDecision {
+  allowed: boolean;
+  /** Requests left in the window after this one. */
+  remaining: number;
+  /** Milliseconds until the full quota is back. */
+  resetMs: number;
+  /** When refused: milliseconds until one request will be allowed. */
+  retryAfterMs: number;
+}
+
+/** Shared by every process using the database, so the limit holds however many API processes run. */
+export interface RateLimiter {
+  /** Counts one request against `bucket` if allowed; a refused request is not counted. */
+  consume(bucket: string, policy: RatePolicy, now?: number): Promise<RateDecision>;
+  /** Whether one more request would be allowed, without counting it. */
+  peek(bucket: string, policy: RatePolicy, now?: number): Promise<RateDecision>;
+  /** Deletes buckets that are full again (they mean the same as no row); returns how many. */
+  prune(now?: number): Promise<number>;
+}
+
 /** One database: the stores over it plus lifecycle. Open one per process and share it. */
 export interface Database {
   jobs: JobStore;
   accounts: AccountStore;
+  idempotency: IdempotencyStore;
+  rateLimits: RateLimiter;
   /** Runs pending forward-only migrations under a lock. */
   migrate(): Promise<void>;
   /** Cheap round trip for /readyz. */

@@ -21,7 +21,7 @@ const options = Type.Object(
     ),
     grayscale: Type.Optional(Type.Boolean({ default: false, description: 'Convert colours to grey.' })),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{}, { level: 'high', grayscale: true }] },
 );
 
 type Options = Static<typeof options>;

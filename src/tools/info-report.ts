@@ -12,6 +12,7 @@ export interface QpdfInfoJson {
   };
   outlines?: unknown[];
   attachments?: Record<string, unknown>;
+  acroform?: { hasacroform: boolean; fields: unknown[] };
 }
 
 const METADATA_FIELDS = {
@@ -83,7 +84,10 @@ export function buildInfoReport(
   images: readonly ImageEntry[],
 ) {
   const f = pdfinfo.fields;
-  const form = f.Form ?? 'none';
+  // pdfinfo says "AcroForm" for any /AcroForm dictionary, even an empty one that many producers
+  // leave behind; a form is only there when it has fields (or is XFA, whose fields live in XML).
+  const fieldCount = json.acroform?.fields.length ?? 0;
+  const form = f.Form === 'XFA' ? 'XFA' : fieldCount > 0 ? 'AcroForm' : 'none';
   return {
     pages: pageCount,
     pdf_version: f['PDF version'] ?? null,
@@ -100,6 +104,7 @@ export function buildInfoReport(
     tagged: f.Tagged === 'yes',
     has_forms: form !== 'none',
     form_type: form === 'none' ? null : form,
+    form_field_count: fieldCount,
     has_javascript: f.JavaScript === 'yes',
     has_attachments: Object.keys(json.attachments ?? {}).length > 0,
     attachment_count: Object.keys(json.attachments ?? {}).length,

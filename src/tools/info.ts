@@ -7,7 +7,7 @@ import { checkPageLimit, engineCall, onlyInput, openInput } from './inputs.js';
 import { outputName, workFile } from './output-name.js';
 import { defineTool } from './types.js';
 
-const options = Type.Object({}, { additionalProperties: false });
+const options = Type.Object({}, { additionalProperties: false, examples: [{}] });
 
 export const infoTool = defineTool({
   name: 'info',
@@ -27,7 +27,7 @@ export const infoTool = defineTool({
     checkPageLimit(pageCount, ctx.limits.maxPages);
     const json = (await ctx.engines.qpdf.json(
       input.path,
-      ['encrypt', 'outlines', 'attachments'],
+      ['encrypt', 'outlines', 'attachments', 'acroform'],
       call,
     )) as QpdfInfoJson;
 

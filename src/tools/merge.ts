@@ -29,7 +29,10 @@ const options = Type.Object(
       }),
     ),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [{}, { pages_per_file: ['1-3', 'r1'], bookmarks: 'per_file' }],
+  },
 );
 
 type Ctx = ToolContext<Static<typeof options>>;

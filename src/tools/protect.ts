@@ -44,6 +44,10 @@ const options = Type.Object(
   },
   {
     additionalProperties: false,
+    examples: [
+      { user_password: 'open-me' },
+      { owner_password: 'admin', encryption: 'aes-128', permissions: { print: false, copy: false } },
+    ],
     description: 'At least one of user_password and owner_password is required.',
     // Enforced by the published schema, so the request is refused (400) before the upload is stored.
     anyOf: [{ required: ['user_password'] }, { required: ['owner_password'] }],

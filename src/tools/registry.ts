@@ -1,12 +1,27 @@
 // The list of tools this server offers; the catalogue, validation and OpenAPI are derived from it.
 import { compressTool } from './compress.js';
+import { extractImagesTool } from './extract-images.js';
+import { extractTextTool } from './extract-text.js';
+import { flattenTool } from './flatten.js';
+import { htmlToPdfTool } from './html-to-pdf.js';
+import { imagesToPdfTool } from './images-to-pdf.js';
 import { infoTool } from './info.js';
+import { linearizeTool } from './linearize.js';
 import { mergeTool } from './merge.js';
+import { metadataTool } from './metadata.js';
+import { ocrTool } from './ocr.js';
+import { officeToPdfTool } from './office-to-pdf.js';
+import { pageNumbersTool } from './page-numbers.js';
+import { pagesTool } from './pages.js';
+import { pdfToImagesTool } from './pdf-to-images.js';
+import { pdfaTool } from './pdfa.js';
 import { protectTool } from './protect.js';
+import { repairTool } from './repair.js';
 import { rotateTool } from './rotate.js';
 import { splitTool } from './split.js';
 import type { AnyToolDefinition } from './types.js';
 import { unlockTool } from './unlock.js';
+import { watermarkTool } from './watermark.js';
 
 export const tools: readonly AnyToolDefinition[] = [
   mergeTool,
@@ -16,6 +31,21 @@ export const tools: readonly AnyToolDefinition[] = [
   protectTool,
   unlockTool,
   infoTool,
+  pagesTool,
+  linearizeTool,
+  repairTool,
+  flattenTool,
+  metadataTool,
+  watermarkTool,
+  pageNumbersTool,
+  pdfToImagesTool,
+  imagesToPdfTool,
+  extractTextTool,
+  extractImagesTool,
+  ocrTool,
+  pdfaTool,
+  officeToPdfTool,
+  htmlToPdfTool,
 ];
 
 const byName = new Map(tools.map((tool) => [tool.name, tool]));

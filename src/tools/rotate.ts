@@ -14,7 +14,7 @@ const options = Type.Object(
     }),
     pages: Type.Optional(PageSelectionSchema('Pages to rotate; empty or omitted = all pages.')),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ angle: 90 }, { angle: 180, pages: '1,3-z' }] },
 );
 
 export const rotateTool = defineTool({

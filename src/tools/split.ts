@@ -33,6 +33,7 @@ const options = Type.Object(
   },
   {
     additionalProperties: false,
+    examples: [{}, { mode: 'ranges', ranges: ['1-3', '4-z'] }, { mode: 'every', pages: 2 }],
     // Each mode's own option is required with it and refused without it, so a mismatch is a
     // 400 at upload time rather than a failed job.
     allOf: [

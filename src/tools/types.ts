@@ -10,7 +10,24 @@ export type InputType =
   | 'image/png'
   | 'image/tiff'
   | 'image/webp'
-  | 'image/gif';
+  | 'image/gif'
+  // Office documents (office-to-pdf); x-ole-storage is a doc/xls/ppt whose kind the head does not show.
+  | 'application/vnd.openxmlformats-officedocument.wordprocessingml.document'
+  | 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet'
+  | 'application/vnd.openxmlformats-officedocument.presentationml.presentation'
+  | 'application/vnd.oasis.opendocument.text'
+  | 'application/vnd.oasis.opendocument.spreadsheet'
+  | 'application/vnd.oasis.opendocument.presentation'
+  | 'application/msword'
+  | 'application/vnd.ms-excel'
+  | 'application/vnd.ms-powerpoint'
+  | 'application/x-ole-storage'
+  | 'application/rtf'
+  | 'text/plain'
+  | 'text/csv'
+  // html-to-pdf: one page, or a ZIP of a page with its assets.
+  | 'text/html'
+  | 'application/zip';
 
 /** One input file as the tool sees it: a private copy on local disk inside the job's work directory. */
 export interface ToolInput {

@@ -13,7 +13,7 @@ const options = Type.Object(
       description: 'The user or the owner password of the document.',
     }),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ password: 'secret' }, { password: '' }] },
 );
 
 export const unlockTool = defineTool({

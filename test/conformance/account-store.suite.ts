@@ -31,6 +31,16 @@ export function describeAccountConformance(open: OpenDatabase): void {
       expect((await db().accounts.listAccounts()).map((a) => a.id)).toEqual([ALICE, BOB, 'acct_carol']);
     });
 
+    test('updateAccount changes name and plan, and reports unknown accounts', async () => {
+      expect(await db().accounts.updateAccount(BOB, { plan: 'pro' })).toMatchObject({ id: BOB, plan: 'pro' });
+      expect(await db().accounts.updateAccount(BOB, { name: 'Robert' })).toMatchObject({
+        name: 'Robert',
+        plan: 'pro',
+      });
+      expect(await db().accounts.getAccount(BOB)).toMatchObject({ name: 'Robert', plan: 'pro' });
+      expect(await db().accounts.updateAccount('acct_missing', { plan: 'pro' })).toBeUndefined();
+    });
+
     test('keys are found by their public key id, scopes and expiry intact', async () => {
       const stored = key({ expiresAt: T0 + 1000, mode: 'test', scopes: ['admin'] });
       await db().accounts.createKey(stored);

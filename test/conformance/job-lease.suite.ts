@@ -277,5 +277,18 @@ export function describeLeaseConformance(open: OpenDatabase, options: StoreConfo
       // claims keep both busy for far longer than it takes the second to start after the first.
       for (const outcome of outcomes) expect(outcome.claimed.length, 'claims per process').toBeGreaterThan(0);
     });
+
+    test.skipIf(!options.freshUrl)('a rate limit holds across processes sharing the database', async () => {
+      const url = await options.freshUrl!();
+      const shared = await openDatabase(url);
+      await shared.migrate();
+      await shared.close();
+      const outcomes = await runStoreChildren<{ allowed: number }>('rate', url, [
+        'proc-a',
+        'proc-b',
+        'proc-c',
+      ]);
+      expect(outcomes.reduce((sum, o) => sum + o.allowed, 0)).toBe(60);
+    });
   });
 }

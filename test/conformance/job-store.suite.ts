@@ -5,6 +5,8 @@ import { describe, expect, test } from 'vitest';
 import { isQuireError } from '../../src/errors/quire-error.js';
 import { openDatabase } from '../../src/store/open.js';
 import { describeAccountConformance } from './account-store.suite.js';
+import { describeFairClaimConformance } from './fair-claim.suite.js';
+import { describeIdempotencyConformance } from './idempotency.suite.js';
 import { describeLeaseConformance } from './job-lease.suite.js';
 import { describeRetentionConformance } from './job-retention.suite.js';
 import {
@@ -34,6 +36,8 @@ export function describeJobStoreConformance(
     describeLeaseConformance(open, options);
     describeRetentionConformance(open);
     describeAccountConformance(open);
+    describeFairClaimConformance(open);
+    describeIdempotencyConformance(open);
     describeMigrationConformance(open, options);
   });
 }

@@ -1,14 +1,17 @@
 // /api/v1/jobs: create (multipart), read with long-poll, list, download link, cancel, delete, events.
+import type { OutgoingHttpHeaders } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ulid } from 'ulid';
 import { requireScope } from '../../auth/authenticate.js';
+import { accountLimits } from '../../config/plans.js';
 import { QuireError } from '../../errors/quire-error.js';
 import { jobView, rfc3339 } from '../../jobs/job-view.js';
 import { nextChange, waitForTerminal } from '../../jobs/wait.js';
 import type { JobRecord, JobStatus } from '../../store/types.js';
 import { terminalStatuses } from '../../store/types.js';
 import type { AppDeps } from '../deps.js';
-import { receiveJobUpload } from '../upload.js';
+import { fingerprintOf, replayIfCompleted } from '../idempotency.js';
+import { type ReceivedJob, receiveJobUpload } from '../upload.js';
 import { jobSchemas } from './job-schemas.js';
 
 const authenticated = { authenticated: true };
@@ -23,7 +26,8 @@ export function registerJobRoutes(app: FastifyInstance, deps: AppDeps): void {
   };
 
   app.post('/api/v1/jobs', {
-    config: authenticated,
+    // The fingerprint includes each file's SHA-256, known only once the upload is stored.
+    config: { ...authenticated, idempotency: 'deferred' },
     schema: jobSchemas.create,
     onRequest: async (request) => {
       requireScope(request.auth!, 'jobs:write');
@@ -45,11 +49,19 @@ export function registerJobRoutes(app: FastifyInstance, deps: AppDeps): void {
     handler: async (request, reply) => {
       const auth = request.auth!;
       const id = `job_${ulid()}`;
+      const limits = accountLimits(config, auth.plan);
       const received = await receiveJobUpload(request, id, catalog, blobs, {
-        maxFileBytes: config.limits.uploadMaxFileBytes,
-        maxTotalBytes: config.limits.uploadMaxTotalBytes,
-        maxFiles: config.limits.uploadMaxFiles,
+        ...limits,
+        plan: limits.plan.name,
       });
+      let replay: FastifyReply | undefined;
+      try {
+        replay = replayIfCompleted(request, reply, jobFingerprint(received));
+      } finally {
+        // A replayed (or refused) upload is not a job: its stored files go now (contract §4).
+        if (replay || request.idempotency?.settled) await deleteInputs(blobs, received.inputs);
+      }
+      if (replay) return replay;
       const job = await db.jobs.create({
         id,
         accountId: auth.accountId,
@@ -173,6 +185,8 @@ export function registerJobRoutes(app: FastifyInstance, deps: AppDeps): void {
       const closed = abortOnClose(reply);
       reply.hijack();
       reply.raw.writeHead(200, {
+        // Headers set before the hijack (RateLimit-Policy, RateLimit) would otherwise be lost.
+        ...(reply.getHeaders() as OutgoingHttpHeaders),
         'Content-Type': 'text/event-stream; charset=utf-8',
         'Cache-Control': 'no-store',
         Connection: 'keep-alive',
@@ -221,6 +235,20 @@ export function registerJobRoutes(app: FastifyInstance, deps: AppDeps): void {
         return job.result;
     }
   }
+}
+
+/** Contract §4: tool, options, metadata and each file's SHA-256, in order. */
+function jobFingerprint(received: ReceivedJob): string {
+  return fingerprintOf({
+    tool: received.entry.tool.name,
+    options: received.options,
+    metadata: received.metadata,
+    files: received.sha256,
+  });
+}
+
+async function deleteInputs(blobs: AppDeps['blobs'], inputs: ReceivedJob['inputs']): Promise<void> {
+  await Promise.allSettled(inputs.map((f) => blobs.delete(f.blobKey)));
 }
 
 function prefersJson(request: FastifyRequest): boolean {

@@ -1,5 +1,7 @@
-// GET /api/v1/tools (contract §3): the catalogue as published, straight from the tool definitions.
+// GET /api/v1/tools (contract §3): the catalogue as published, straight from the tool definitions,
+// with the caller's own limits (its plan's, capped by the server-wide settings; contract §5).
 import type { FastifyInstance } from 'fastify';
+import { accountLimits } from '../../config/plans.js';
 import type { AppDeps } from '../deps.js';
 
 export function registerToolRoutes(app: FastifyInstance, deps: AppDeps): void {
@@ -7,32 +9,43 @@ export function registerToolRoutes(app: FastifyInstance, deps: AppDeps): void {
     config: { authenticated: true },
     schema: {
       tags: ['tools'],
-      summary: 'List the tools with their option schemas and availability',
+      summary: 'List the tools with their option schemas and availability, and the caller’s limits',
       security: [{ bearerAuth: [] }],
     },
-    handler: async () => ({
-      object: 'list',
-      data: deps.catalog.list().map(({ tool, available, reason }) => ({
-        name: tool.name,
-        title: tool.title,
-        description: tool.description,
-        inputs: {
-          min_files: tool.inputs.minFiles,
-          max_files:
-            tool.inputs.maxFiles === 'plan' ? deps.config.limits.uploadMaxFiles : tool.inputs.maxFiles,
-          accepts: tool.inputs.accepts,
+    handler: async (request) => {
+      const limits = accountLimits(deps.config, request.auth!.plan);
+      const { plan } = limits;
+      return {
+        object: 'list',
+        data: deps.catalog.list().map(({ tool, available, reason }) => ({
+          name: tool.name,
+          title: tool.title,
+          description: tool.description,
+          inputs: {
+            min_files: tool.inputs.minFiles,
+            max_files:
+              tool.inputs.maxFiles === 'plan'
+                ? limits.maxFiles
+                : Math.min(tool.inputs.maxFiles, limits.maxFiles),
+            accepts: tool.inputs.accepts,
+          },
+          options_schema: tool.options,
+          output: { content_type: tool.output.contentType },
+          available,
+          ...(reason ? { reason } : {}),
+        })),
+        limits: {
+          plan: plan.name,
+          max_file_bytes: limits.maxFileBytes,
+          max_upload_bytes: limits.maxTotalBytes,
+          max_files_per_job: limits.maxFiles,
+          max_pages_per_job: limits.maxPages,
+          concurrent_jobs: plan.concurrentJobs,
+          requests_per_window: plan.requestsPerWindow,
+          window_seconds: plan.windowSeconds,
+          result_retention_seconds: Math.floor(limits.resultRetentionMs / 1000),
         },
-        options_schema: tool.options,
-        output: { content_type: tool.output.contentType },
-        available,
-        ...(reason ? { reason } : {}),
-      })),
-      limits: {
-        max_file_bytes: deps.config.limits.uploadMaxFileBytes,
-        max_upload_bytes: deps.config.limits.uploadMaxTotalBytes,
-        max_files_per_job: deps.config.limits.uploadMaxFiles,
-        max_pages_per_job: deps.config.limits.maxPages,
-      },
-    }),
+      };
+    },
   });
 }

@@ -27,6 +27,21 @@ export class SqliteAccountStore implements AccountStore {
     return rows.map(toAccount);
   }
 
+  async updateAccount(id: string, changes: { name?: string; plan?: string }): Promise<Account | undefined> {
+    const set = {
+      ...(changes.name === undefined ? {} : { name: changes.name }),
+      ...(changes.plan === undefined ? {} : { plan: changes.plan }),
+    };
+    if (Object.keys(set).length === 0) return this.getAccount(id);
+    const row = await this.db
+      .updateTable('accounts')
+      .set(set)
+      .where('id', '=', id)
+      .returningAll()
+      .executeTakeFirst();
+    return row && toAccount(row);
+  }
+
   async createKey(key: ApiKeyRecord): Promise<ApiKeyRecord> {
     await this.db.insertInto('api_keys').values(fromApiKey(key)).execute();
     return key;

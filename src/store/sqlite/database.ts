@@ -4,8 +4,10 @@ import { sql } from 'kysely';
 import type { Database } from '../types.js';
 import { SqliteAccountStore } from './account-store.js';
 import { openSqlite, type SqliteConnectionOptions } from './connection.js';
+import { SqliteIdempotencyStore } from './idempotency-store.js';
 import { SqliteJobStore } from './job-store.js';
 import { runMigrations } from './migrations.js';
+import { SqliteRateLimiter } from './rate-limiter.js';
 
 /**
  * Opens (creating if needed) the SQLite file at `file`; call `migrate()` before use. Open one per
@@ -18,6 +20,8 @@ export function openSqliteDatabase(file: string, options: SqliteConnectionOption
   return {
     jobs: new SqliteJobStore(db),
     accounts: new SqliteAccountStore(db),
+    idempotency: new SqliteIdempotencyStore(db),
+    rateLimits: new SqliteRateLimiter(db),
     async migrate() {
       await runMigrations(db);
     },

@@ -1,13 +1,13 @@
 // The SQLite job store: account-scoped reads, the claim/lease protocol workers follow, and the
 // terminal transitions. Every worker write is conditional on (id, lease token, processing), so a
 // worker that lost its lease (expired, swept, canceled) can never overwrite what happened since.
-import { randomUUID } from 'node:crypto';
-import { type Kysely, sql, type Updateable } from 'kysely';
+import type { Kysely, Updateable } from 'kysely';
 import { QuireError } from '../../errors/quire-error.js';
 import { scrubSecretOptions } from '../redact.js';
 import type {
   CancelOutcome,
   ClaimedJob,
+  ClaimLimits,
   JobError,
   JobRecord,
   JobResult,
@@ -18,6 +18,7 @@ import type {
   SweepOutcome,
 } from '../types.js';
 import { withWriteLock } from './connection.js';
+import { claimNextFairly } from './job-claim.js';
 import {
   countJobsByStatus,
   listEndedWithInputs,
@@ -81,43 +82,13 @@ export class SqliteJobStore implements JobStore {
     return { jobs: rows.slice(0, limit).map(toJob), hasMore: rows.length > limit };
   }
 
-  async claimNext(workerId: string, leaseMs: number, now = Date.now()): Promise<ClaimedJob | undefined> {
-    // Idle workers poll often; an empty queue is answered by a plain read without the write lock.
-    if (!(await this.nextQueuedId(this.db))) return undefined;
-    return withWriteLock(this.db, async (conn) => {
-      const id = await this.nextQueuedId(conn);
-      if (!id) return undefined;
-      const leaseToken = randomUUID();
-      const leaseExpiresAt = now + leaseMs;
-      const row = await conn
-        .updateTable('jobs')
-        .set((eb) => ({
-          status: 'processing',
-          lease_token: leaseToken,
-          lease_expires_at: leaseExpiresAt,
-          worker_id: workerId,
-          attempts: eb('attempts', '+', 1),
-          started_at: eb.fn.coalesce('started_at', sql.val(now)),
-        }))
-        .where('id', '=', id)
-        .returningAll()
-        .executeTakeFirstOrThrow();
-      return { job: toJob(row), leaseToken, leaseExpiresAt };
-    });
-  }
-
-  private async nextQueuedId(db: Kysely<Tables>): Promise<string | undefined> {
-    const row = await db
-      .selectFrom('jobs')
-      .select('id')
-      // A literal, not a bound parameter: SQLite only uses the partial jobs_queue index when the
-      // query's WHERE visibly implies the index's.
-      .where('status', '=', sql.lit('queued'))
-      .orderBy('created_at')
-      .orderBy('id')
-      .limit(1)
-      .executeTakeFirst();
-    return row?.id;
+  claimNext(
+    workerId: string,
+    leaseMs: number,
+    now = Date.now(),
+    limits?: ClaimLimits,
+  ): Promise<ClaimedJob | undefined> {
+    return claimNextFairly(this.db, workerId, leaseMs, now, limits);
   }
 
   async renewLease(id: string, token: string, leaseMs: number, now = Date.now()): Promise<boolean> {

@@ -1,6 +1,6 @@
 // SQLite row shapes (as Kysely sees them) and the one mapping between snake_case rows and the
 // camelCase records of src/store/types.ts. Times are integer epoch ms; JSON columns are TEXT.
-import type { Insertable, Selectable } from 'kysely';
+import type { Generated, Insertable, Selectable } from 'kysely';
 import type {
   Account,
   ApiKeyRecord,
@@ -18,6 +18,29 @@ export interface AccountsTable {
   name: string;
   plan: string;
   created_at: number;
+  last_claim_at: Generated<number | null>;
+}
+
+export interface IdempotencyKeysTable {
+  account_id: string;
+  method: string;
+  route: string;
+  key: string;
+  token: string;
+  state: 'in_flight' | 'completed';
+  fingerprint: string | null;
+  status: number | null;
+  headers: string | null;
+  body: Buffer | null;
+  created_at: number;
+  locked_until: number;
+  expires_at: number;
+}
+
+export interface RateLimitsTable {
+  bucket: string;
+  tat: number;
+  allowed: number;
 }
 
 export interface ApiKeysTable {
@@ -69,6 +92,8 @@ export interface Tables {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
   jobs: JobsTable;
+  idempotency_keys: IdempotencyKeysTable;
+  rate_limits: RateLimitsTable;
   quire_migrations: MigrationsTable;
 }
 

@@ -14,7 +14,7 @@ interface Running {
   outcome: Promise<unknown>;
 }
 
-function start(mode: 'migrate' | 'claim', url: string, worker: string): Running {
+function start(mode: 'migrate' | 'claim' | 'rate', url: string, worker: string): Running {
   const child = spawn(process.execPath, ['--import', register, script, mode, url, worker], {
     stdio: ['pipe', 'pipe', 'pipe'],
   });
@@ -42,7 +42,7 @@ function start(mode: 'migrate' | 'claim', url: string, worker: string): Running 
 
 /** Starts one process per worker name, releases them together and returns their JSON outcomes. */
 export async function runStoreChildren<T>(
-  mode: 'migrate' | 'claim',
+  mode: 'migrate' | 'claim' | 'rate',
   url: string,
   workers: string[],
 ): Promise<T[]> {

@@ -1,5 +1,5 @@
 // A separate OS process acting on a shared database, for the multi-process conformance tests.
-// Usage: node --import ./ts-register.mjs store-child.ts <migrate|claim> <database url> [worker id]
+// Usage: node --import ./ts-register.mjs store-child.ts <migrate|claim|rate> <database url> [worker id]
 // Prints "ready" once the database is open, starts when a line arrives on stdin (so that sibling
 // processes collide), then prints one JSON line with its outcome.
 import { once } from 'node:events';
@@ -7,8 +7,8 @@ import { createInterface } from 'node:readline';
 import { openDatabase } from '../../../src/store/open.js';
 
 const [mode, url, workerId = `child-${process.pid}`] = process.argv.slice(2);
-if (!url || (mode !== 'migrate' && mode !== 'claim')) {
-  process.stderr.write('usage: store-child.ts <migrate|claim> <url> [worker id]\n');
+if (!url || (mode !== 'migrate' && mode !== 'claim' && mode !== 'rate')) {
+  process.stderr.write('usage: store-child.ts <migrate|claim|rate> <url> [worker id]\n');
   process.exit(2);
 }
 
@@ -21,6 +21,13 @@ lines.close();
 if (mode === 'migrate') {
   await db.migrate();
   process.stdout.write(`${JSON.stringify({ migrated: true })}\n`);
+} else if (mode === 'rate') {
+  // 200 requests against one shared bucket of 60 per minute: the processes together get 60.
+  let allowed = 0;
+  for (let i = 0; i < 200; i++) {
+    if ((await db.rateLimits.consume('shared', { quota: 60, windowMs: 60_000 })).allowed) allowed++;
+  }
+  process.stdout.write(`${JSON.stringify({ allowed })}\n`);
 } else {
   const claimed: string[] = [];
   for (;;) {

@@ -1,0 +1,96 @@
+// Fair claiming for the SQLite job store (contract §5): an account never runs more jobs than its
+// plan allows, and accounts with queued work take turns, so one account's backlog cannot starve
+// another's single job.
+import { randomUUID } from 'node:crypto';
+import { type Kysely, sql } from 'kysely';
+import type { ClaimedJob, ClaimLimits } from '../types.js';
+import { withWriteLock } from './connection.js';
+import { type Tables, toJob } from './rows.js';
+
+/** With no limits given, accounts still take turns but none is capped. */
+const UNLIMITED = 2 ** 31 - 1;
+
+interface Pick {
+  job_id: string;
+  account_id: string;
+  plan: string;
+}
+
+/**
+ * The choice, in one statement:
+ * 1. `waiting` lists the accounts with queued work by a loose index scan (each step jumps to the
+ *    next account id in jobs_queue_account), so it costs O(accounts · log queue), not O(queue):
+ *    a backlog of 100 000 jobs in one account is one step.
+ * 2. `turns` counts each one's processing jobs (jobs_account_status) and looks its plan's
+ *    concurrency up in the limits passed as JSON (plans are configuration, not rows);
+ *    MATERIALIZED so each count runs once, not again for the ORDER BY.
+ * 3. Of the accounts below their limit, the one with the fewest running jobs goes first, then the
+ *    one whose last claim is oldest (round robin among equals), then by id so the order is total;
+ *    its oldest queued job is taken.
+ * The literal 'queued'/'processing' let SQLite use the partial indexes (it needs the predicate
+ * visibly implied). PostgreSQL runs the same choice, then locks the job row with
+ * FOR UPDATE SKIP LOCKED instead of SQLite's database-wide write lock.
+ */
+function pickNext(db: Kysely<Tables>, limits: ClaimLimits | undefined) {
+  const byPlan = JSON.stringify(limits?.concurrentJobsByPlan ?? {});
+  const fallback = limits ? limits.defaultConcurrentJobs : UNLIMITED;
+  return sql<Pick>`
+    WITH RECURSIVE waiting(account_id) AS (
+      SELECT min(account_id) FROM jobs WHERE status = 'queued'
+      UNION ALL
+      SELECT (SELECT min(q.account_id) FROM jobs q
+              WHERE q.status = 'queued' AND q.account_id > waiting.account_id)
+      FROM waiting WHERE waiting.account_id IS NOT NULL
+    ),
+    turns AS MATERIALIZED (
+      SELECT a.id, a.plan, a.last_claim_at,
+        (SELECT count(*) FROM jobs r WHERE r.account_id = a.id AND r.status = 'processing') AS running,
+        coalesce((SELECT l.value FROM json_each(${byPlan}) l WHERE l.key = a.plan), ${fallback}) AS allowed
+      FROM waiting w JOIN accounts a ON a.id = w.account_id
+    )
+    SELECT t.id AS account_id, t.plan,
+      (SELECT j.id FROM jobs j WHERE j.account_id = t.id AND j.status = 'queued'
+       ORDER BY j.created_at, j.id LIMIT 1) AS job_id
+    FROM turns t
+    WHERE t.running < t.allowed
+    ORDER BY t.running, coalesce(t.last_claim_at, 0), t.id
+    LIMIT 1`.execute(db);
+}
+
+export async function claimNextFairly(
+  db: Kysely<Tables>,
+  workerId: string,
+  leaseMs: number,
+  now: number,
+  limits: ClaimLimits | undefined,
+): Promise<ClaimedJob | undefined> {
+  // Idle workers poll often: when nothing is claimable (empty queue, or every waiting account at
+  // its limit) a plain read answers without taking the write lock.
+  if ((await pickNext(db, limits)).rows.length === 0) return undefined;
+  return withWriteLock(db, async (conn) => {
+    // Chosen again under the lock: another process may have claimed since the read above.
+    const pick = (await pickNext(conn, limits)).rows[0];
+    if (!pick) return undefined;
+    const leaseToken = randomUUID();
+    const leaseExpiresAt = now + leaseMs;
+    const row = await conn
+      .updateTable('jobs')
+      .set((eb) => ({
+        status: 'processing',
+        lease_token: leaseToken,
+        lease_expires_at: leaseExpiresAt,
+        worker_id: workerId,
+        attempts: eb('attempts', '+', 1),
+        started_at: eb.fn.coalesce('started_at', sql.val(now)),
+      }))
+      .where('id', '=', pick.job_id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    await conn
+      .updateTable('accounts')
+      .set({ last_claim_at: now })
+      .where('id', '=', pick.account_id)
+      .execute();
+    return { job: toJob(row), leaseToken, leaseExpiresAt, plan: pick.plan };
+  });
+}

@@ -1,0 +1,96 @@
+// flatten: draws form fields and/or annotations into the page content (qpdf
+// --flatten-annotations), so they can no longer be edited and look the same in every reader.
+import { readFile, writeFile } from 'node:fs/promises';
+import { Type } from '@sinclair/typebox';
+import { annotationCount, type QpdfJsonFile, restorePlan, stashPlan } from './flatten-plan.js';
+import { checkPageLimit, engineCall, onlyInput, openInput } from './inputs.js';
+import { outputName, workFile } from './output-name.js';
+import { StringEnum } from './schema.js';
+import type { ToolContext } from './types.js';
+import { defineTool } from './types.js';
+
+const options = Type.Object(
+  {
+    what: Type.Optional(
+      StringEnum(['forms', 'annotations', 'all'], {
+        default: 'all',
+        description:
+          '`forms`: form fields only (the form is removed); `annotations`: comments, stamps, highlights and other non-field annotations only (the form stays fillable); `all`: both.',
+      }),
+    ),
+  },
+  { additionalProperties: false, examples: [{ what: 'all' }, { what: 'forms' }] },
+);
+
+async function readJson<O>(ctx: ToolContext<O>, pdf: string): Promise<QpdfJsonFile> {
+  const file = workFile(ctx.workDir, 'objects', 'json');
+  await ctx.engines.qpdf.jsonFile(pdf, file, engineCall(ctx));
+  return JSON.parse(await readFile(file, 'utf8')) as QpdfJsonFile;
+}
+
+async function writeUpdate<O>(ctx: ToolContext<O>, update: unknown): Promise<string> {
+  const file = workFile(ctx.workDir, 'update', 'json');
+  await writeFile(file, JSON.stringify(update), { mode: 0o600 });
+  return file;
+}
+
+export const flattenTool = defineTool({
+  name: 'flatten',
+  title: 'Flatten forms and annotations',
+  description:
+    'Draws form fields and/or annotations into the page content so they can no longer be changed; fields without appearances get them generated first.',
+  inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'] },
+  options,
+  output: { contentType: 'application/pdf' },
+  engines: ['qpdf'],
+  steps: { inspect: 15, flatten: 60, restore: 15, count: 10 },
+  async run(ctx) {
+    const input = onlyInput(ctx);
+    const what = ctx.options.what ?? 'all';
+    ctx.progress.step('inspect');
+    const pageCount = await openInput(ctx, input);
+    checkPageLimit(pageCount, ctx.limits.maxPages);
+    const before = await readJson(ctx, input.path);
+    const plan = what === 'all' ? undefined : stashPlan(before, what === 'forms' ? 'others' : 'widgets');
+
+    ctx.progress.step('flatten');
+    const flattened = workFile(ctx.workDir, 'flattened');
+    const updateFile = plan?.update === undefined ? undefined : await writeUpdate(ctx, plan.update);
+    await ctx.engines.qpdf.flattenAnnotations(
+      input.path,
+      flattened,
+      // Widgets that rely on /NeedAppearances have nothing to flatten until appearances exist.
+      { generateAppearances: what !== 'annotations', ...(updateFile ? { updateFile } : {}) },
+      engineCall(ctx, (done, total) => ctx.progress.fraction(done, total)),
+    );
+
+    ctx.progress.step('restore');
+    let output = flattened;
+    if (updateFile) {
+      const restore = restorePlan(await readJson(ctx, flattened));
+      if (restore !== undefined) {
+        output = workFile(ctx.workDir, 'flattened-restored');
+        await ctx.engines.qpdf.updateFromJson(
+          flattened,
+          await writeUpdate(ctx, restore),
+          output,
+          engineCall(ctx),
+        );
+      }
+    }
+
+    ctx.progress.step('count');
+    const remaining = annotationCount(await readJson(ctx, output));
+    return {
+      path: output,
+      name: outputName(input.name, 'flattened'),
+      contentType: 'application/pdf',
+      facts: {
+        pages: pageCount,
+        what,
+        annotations_before: annotationCount(before),
+        annotations_after: remaining,
+      },
+    };
+  },
+});

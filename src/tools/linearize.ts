@@ -1,0 +1,43 @@
+// linearize: rewrites a PDF for fast web view (first page first, hint tables), and checks the
+// result with qpdf's own linearization check before handing it out.
+import { Type } from '@sinclair/typebox';
+import { QuireError } from '../errors/quire-error.js';
+import { checkPageLimit, engineCall, onlyInput, openInput } from './inputs.js';
+import { outputName, workFile } from './output-name.js';
+import { defineTool } from './types.js';
+
+const options = Type.Object({}, { additionalProperties: false, examples: [{}] });
+
+export const linearizeTool = defineTool({
+  name: 'linearize',
+  title: 'Optimize for fast web view',
+  description: 'Linearizes the PDF so a browser can show the first page before the whole file has arrived.',
+  inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'] },
+  options,
+  output: { contentType: 'application/pdf' },
+  engines: ['qpdf'],
+  steps: { inspect: 10, linearize: 80, verify: 10 },
+  async run(ctx) {
+    const input = onlyInput(ctx);
+    ctx.progress.step('inspect');
+    const pageCount = await openInput(ctx, input);
+    checkPageLimit(pageCount, ctx.limits.maxPages);
+
+    ctx.progress.step('linearize');
+    const output = workFile(ctx.workDir, 'linearized');
+    const call = engineCall(ctx, (done, total) => ctx.progress.fraction(done, total));
+    await ctx.engines.qpdf.linearize(input.path, output, call);
+
+    // A file that claims linearization but has wrong hints is worse than none: readers trust it.
+    ctx.progress.step('verify');
+    if (!(await ctx.engines.qpdf.linearizationValid(output, engineCall(ctx)))) {
+      throw new QuireError('engine_failed', 'qpdf wrote a file that fails its linearization check');
+    }
+    return {
+      path: output,
+      name: outputName(input.name, 'linearized'),
+      contentType: 'application/pdf',
+      facts: { pages: pageCount },
+    };
+  },
+});

@@ -1,0 +1,82 @@
+// office-to-pdf: Word, Excel, PowerPoint, OpenDocument, RTF, text and CSV files to PDF with a pool
+// of LibreOffice instances; an optional page selection is then cut out of the result with qpdf.
+import { Type } from '@sinclair/typebox';
+import { QuireError } from '../errors/quire-error.js';
+import { checkPageLimit, onlyInput } from './inputs.js';
+import { outputName, workFile } from './output-name.js';
+import { PageSelectionSchema, resolvePageList, toQpdfRange } from './page-selection.js';
+import type { InputType } from './types.js';
+import { defineTool } from './types.js';
+
+const options = Type.Object(
+  {
+    pages: Type.Optional(PageSelectionSchema('Pages of the converted document to keep; empty = all.')),
+    landscape: Type.Optional(
+      Type.Boolean({
+        default: false,
+        description:
+          'Lay text documents and spreadsheets out on landscape pages. Slides keep their own shape.',
+      }),
+    ),
+  },
+  { additionalProperties: false, examples: [{}, { pages: '1-2', landscape: true }] },
+);
+
+/** Every type the sniffer recognises as an office document or as text LibreOffice can lay out. */
+export const OFFICE_INPUTS: readonly InputType[] = [
+  'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+  'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+  'application/vnd.openxmlformats-officedocument.presentationml.presentation',
+  'application/vnd.oasis.opendocument.text',
+  'application/vnd.oasis.opendocument.spreadsheet',
+  'application/vnd.oasis.opendocument.presentation',
+  'application/msword',
+  'application/vnd.ms-excel',
+  'application/vnd.ms-powerpoint',
+  'application/x-ole-storage',
+  'application/rtf',
+  'text/plain',
+  'text/csv',
+];
+
+export const officeToPdfTool = defineTool({
+  name: 'office-to-pdf',
+  title: 'Convert an office document to PDF',
+  description:
+    'Converts a document (docx, doc, odt, rtf, txt), spreadsheet (xlsx, xls, ods, csv) or presentation (pptx, ppt, odp) to PDF with LibreOffice. Macros never run and the document cannot reach the network.',
+  inputs: { minFiles: 1, maxFiles: 1, accepts: OFFICE_INPUTS },
+  options,
+  output: { contentType: 'application/pdf' },
+  engines: ['libreoffice', 'qpdf'],
+  steps: { convert: 85, pages: 15 },
+  async run(ctx) {
+    const input = onlyInput(ctx);
+    const call = { workDir: ctx.workDir, signal: ctx.signal };
+    ctx.progress.step('convert');
+    const converted = workFile(ctx.workDir, 'converted');
+    // The conversion's time limit is QUIRE_OFFICE_TIMEOUT_MS, applied by the pool.
+    await ctx.engines.libreoffice.toPdf(
+      input.path,
+      converted,
+      { landscape: ctx.options.landscape ?? false },
+      call,
+    );
+
+    ctx.progress.step('pages');
+    const total = await ctx.engines.qpdf.pageCount(converted, call);
+    if (total < 1) throw new QuireError('engine_failed', 'LibreOffice produced an empty PDF');
+    const selection = ctx.options.pages?.trim() ? resolvePageList(ctx.options.pages, total) : undefined;
+    checkPageLimit(selection?.length ?? total, ctx.limits.maxPages);
+    let output = converted;
+    if (selection) {
+      output = workFile(ctx.workDir, 'selected');
+      await ctx.engines.qpdf.selectPages(converted, toQpdfRange(selection), output, call);
+    }
+    return {
+      path: output,
+      name: outputName(input.name, 'converted'),
+      contentType: 'application/pdf',
+      facts: { pages: selection?.length ?? total, source_pages: total },
+    };
+  },
+});

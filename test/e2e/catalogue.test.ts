@@ -1,0 +1,140 @@
+// The published catalogue over real HTTP: /openapi.json is valid OpenAPI 3.1, GET /api/v1/tools
+// matches the schema that document gives for it, every tool's schema examples are accepted, and
+// counter-examples generated from each schema are refused (400 invalid_options, a JSON pointer per
+// error) before anything reaches storage.
+import { readdir } from 'node:fs/promises';
+import path from 'node:path';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client } from '../support/client.js';
+import { corpusFile } from '../support/corpus.js';
+import { counterExamples, type JsonSchema } from '../support/counter-examples.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+
+interface PublishedTool {
+  name: string;
+  available: boolean;
+  inputs: { min_files: number; accepts: string[] };
+  options_schema: JsonSchema;
+}
+
+let server: TestServer;
+let client: Client;
+let published: PublishedTool[];
+
+beforeAll(async () => {
+  server = await startTestServer();
+  client = new Client(server.url, (await server.newAccount()).key);
+  const body = (await (await client.fetch('/api/v1/tools')).json()) as { data: PublishedTool[] };
+  published = body.data;
+});
+afterAll(() => server.close());
+
+/** A small input of each type a tool may accept; a tool accepting none of them is reported. */
+const SAMPLES: Record<string, string> = {
+  'application/pdf': corpusFile('pypdf-samples__pdflatex-4-pages.pdf'),
+  'image/png': corpusFile('ocrmypdf__typewriter.png'),
+  'image/jpeg': corpusFile('ocrmypdf__baiona_cmyk.jpg'),
+  'image/tiff': corpusFile('tesseract__phototest.tif'),
+  'application/vnd.openxmlformats-officedocument.wordprocessingml.document':
+    corpusFile('gotenberg__page_1.docx'),
+  'application/vnd.oasis.opendocument.text': corpusFile('pypdf-samples__libreoffice-form.odt'),
+  'text/plain': corpusFile('tesseract__phototest.gt.txt'),
+};
+const HTML = { name: 'index.html', data: '<!doctype html><title>t</title><p>Hello</p>' };
+
+function inputsFor(tool: PublishedTool): Array<string | typeof HTML> {
+  const type = tool.inputs.accepts.find((t) => SAMPLES[t] || t === 'text/html');
+  if (!type) throw new Error(`no sample input for ${tool.name} (${tool.inputs.accepts.join(', ')})`);
+  const sample = type === 'text/html' ? HTML : SAMPLES[type]!;
+  return Array.from({ length: Math.max(1, tool.inputs.min_files) }, () => sample);
+}
+
+async function storedFiles(): Promise<string[]> {
+  const dir = path.join(server.dataDir, 'files');
+  return (await readdir(dir, { recursive: true }).catch(() => [] as string[])).sort();
+}
+
+describe('OpenAPI document', () => {
+  it('is valid OpenAPI 3.1', async () => {
+    const document = (await (await fetch(`${server.url}/openapi.json`)).json()) as Record<string, unknown>;
+    const validator = new Validator();
+    const result = await validator.validate(document);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(validator.version).toBe('3.1');
+  });
+
+  it('describes GET /api/v1/tools, and the live response validates against that schema', async () => {
+    const validator = new Validator();
+    await validator.validate(
+      (await (await fetch(`${server.url}/openapi.json`)).json()) as Record<string, unknown>,
+    );
+    const document = validator.resolveRefs() as {
+      paths: Record<
+        string,
+        { get: { responses: Record<string, { content: Record<string, { schema: object }> }> } }
+      >;
+    };
+    const schema = document.paths['/api/v1/tools']?.get.responses['200']?.content['application/json']?.schema;
+    expect(schema).toBeDefined();
+    const validate = new Ajv2020({ strict: false, allErrors: true }).compile(schema!);
+    const body = await (await client.fetch('/api/v1/tools')).json();
+    expect(validate(body), JSON.stringify(validate.errors)).toBe(true);
+  });
+
+  it('publishes an options schema that compiles, with examples valid against it, for every tool', () => {
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    for (const tool of published) {
+      const validate = ajv.compile(tool.options_schema);
+      const examples = tool.options_schema.examples as unknown[] | undefined;
+      expect(examples ?? [], `${tool.name} publishes no examples`).not.toHaveLength(0);
+      for (const example of examples ?? []) {
+        expect(validate(structuredClone(example)), `${tool.name} ${JSON.stringify(example)}`).toBe(true);
+      }
+    }
+  });
+});
+
+describe('option validation over HTTP', () => {
+  // Runs first, on an idle server, so the storage listing can only change through these requests.
+  it('refuses generated counter-examples with 400 invalid_options and pointers, storing nothing', async () => {
+    const before = await storedFiles();
+    let checked = 0;
+    for (const tool of published.filter((t) => t.available)) {
+      for (const bad of counterExamples(tool.options_schema)) {
+        const response = await client.createJob({
+          tool: tool.name,
+          options: bad.options,
+          files: inputsFor(tool),
+        });
+        const body = (await response.json()) as { code: string; errors?: { pointer?: string }[] };
+        const label = `${tool.name} ${bad.kind} ${JSON.stringify(bad.options)}`;
+        expect(response.status, label).toBe(400);
+        expect(body.code, label).toBe('invalid_options');
+        expect(body.errors?.length, label).toBeGreaterThan(0);
+        for (const error of body.errors ?? []) expect(error.pointer, label).toMatch(/^\/options(\/|$)/);
+        if (bad.pointer)
+          expect(
+            body.errors?.map((e) => e.pointer),
+            label,
+          ).toContain(bad.pointer);
+        checked++;
+      }
+    }
+    expect(checked).toBeGreaterThan(40);
+    expect(await storedFiles()).toEqual(before);
+  });
+
+  it('accepts every published example, and no example job fails for its options', async () => {
+    for (const tool of published.filter((t) => t.available)) {
+      for (const example of (tool.options_schema.examples as Record<string, unknown>[]) ?? []) {
+        const job = await client.submit({ tool: tool.name, options: example, files: inputsFor(tool) });
+        const done = await client.waitFor(job.id, 90);
+        expect(done.error?.code, `${tool.name} ${JSON.stringify(example)}`).not.toBe('invalid_options');
+        expect(['succeeded', 'failed']).toContain(done.status);
+      }
+    }
+  });
+});

@@ -1,0 +1,96 @@
+// Inputs for the heavy-engine tests, made on the spot with real programs: a text PDF (Ghostscript),
+// its scan (pdftoppm, Ghostscript's image-only PDF device), office documents written by LibreOffice itself, and a site.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+export const fixtureDir = mkdtempSync(path.join(os.tmpdir(), 'quire-heavy-'));
+const at = (name: string) => path.join(fixtureDir, name);
+
+/** A one-page PDF with real text: `lines` in 28-pt Helvetica, one under the other. */
+export function textPdf(name: string, lines: string[]): string {
+  const shows = lines.map((l, i) => `72 ${720 - i * 48} moveto (${l}) show`).join(' ');
+  execFileSync('gs', [
+    '-q',
+    '-dSAFER',
+    '-dBATCH',
+    '-dNOPAUSE',
+    '-sDEVICE=pdfwrite',
+    `-sOutputFile=${at(name)}`,
+    '-c',
+    `/Helvetica findfont 28 scalefont setfont ${shows} showpage`,
+  ]);
+  return at(name);
+}
+
+/** The page rendered at 200 dpi as a PNG: pixels only, no text. */
+export function scanPng(pdf: string, name: string): string {
+  const stem = at(name.replace(/\.png$/, ''));
+  execFileSync('pdftoppm', ['-r', '200', '-gray', '-png', '-singlefile', pdf, stem]);
+  return `${stem}.png`;
+}
+
+/** The page as an image-only PDF at 200 dpi (what a scanner produces): Ghostscript's pdfimage8. */
+export function imagePdf(pdf: string, name: string): string {
+  execFileSync('gs', [
+    '-q',
+    '-dSAFER',
+    '-dBATCH',
+    '-dNOPAUSE',
+    '-sDEVICE=pdfimage8',
+    '-r200',
+    `-sOutputFile=${at(name)}`,
+    pdf,
+  ]);
+  return at(name);
+}
+
+export function concatPdfs(files: string[], name: string): string {
+  execFileSync('qpdf', ['--empty', '--pages', ...files, '--', at(name)]);
+  return at(name);
+}
+
+const FODP = (text: string) => `<?xml version="1.0" encoding="UTF-8"?>
+<office:document xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0"
+ xmlns:draw="urn:oasis:names:tc:opendocument:xmlns:drawing:1.0"
+ xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0"
+ xmlns:svg="urn:oasis:names:tc:opendocument:xmlns:svg-compatible:1.0"
+ office:version="1.2" office:mimetype="application/vnd.oasis.opendocument.presentation">
+<office:body><office:presentation><draw:page draw:name="One">
+<draw:frame svg:x="2cm" svg:y="2cm" svg:width="20cm" svg:height="4cm"><draw:text-box><text:p>${text}</text:p></draw:text-box></draw:frame>
+</draw:page></office:presentation></office:body></office:document>`;
+
+/**
+ * docx, xlsx and pptx written by LibreOffice from plain sources (txt, csv, flat ODP), each holding
+ * `marker` so the test can find it in the converted PDF.
+ */
+export function officeDocuments(marker: string): { docx: string; xlsx: string; pptx: string } {
+  writeFileSync(at('doc.txt'), `Document ${marker}\nSecond paragraph.\n`);
+  writeFileSync(at('sheet.csv'), `name,value\nSheet ${marker},42\nother,7\n`);
+  writeFileSync(at('slides.fodp'), FODP(`Slide ${marker}`));
+  const profile = `-env:UserInstallation=file://${at('lo-profile')}`;
+  const convert = (format: string, file: string) =>
+    execFileSync(
+      'soffice',
+      [profile, '--headless', '--convert-to', format, '--outdir', fixtureDir, at(file)],
+      {
+        stdio: 'ignore',
+        timeout: 120_000,
+      },
+    );
+  convert('docx:MS Word 2007 XML', 'doc.txt');
+  convert('xlsx:Calc MS Excel 2007 XML', 'sheet.csv');
+  convert('pptx:Impress MS PowerPoint 2007 XML', 'slides.fodp');
+  return { docx: at('doc.docx'), xlsx: at('sheet.xlsx'), pptx: at('slides.pptx') };
+}
+
+/**
+ * A CSV LibreOffice needs minutes for (Calc imports then lays out ~20,000 pages): from the
+ * service's side indistinguishable from a document that hangs it.
+ */
+export function hangingCsv(): string {
+  const row = 'aaaaaaaa,bbbbbbbb,cccccccc,dddddddd,eeeeeeee,ffffffff,gggggggg,hhhhhhhh\n';
+  writeFileSync(at('hang.csv'), row.repeat(1_000_000));
+  return at('hang.csv');
+}
