@@ -21,6 +21,11 @@ declare -A wanted=(
   [ocrmypdf]=ocrmypdf [tesseract]=tesseract-ocr [soffice]=libreoffice-writer-nogui
   [unshare]=util-linux [chromium]=chromium
 )
+# The test command also needs the tools its tests drive: curl (the quick-start session), unzip and
+# procps (result and process checks), Java and Maven (veraPDF, fetched from Maven Central).
+if [ "${1:-}" = "--with-test-tools" ]; then
+  wanted+=([curl]=curl [unzip]=unzip [ps]=procps [java]=default-jre-headless [mvn]=maven)
+fi
 # Not commands, so checked by path: OCR languages, the other LibreOffice modules, UNO for Python.
 for path_pkg in /usr/share/tesseract-ocr/5/tessdata/eng.traineddata:tesseract-ocr-eng \
   /usr/share/tesseract-ocr/5/tessdata/deu.traineddata:tesseract-ocr-deu \

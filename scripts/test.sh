@@ -3,7 +3,7 @@
 # The last line is the runner's summary ("vitest: N passed, N failed").
 set -uo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh || exit 1
+bash scripts/setup.sh --with-test-tools || exit 1
 npm run --silent check || { echo "vitest: 0 passed, 1 failed (check failed)"; exit 1; }
 mkdir -p .tmp
 npx --no-install vitest run --reporter=default --reporter=json --outputFile.json=.tmp/vitest.json

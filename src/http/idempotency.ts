@@ -1,7 +1,7 @@
 // Idempotency-Key on every keyed POST (contract §4): the key is claimed before the handler runs,
 // the finished response is stored and replayed byte for byte, refusals release the key.
 // Routes whose fingerprint needs the body read first (the job upload) mark themselves `deferred`
-// and call `replayIfCompleted` once they know it; every other POST is fingerprinted up front.
+// and call `completedResponse` once they know it; every other POST is fingerprinted up front.
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { parseItem } from 'structured-headers';
@@ -79,18 +79,22 @@ function canonicalJson(value: unknown): string {
  * For deferred routes, once the fingerprint is known: the replay of an earlier identical request,
  * 422 for a different one, or undefined when this request holds the key and should go on.
  */
-export function replayIfCompleted(
-  request: FastifyRequest,
-  reply: FastifyReply,
-  fingerprint: string,
-): FastifyReply | undefined {
+/**
+ * The stored response to replay when this request's key already completed with the same
+ * fingerprint; throws `idempotency_key_reused` for a different one. Sending is separate so a
+ * route can discard what it stored (a replayed upload) before the client hears back.
+ */
+export function completedResponse(request: FastifyRequest, fingerprint: string): StoredResponse | undefined {
   const handle = request.idempotency;
   if (!handle) return undefined;
   handle.fingerprint = fingerprint;
   if (!handle.completed) return undefined;
   handle.settled = true;
   if (handle.completed.fingerprint !== fingerprint) throw reused();
-  const { response } = handle.completed;
+  return handle.completed.response;
+}
+
+export function sendReplay(reply: FastifyReply, response: StoredResponse): FastifyReply {
   return reply
     .code(response.status)
     .headers({ ...response.headers, 'Idempotent-Replayed': 'true' })
@@ -132,7 +136,8 @@ export function registerIdempotency(app: FastifyInstance, deps: AppDeps): void {
     request.idempotency = handle;
     if (config.idempotency === 'deferred') return;
     const fingerprint = fingerprintOf({ params: request.params, body: request.body ?? null });
-    return replayIfCompleted(request, reply, fingerprint);
+    const stored = completedResponse(request, fingerprint);
+    return stored ? sendReplay(reply, stored) : undefined;
   });
 
   app.addHook('onSend', async (request, reply, payload) => {

@@ -27,6 +27,20 @@ const toolSchema = {
     },
     available: { type: 'boolean' },
     reason: { type: 'string', description: 'Why the tool is unavailable (present only then).' },
+    engines: {
+      type: 'array',
+      description: 'The programs that do the work on this server.',
+      items: {
+        type: 'object',
+        required: ['name', 'available'],
+        properties: {
+          name: { type: 'string' },
+          available: { type: 'boolean' },
+          version: { type: 'string' },
+          languages: { type: 'array', items: { type: 'string' }, description: 'Installed OCR languages.' },
+        },
+      },
+    },
   },
 } as const;
 

@@ -69,8 +69,11 @@ export async function runJob(claim: ClaimedJob, signal: AbortSignal, deps: RunJo
   try {
     await withWorkDir(deps.config.tmpDir, async (workDir) => {
       const result = await execute(claim, workDir, signal, progress, deps);
-      const expiresAt = Date.now() + deps.config.retention.resultMs;
-      if (!(await deps.jobs.complete(job.id, leaseToken, result, expiresAt))) {
+      // One clock reading, so expires_at − completed_at is exactly the retention period.
+      const now = Date.now();
+      if (
+        !(await deps.jobs.complete(job.id, leaseToken, result, now + deps.config.retention.resultMs, now))
+      ) {
         // Lost the lease between the engine and the write: the job belongs to someone else now.
         await deps.blobs.delete(result.blobKey);
         throw signal.reason ?? new Error('lease lost before completion');

@@ -36,6 +36,44 @@ describe('operations endpoints', () => {
     });
   });
 
+  it('reports each engine with its version in /readyz and on the tools that use it', async () => {
+    const ready = (await (await fetch(`${server.url}/readyz`)).json()) as {
+      checks: { engines: Record<string, { status: string; version?: string }> };
+    };
+    for (const engine of [
+      'qpdf',
+      'ghostscript',
+      'poppler',
+      'ocrmypdf',
+      'tesseract',
+      'libreoffice',
+      'chromium',
+    ]) {
+      expect(ready.checks.engines[engine], engine).toMatchObject({
+        status: 'ok',
+        version: expect.any(String),
+      });
+    }
+    const tools = (await (await client.fetch('/api/v1/tools')).json()) as {
+      data: Array<{
+        name: string;
+        available: boolean;
+        engines: Array<{ name: string; version?: string; languages?: string[] }>;
+      }>;
+    };
+    const ocr = tools.data.find((t) => t.name === 'ocr')!;
+    expect(ocr.available).toBe(true);
+    const tesseract = ocr.engines.find((e) => e.name === 'tesseract')!;
+    expect(tesseract.version).toMatch(/\d/);
+    expect(tesseract.languages).toEqual(expect.arrayContaining(['eng', 'deu', 'fra', 'spa']));
+    const html = tools.data.find((t) => t.name === 'html-to-pdf')!;
+    expect(html.engines).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ name: 'chromium', available: true, version: expect.any(String) }),
+      ]),
+    );
+  });
+
   it('exposes Prometheus metrics by route template, tool and outcome, and queue depth', async () => {
     await client.run({ tool: 'rotate', options: { angle: 90 }, files: [small] });
     const text = await (await fetch(`${server.url}/metrics`)).text();

@@ -7,10 +7,10 @@ import { accountLimits } from '../../config/plans.js';
 import { QuireError } from '../../errors/quire-error.js';
 import { jobView, rfc3339 } from '../../jobs/job-view.js';
 import { nextChange, waitForTerminal } from '../../jobs/wait.js';
-import type { JobRecord, JobStatus } from '../../store/types.js';
+import type { JobRecord, JobStatus, StoredResponse } from '../../store/types.js';
 import { terminalStatuses } from '../../store/types.js';
 import type { AppDeps } from '../deps.js';
-import { fingerprintOf, replayIfCompleted } from '../idempotency.js';
+import { completedResponse, fingerprintOf, sendReplay } from '../idempotency.js';
 import { type ReceivedJob, receiveJobUpload } from '../upload.js';
 import { jobSchemas } from './job-schemas.js';
 
@@ -54,14 +54,15 @@ export function registerJobRoutes(app: FastifyInstance, deps: AppDeps): void {
         ...limits,
         plan: limits.plan.name,
       });
-      let replay: FastifyReply | undefined;
+      let replay: StoredResponse | undefined;
       try {
-        replay = replayIfCompleted(request, reply, jobFingerprint(received));
+        replay = completedResponse(request, jobFingerprint(received));
       } finally {
-        // A replayed (or refused) upload is not a job: its stored files go now (contract §4).
+        // A replayed (or refused) upload is not a job: its stored files go before the answer
+        // (contract §4), so a client never sees them.
         if (replay || request.idempotency?.settled) await deleteInputs(blobs, received.inputs);
       }
-      if (replay) return replay;
+      if (replay) return sendReplay(reply, replay);
       const job = await db.jobs.create({
         id,
         accountId: auth.accountId,

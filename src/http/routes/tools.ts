@@ -2,7 +2,18 @@
 // with the caller's own limits (its plan's, capped by the server-wide settings; contract §5).
 import type { FastifyInstance } from 'fastify';
 import { accountLimits } from '../../config/plans.js';
+import type { EngineName } from '../../engines/types.js';
 import type { AppDeps } from '../deps.js';
+
+function engineInfo(deps: AppDeps, name: EngineName) {
+  const status = deps.engineStatus.find((e) => e.name === name);
+  return {
+    name,
+    available: status?.available === true,
+    ...(status?.version ? { version: status.version } : {}),
+    ...(status?.languages ? { languages: status.languages } : {}),
+  };
+}
 
 export function registerToolRoutes(app: FastifyInstance, deps: AppDeps): void {
   app.get('/api/v1/tools', {
@@ -33,6 +44,9 @@ export function registerToolRoutes(app: FastifyInstance, deps: AppDeps): void {
           output: { content_type: tool.output.contentType },
           available,
           ...(reason ? { reason } : {}),
+          // Which programs do the work, with their versions (and Tesseract's languages): additive
+          // to contract §3, so clients can tell what a server will really run.
+          engines: tool.engines.map((name) => engineInfo(deps, name)),
         })),
         limits: {
           plan: plan.name,
