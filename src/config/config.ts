@@ -4,9 +4,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { type Static, type TSchema, Type } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
+import { parseS3Url } from '../blobs/s3-location.js';
 import { isPlanVariable, loadPlans, type Plan } from './plans.js';
 
 const MiB = 1024 * 1024;
+/** Contract §6: 0, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h — about three days in all. */
+const DEFAULT_WEBHOOK_SCHEDULE = [
+  0, 5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 50_400_000, 72_000_000, 86_400_000,
+];
 const GiB = 1024 * MiB;
 
 const int = (min: number, max: number, def: number, description: string) =>
@@ -31,7 +36,8 @@ export const settings = {
   }),
   QUIRE_STORAGE_URL: Type.String({
     default: '',
-    description: 'file://<dir> (default `file://$QUIRE_DATA_DIR/files`).',
+    description:
+      'file://<dir> (default `file://$QUIRE_DATA_DIR/files`) or s3://<bucket>/<prefix>?region=…&endpoint=…&force_path_style=true, with credentials from the AWS chain (`AWS_ACCESS_KEY_ID`/`AWS_SECRET_ACCESS_KEY`, …); see docs/operations.md.',
   }),
   QUIRE_SECRET: Type.String({
     default: '',
@@ -159,6 +165,48 @@ export const settings = {
     86_400_000,
     'How long an `Idempotency-Key` and its stored response are kept (contract: 24 h).',
   ),
+  QUIRE_WEBHOOK_RETRY_SCHEDULE_MS: Type.String({
+    default: DEFAULT_WEBHOOK_SCHEDULE.join(','),
+    pattern: '^0(,\\d+)*$',
+    description:
+      'Delay before each webhook attempt, comma-separated; starts with 0 (first attempt at once). After the last, the delivery fails. ±15 % jitter.',
+  }),
+  QUIRE_WEBHOOK_TIMEOUT_MS: int(1_000, 60_000, 15_000, 'Time a webhook receiver has to answer 2xx.'),
+  QUIRE_WEBHOOK_CONCURRENCY: int(
+    1,
+    64,
+    4,
+    'Webhook deliveries in flight per worker process (apart from job slots).',
+  ),
+  QUIRE_WEBHOOK_POLL_MS: int(
+    10,
+    60_000,
+    1_000,
+    'How often an idle webhook dispatcher looks for due deliveries.',
+  ),
+  QUIRE_WEBHOOK_ROTATION_GRACE_MS: int(
+    0,
+    30 * 86_400_000,
+    86_400_000,
+    'After `rotate-secret`, how long the old secret still signs beside the new one.',
+  ),
+  QUIRE_WEBHOOK_DISABLE_AFTER_MS: int(
+    60_000,
+    365 * 86_400_000,
+    5 * 86_400_000,
+    'An endpoint whose deliveries fail continuously this long is disabled.',
+  ),
+  QUIRE_WEBHOOK_RETENTION_MS: int(
+    3_600_000,
+    365 * 86_400_000,
+    30 * 86_400_000,
+    'How long job events and their delivery logs are kept once no delivery is pending.',
+  ),
+  QUIRE_WEBHOOKS_ALLOW_PRIVATE: Type.Boolean({
+    default: false,
+    description:
+      'Allow webhook URLs on loopback, private and link-local addresses (development and tests only: SSRF).',
+  }),
 } satisfies Record<string, TSchema>;
 
 type Settings = { [K in keyof typeof settings]: Static<(typeof settings)[K]> };
@@ -192,6 +240,16 @@ export interface Config {
   defaultPlan: string;
   authFailuresPerMinute: number;
   tmpDir: string;
+  webhooks: {
+    retryScheduleMs: number[];
+    timeoutMs: number;
+    concurrency: number;
+    pollMs: number;
+    rotationGraceMs: number;
+    disableAfterMs: number;
+    retentionMs: number;
+    allowPrivate: boolean;
+  };
   /** The heavy engines' own limits and pools (OCR, LibreOffice, Chromium). */
   heavyEngines: {
     ocrTimeoutMs: number;
@@ -234,9 +292,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       `QUIRE_DATABASE_URL must start with sqlite:// (got scheme "${databaseUrl.split(':')[0]}")`,
     );
   }
-  if (!/^file:\/\//.test(storageUrl)) {
+  if (/^s3:\/\//.test(storageUrl)) {
+    // Checked here, without the AWS SDK, so a bad bucket or parameter fails at start with the name.
+    try {
+      parseS3Url(storageUrl);
+    } catch (error) {
+      throw new ConfigError(`QUIRE_STORAGE_URL: ${(error as Error).message}`);
+    }
+  } else if (!/^file:\/\//.test(storageUrl)) {
     throw new ConfigError(
-      `QUIRE_STORAGE_URL must start with file:// (got scheme "${storageUrl.split(':')[0]}")`,
+      `QUIRE_STORAGE_URL must start with file:// or s3:// (got scheme "${storageUrl.split(':')[0]}")`,
     );
   }
   if (s.QUIRE_UPLOAD_MAX_FILE_BYTES > s.QUIRE_UPLOAD_MAX_TOTAL_BYTES) {
@@ -287,6 +352,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     defaultPlan: s.QUIRE_DEFAULT_PLAN,
     authFailuresPerMinute: s.QUIRE_AUTH_FAILURES_PER_MIN,
     tmpDir: path.join(dataDir, 'tmp'),
+    webhooks: {
+      retryScheduleMs: s.QUIRE_WEBHOOK_RETRY_SCHEDULE_MS.split(',').map(Number),
+      timeoutMs: s.QUIRE_WEBHOOK_TIMEOUT_MS,
+      concurrency: s.QUIRE_WEBHOOK_CONCURRENCY,
+      pollMs: s.QUIRE_WEBHOOK_POLL_MS,
+      rotationGraceMs: s.QUIRE_WEBHOOK_ROTATION_GRACE_MS,
+      disableAfterMs: s.QUIRE_WEBHOOK_DISABLE_AFTER_MS,
+      retentionMs: s.QUIRE_WEBHOOK_RETENTION_MS,
+      allowPrivate: s.QUIRE_WEBHOOKS_ALLOW_PRIVATE,
+    },
     heavyEngines: {
       ocrTimeoutMs: s.QUIRE_OCR_TIMEOUT_MS,
       office: {

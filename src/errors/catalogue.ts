@@ -40,6 +40,16 @@ export const errorCatalogue = {
   job_failed: { status: 409, title: 'The job failed and has no result', retryable: false },
   job_canceled: { status: 409, title: 'The job was canceled and has no result', retryable: false },
   job_state_conflict: { status: 409, title: 'The job is already in a terminal state', retryable: false },
+  webhook_url_not_allowed: {
+    status: 400,
+    title: 'The webhook URL is not an allowed http(s) target',
+    retryable: false,
+  },
+  webhook_endpoint_disabled: {
+    status: 409,
+    title: 'The webhook endpoint is disabled',
+    retryable: false,
+  },
   idempotency_key_in_use: {
     status: 409,
     title: 'A request with this Idempotency-Key is still in progress',

@@ -21,6 +21,7 @@ import { registerFileRoutes } from './routes/files.js';
 import { registerJobRoutes } from './routes/jobs.js';
 import { registerOpsRoutes } from './routes/ops.js';
 import { registerToolRoutes } from './routes/tools.js';
+import { registerWebhookRoutes } from './routes/webhooks.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -112,6 +113,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerJobRoutes(app, deps);
   registerFileRoutes(app, deps);
   registerAccountRoutes(app, deps);
+  registerWebhookRoutes(app, deps);
   registerMethodNotAllowed(app);
   return app;
 }
@@ -183,4 +185,17 @@ function trackRoutes(app: FastifyInstance): void {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     list.push({ url: route.url, methods: methods.map(String) });
   });
+}
+
+/**
+ * Stops accepting, lets in-flight requests finish for up to `graceMs`, then drops what is left (a
+ * client that stopped reading or sending must not hold a shutdown, or a deploy, forever).
+ */
+export async function closeApp(app: FastifyInstance, graceMs: number): Promise<void> {
+  const timer = setTimeout(() => app.server.closeAllConnections(), graceMs);
+  try {
+    await app.close();
+  } finally {
+    clearTimeout(timer);
+  }
 }

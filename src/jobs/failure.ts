@@ -48,6 +48,8 @@ export function failureKind(code: ErrorCode): FailureKind {
     case 'job_failed':
     case 'job_canceled':
     case 'job_state_conflict':
+    case 'webhook_url_not_allowed':
+    case 'webhook_endpoint_disabled':
     case 'idempotency_key_in_use':
     case 'idempotency_key_reused':
     case 'result_expired':

@@ -92,8 +92,8 @@ describe('local disk specifics', () => {
     );
   });
 
-  test('unknown storage schemes are refused with the scheme named', async () => {
-    await expect(openBlobStore('s3://bucket/prefix', { secret })).rejects.toThrow(/S3/);
+  test('unknown storage schemes are refused with the scheme named, malformed S3 URLs with the fault', async () => {
+    await expect(openBlobStore('s3://Not_A_Bucket/prefix', { secret })).rejects.toThrow(/bucket name/);
     await expect(openBlobStore('ftp://host/x', { secret })).rejects.toThrow(/"ftp"/);
   });
 });

@@ -1,4 +1,4 @@
-// The blob-store conformance suite: every BlobStore (local disk now, S3 later) runs it unchanged.
+// The blob-store conformance suite: every BlobStore (local disk, S3) runs it unchanged.
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -17,8 +17,19 @@ export interface TemporaryUrlFacts {
 }
 
 export interface BlobConformanceOptions {
-  /** Reads back what a temporary URL grants, or undefined if it is not valid at `now`. */
-  inspectTemporaryUrl: (url: string, now: number) => TemporaryUrlFacts | undefined;
+  /**
+   * Reads back what a temporary URL grants, or undefined if it is not valid at `now`. May be async
+   * (an S3 presigned URL is checked by fetching it from the server).
+   */
+  inspectTemporaryUrl: (
+    url: string,
+    now: number,
+  ) => TemporaryUrlFacts | undefined | Promise<TemporaryUrlFacts | undefined>;
+  /**
+   * Links expire at expiresAt rounded down to this many milliseconds (S3 presigned URLs count whole
+   * seconds: 1000); exact when absent. Never later than asked, so "invalid just after" still holds.
+   */
+  expiresAtResolutionMs?: number;
 }
 
 const MiB = 1024 * 1024;
@@ -215,14 +226,15 @@ export function describeBlobStoreConformance(
         filename: 'Ünïcode report "final".pdf',
         contentType: 'application/pdf',
       });
-      const facts = options.inspectTemporaryUrl(url, Date.now());
+      const facts = await options.inspectTemporaryUrl(url, Date.now());
+      const resolution = options.expiresAtResolutionMs ?? 1;
       expect(facts).toEqual({
         key: 'jobs/job_6/result',
-        expiresAt,
+        expiresAt: expiresAt - (expiresAt % resolution),
         filename: 'Ünïcode report "final".pdf',
         contentType: 'application/pdf',
       });
-      expect(options.inspectTemporaryUrl(url, expiresAt + 1)).toBeUndefined();
+      expect(await options.inspectTemporaryUrl(url, expiresAt + 1)).toBeUndefined();
     });
 
     test('ping succeeds on a working store', async () => {

@@ -57,7 +57,7 @@ describe('sqlite specifics', () => {
     await db.close();
     const raw = new BetterSqlite3(file);
     expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
-    expect(raw.prepare('select count(*) as n from quire_migrations').get()).toEqual({ n: 2 });
+    expect(raw.prepare('select count(*) as n from quire_migrations').get()).toEqual({ n: 3 });
     raw.close();
   });
 });

@@ -22,6 +22,7 @@ import {
   useDatabase,
 } from './support/job-fixtures.js';
 import { runStoreChildren } from './support/spawn-store-child.js';
+import { describeWebhookOutboxConformance } from './webhook-outbox.suite.js';
 
 export type { StoreConformanceOptions } from './support/job-fixtures.js';
 
@@ -38,6 +39,7 @@ export function describeJobStoreConformance(
     describeAccountConformance(open);
     describeFairClaimConformance(open);
     describeIdempotencyConformance(open);
+    describeWebhookOutboxConformance(open);
     describeMigrationConformance(open, options);
   });
 }

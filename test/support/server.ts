@@ -8,7 +8,7 @@ import { ulid } from 'ulid';
 import { createKey } from '../../src/cli/initial-key.js';
 import { openRuntime, type Runtime } from '../../src/cli/runtime.js';
 import { loadConfig } from '../../src/config/config.js';
-import { buildApp } from '../../src/http/app.js';
+import { buildApp, closeApp } from '../../src/http/app.js';
 import { startSweeper } from '../../src/jobs/sweeper.js';
 import { startWorkers, type Workers } from '../../src/jobs/worker.js';
 import { createLogger } from '../../src/observability/logger.js';
@@ -85,7 +85,7 @@ export async function startTestServer(
     async close() {
       sweeper?.stop();
       await workers?.stop();
-      await app.close();
+      await closeApp(app, 1_000);
       await runtime.close();
       await rm(dataDir, { recursive: true, force: true });
     },

@@ -1,9 +1,9 @@
 // GET/HEAD /api/v1/files/{token}: the local-disk temporary link (contract §2). The token is the
 // capability: no API key, HMAC-checked, expiring; Range and HEAD supported; never logged.
 import { Readable } from 'node:stream';
-import contentDisposition from 'content-disposition';
 import type { FastifyInstance } from 'fastify';
 import rangeParser from 'range-parser';
+import { attachmentDisposition } from '../../blobs/content-disposition.js';
 import { verifyFileToken } from '../../blobs/signed-url.js';
 import { QuireError } from '../../errors/quire-error.js';
 import type { AppDeps } from '../deps.js';
@@ -27,7 +27,7 @@ export function registerFileRoutes(app: FastifyInstance, deps: AppDeps): void {
 
       reply
         .header('Content-Type', payload.contentType)
-        .header('Content-Disposition', attachment(payload.filename))
+        .header('Content-Disposition', attachmentDisposition(payload.filename))
         .header('ETag', info.etag)
         .header('Accept-Ranges', 'bytes')
         .header('Cache-Control', 'private, no-store')
@@ -57,20 +57,4 @@ export function registerFileRoutes(app: FastifyInstance, deps: AppDeps): void {
       return reply.send(await deps.blobs.get(payload.key, range));
     },
   });
-}
-
-/**
- * `attachment; filename="…"; filename*=UTF-8''…` on every download, as the contract shows. The
- * quoted name is plain ASCII (old clients mangle Latin-1); the library adds `filename*` only when
- * the name is not ASCII, so it is added here for the others.
- */
-function attachment(filename: string): string {
-  const fallback = filename.replace(/[^\x20-\x7e]/g, '_');
-  const header = contentDisposition(filename, { type: 'attachment', fallback });
-  if (header.includes('filename*=')) return header;
-  const encoded = encodeURIComponent(filename).replace(
-    /['()*]/g,
-    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
-  );
-  return `${header}; filename*=UTF-8''${encoded}`;
 }

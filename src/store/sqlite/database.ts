@@ -8,6 +8,7 @@ import { SqliteIdempotencyStore } from './idempotency-store.js';
 import { SqliteJobStore } from './job-store.js';
 import { runMigrations } from './migrations.js';
 import { SqliteRateLimiter } from './rate-limiter.js';
+import { SqliteWebhookStore } from './webhook-store.js';
 
 /**
  * Opens (creating if needed) the SQLite file at `file`; call `migrate()` before use. Open one per
@@ -19,6 +20,7 @@ export function openSqliteDatabase(file: string, options: SqliteConnectionOption
   const db = openSqlite(file, options);
   return {
     jobs: new SqliteJobStore(db),
+    webhooks: new SqliteWebhookStore(db),
     accounts: new SqliteAccountStore(db),
     idempotency: new SqliteIdempotencyStore(db),
     rateLimits: new SqliteRateLimiter(db),

@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { type Kysely, sql } from 'kysely';
 import type { ClaimedJob, ClaimLimits } from '../types.js';
 import { withWriteLock } from './connection.js';
+import { appendJobEvent } from './job-outbox.js';
 import { type Tables, toJob } from './rows.js';
 
 /** With no limits given, accounts still take turns but none is capped. */
@@ -91,6 +92,7 @@ export async function claimNextFairly(
       .set({ last_claim_at: now })
       .where('id', '=', pick.account_id)
       .execute();
+    await appendJobEvent(conn, row, now);
     return { job: toJob(row), leaseToken, leaseExpiresAt, plan: pick.plan };
   });
 }

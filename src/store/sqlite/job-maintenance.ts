@@ -4,6 +4,8 @@ import { type Kysely, sql } from 'kysely';
 import { errorCatalogue } from '../../errors/catalogue.js';
 import { scrubSecretOptions } from '../redact.js';
 import type { JobError, JobRecord, JobStatus, SweepOutcome } from '../types.js';
+import { withWriteLock } from './connection.js';
+import { appendJobEvent } from './job-outbox.js';
 import { noLease, type Tables, toJob } from './rows.js';
 
 const workerLost: JobError = {
@@ -39,26 +41,33 @@ export async function sweepExpiredLeases(
     const options = giveUp
       ? JSON.stringify(scrubSecretOptions(JSON.parse(job.options), JSON.parse(job.secret_options)))
       : job.options;
-    const result = await db
-      .updateTable('jobs')
-      .set(
-        giveUp
-          ? {
-              status: 'failed',
-              error: JSON.stringify(workerLost),
-              completed_at: now,
-              stalls,
-              options,
-              ...noLease,
-            }
-          : { status: 'queued', stalls, ...noLease },
-      )
-      .where('id', '=', job.id)
-      .where('lease_token', '=', job.lease_token)
-      .where('status', '=', 'processing')
-      .where('lease_expires_at', '<', now)
-      .executeTakeFirst();
-    if (result.numUpdatedRows > 0n) (giveUp ? outcome.failed : outcome.requeued).push(job.id);
+    // Each job in its own write transaction, so a worker_lost failure and its job.failed event
+    // commit together; a requeue is not an event.
+    const changed = await withWriteLock(db, async (conn) => {
+      const row = await conn
+        .updateTable('jobs')
+        .set(
+          giveUp
+            ? {
+                status: 'failed',
+                error: JSON.stringify(workerLost),
+                completed_at: now,
+                stalls,
+                options,
+                ...noLease,
+              }
+            : { status: 'queued', stalls, ...noLease },
+        )
+        .where('id', '=', job.id)
+        .where('lease_token', '=', job.lease_token)
+        .where('status', '=', 'processing')
+        .where('lease_expires_at', '<', now)
+        .returningAll()
+        .executeTakeFirst();
+      if (row && giveUp) await appendJobEvent(conn, row, now);
+      return row !== undefined;
+    });
+    if (changed) (giveUp ? outcome.failed : outcome.requeued).push(job.id);
   }
   return outcome;
 }

@@ -27,6 +27,7 @@ import {
   markResultDeleted,
   sweepExpiredLeases,
 } from './job-maintenance.js';
+import { appendJobEvent } from './job-outbox.js';
 import { fromNewJob, type JobRow, type JobsTable, noLease, type Tables, toJob } from './rows.js';
 
 /** Progress a worker may report; 100 belongs to `complete` alone (contract §2). */
@@ -36,9 +37,15 @@ export class SqliteJobStore implements JobStore {
   constructor(private readonly db: Kysely<Tables>) {}
 
   async create(job: NewJob): Promise<JobRecord> {
-    const row = fromNewJob(job);
-    await this.db.insertInto('jobs').values(row).execute();
-    return toJob(row as JobRow);
+    return withWriteLock(this.db, async (conn) => {
+      const row = await conn
+        .insertInto('jobs')
+        .values(fromNewJob(job))
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      await appendJobEvent(conn, row, job.createdAt);
+      return toJob(row);
+    });
   }
 
   async get(accountId: string, id: string): Promise<JobRecord | undefined> {
@@ -154,25 +161,39 @@ export class SqliteJobStore implements JobStore {
   }
 
   async complete(id: string, token: string, result: JobResult, expiresAt: number, now = Date.now()) {
-    return this.finishLeased(id, token, {
-      status: 'succeeded',
-      progress: 100,
-      result: JSON.stringify(result),
-      expires_at: expiresAt,
-      completed_at: now,
-    });
+    return this.finishLeased(
+      id,
+      token,
+      {
+        status: 'succeeded',
+        progress: 100,
+        result: JSON.stringify(result),
+        expires_at: expiresAt,
+        completed_at: now,
+      },
+      now,
+    );
   }
 
   async fail(id: string, token: string, error: JobError, now = Date.now()): Promise<boolean> {
-    return this.finishLeased(id, token, {
-      status: 'failed',
-      error: JSON.stringify(error),
-      completed_at: now,
-    });
+    return this.finishLeased(
+      id,
+      token,
+      { status: 'failed', error: JSON.stringify(error), completed_at: now },
+      now,
+    );
   }
 
-  /** Ends a job the caller holds; the lease check and the secret scrub commit together or not at all. */
-  private finishLeased(id: string, token: string, changes: Updateable<JobsTable>): Promise<boolean> {
+  /**
+   * Ends a job the caller holds; the lease check, the secret scrub and the job's event commit
+   * together or not at all.
+   */
+  private finishLeased(
+    id: string,
+    token: string,
+    changes: Updateable<JobsTable>,
+    now: number,
+  ): Promise<boolean> {
     return withWriteLock(this.db, async (conn) => {
       const ended = await conn
         .updateTable('jobs')
@@ -180,10 +201,11 @@ export class SqliteJobStore implements JobStore {
         .where('id', '=', id)
         .where('lease_token', '=', token)
         .where('status', '=', 'processing')
-        .returning(['options', 'secret_options'])
+        .returningAll()
         .executeTakeFirst();
       if (!ended) return false;
       await scrubStoredSecrets(conn, id, ended);
+      await appendJobEvent(conn, ended, now);
       return true;
     });
   }
@@ -194,6 +216,7 @@ export class SqliteJobStore implements JobStore {
       if (!row) return { outcome: 'not_found' };
       if (isTerminal(row.status)) return { outcome: 'terminal', job: toJob(row) };
       const canceled = await cancelRow(conn, row, now);
+      await appendJobEvent(conn, canceled, now);
       return { outcome: 'canceled', job: toJob(canceled), wasProcessing: row.status === 'processing' };
     });
   }
@@ -202,7 +225,11 @@ export class SqliteJobStore implements JobStore {
     return withWriteLock(this.db, async (conn) => {
       const row = await visibleRow(conn, accountId, id);
       if (!row) return undefined;
-      const ended = isTerminal(row.status) ? row : await cancelRow(conn, row, now);
+      let ended = row;
+      if (!isTerminal(row.status)) {
+        ended = await cancelRow(conn, row, now);
+        await appendJobEvent(conn, ended, now);
+      }
       await conn.updateTable('jobs').set({ deleted_at: now }).where('id', '=', id).execute();
       return toJob(ended);
     });

@@ -6,11 +6,13 @@ import type {
   ApiKeyRecord,
   InputFile,
   JobError,
+  JobEventType,
   JobRecord,
   JobResult,
   JobStatus,
   NewJob,
   Scope,
+  WebhookMessageStatus,
 } from '../types.js';
 
 export interface AccountsTable {
@@ -82,6 +84,55 @@ export interface JobsTable {
   attempts: number;
 }
 
+export interface WebhookEndpointsTable {
+  id: string;
+  account_id: string;
+  url: string;
+  description: string;
+  events: string;
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_expires_at: number | null;
+  status: 'enabled' | 'disabled';
+  disabled_reason: string | null;
+  failing_since: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface WebhookEventsTable {
+  id: Generated<number>;
+  account_id: string;
+  job_id: string;
+  type: JobEventType;
+  body: Buffer;
+  created_at: number;
+}
+
+export interface WebhookMessagesTable {
+  id: string;
+  event_id: number;
+  endpoint_id: string;
+  account_id: string;
+  status: WebhookMessageStatus;
+  attempts: number;
+  next_attempt_at: number | null;
+  lease_token: string | null;
+  lease_expires_at: number | null;
+  created_at: number;
+  completed_at: number | null;
+}
+
+export interface WebhookAttemptsTable {
+  id: Generated<number>;
+  message_id: string;
+  attempted_at: number;
+  status_code: number | null;
+  latency_ms: number;
+  error_class: string | null;
+  response_excerpt: string | null;
+}
+
 export interface MigrationsTable {
   id: number;
   name: string;
@@ -95,6 +146,10 @@ export interface Tables {
   idempotency_keys: IdempotencyKeysTable;
   rate_limits: RateLimitsTable;
   quire_migrations: MigrationsTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_events: WebhookEventsTable;
+  webhook_messages: WebhookMessagesTable;
+  webhook_attempts: WebhookAttemptsTable;
 }
 
 export type JobRow = Selectable<JobsTable>;

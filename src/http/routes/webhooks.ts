@@ -1,0 +1,213 @@
+// /api/v1/webhooks (scope `webhooks:manage`, contract §6): endpoint management, secret rotation and the
+// delivery log. Everything is scoped to the key's account; another account's endpoint is 404.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ulid } from 'ulid';
+import { requireScope } from '../../auth/authenticate.js';
+import { QuireError } from '../../errors/quire-error.js';
+import { rfc3339 } from '../../jobs/job-view.js';
+import type { WebhookAttempt, WebhookEndpoint, WebhookMessage } from '../../store/types.js';
+import { urlRefusal } from '../../webhooks/address-guard.js';
+import { encryptSecret, newWebhookSecret } from '../../webhooks/secrets.js';
+import type { AppDeps } from '../deps.js';
+import { webhookSchemas } from './webhook-schemas.js';
+
+type IdParams = { Params: { id: string } };
+type EndpointBody = { url: string; events: string[]; description: string };
+type UpdateBody = Partial<EndpointBody> & { status?: 'enabled' | 'disabled' };
+
+export function registerWebhookRoutes(app: FastifyInstance, deps: AppDeps): void {
+  const { webhooks } = deps.db;
+  const settings = deps.config.webhooks;
+  const manage = (request: FastifyRequest) => {
+    requireScope(request.auth!, 'webhooks:manage');
+    return request.auth!.accountId;
+  };
+  // The secret is in the 201/200 body once; the stored replay copy must not keep it.
+  const config = { authenticated: true, idempotencyStoredBody: redactSecret };
+
+  const checkUrl = async (url: string) => {
+    const refusal = await urlRefusal(url, settings.allowPrivate);
+    if (refusal) {
+      throw new QuireError('webhook_url_not_allowed', `The url ${refusal}.`, {
+        errors: [{ pointer: '/url', detail: refusal }],
+      });
+    }
+  };
+  const load = async (accountId: string, id: string) => {
+    const endpoint = await webhooks.getEndpoint(accountId, id);
+    if (!endpoint) throw new QuireError('not_found', 'No webhook endpoint with this id.');
+    return endpoint;
+  };
+
+  app.post<{ Body: EndpointBody }>('/api/v1/webhooks', {
+    config,
+    schema: webhookSchemas.create,
+    handler: async (request, reply) => {
+      const accountId = manage(request);
+      await checkUrl(request.body.url);
+      const id = `whe_${ulid()}`;
+      const secret = newWebhookSecret();
+      const now = Date.now();
+      const endpoint = await webhooks.createEndpoint({
+        id,
+        accountId,
+        url: request.body.url,
+        description: request.body.description,
+        events: request.body.events,
+        secretEncrypted: encryptSecret(deps.keys.webhookSecretKey, id, secret),
+        previousSecretEncrypted: null,
+        previousSecretExpiresAt: null,
+        status: 'enabled',
+        disabledReason: null,
+        failingSince: null,
+        createdAt: now,
+        updatedAt: now,
+      });
+      return reply
+        .code(201)
+        .header('Location', `/api/v1/webhooks/${id}`)
+        .send({ ...endpointView(endpoint), secret });
+    },
+  });
+
+  app.get('/api/v1/webhooks', {
+    config: { authenticated: true },
+    schema: webhookSchemas.list,
+    handler: async (request) => {
+      const all = await webhooks.listEndpoints(manage(request));
+      return { object: 'list', data: all.map(endpointView), has_more: false };
+    },
+  });
+
+  app.get<IdParams>('/api/v1/webhooks/:id', {
+    config: { authenticated: true },
+    schema: webhookSchemas.get,
+    handler: async (request) => endpointView(await load(manage(request), request.params.id)),
+  });
+
+  app.patch<IdParams & { Body: UpdateBody }>('/api/v1/webhooks/:id', {
+    config: { authenticated: true },
+    schema: webhookSchemas.update,
+    handler: async (request) => {
+      const accountId = manage(request);
+      await load(accountId, request.params.id);
+      if (request.body.url !== undefined) await checkUrl(request.body.url);
+      const updated = await webhooks.updateEndpoint(accountId, request.params.id, request.body);
+      if (!updated) throw new QuireError('not_found', 'No webhook endpoint with this id.');
+      return endpointView(updated);
+    },
+  });
+
+  app.delete<IdParams>('/api/v1/webhooks/:id', {
+    config: { authenticated: true },
+    schema: webhookSchemas.remove,
+    handler: async (request, reply) => {
+      if (!(await webhooks.deleteEndpoint(manage(request), request.params.id))) {
+        throw new QuireError('not_found', 'No webhook endpoint with this id.');
+      }
+      return reply.code(204).send();
+    },
+  });
+
+  app.post<IdParams & { Body: { grace_period_seconds?: number } | null }>(
+    '/api/v1/webhooks/:id/rotate-secret',
+    {
+      config,
+      schema: webhookSchemas.rotate,
+      handler: async (request) => {
+        const accountId = manage(request);
+        const id = request.params.id;
+        await load(accountId, id);
+        const secret = newWebhookSecret();
+        const graceMs = (request.body?.grace_period_seconds ?? settings.rotationGraceMs / 1000) * 1000;
+        const now = Date.now();
+        const encrypted = encryptSecret(deps.keys.webhookSecretKey, id, secret);
+        const rotated = await webhooks.rotateSecret(accountId, id, encrypted, now + graceMs, now);
+        if (!rotated) throw new QuireError('not_found', 'No webhook endpoint with this id.');
+        return { ...endpointView(rotated), secret };
+      },
+    },
+  );
+
+  app.get<IdParams & { Querystring: { limit: number; starting_after?: string } }>(
+    '/api/v1/webhooks/:id/deliveries',
+    {
+      config: { authenticated: true },
+      schema: webhookSchemas.deliveries,
+      handler: async (request) => {
+        const accountId = manage(request);
+        await load(accountId, request.params.id);
+        const { limit, starting_after: startingAfter } = request.query;
+        const page = await webhooks.listMessages(accountId, request.params.id, { limit, startingAfter });
+        return { object: 'list', data: page.messages.map(deliveryView), has_more: page.hasMore };
+      },
+    },
+  );
+
+  app.post<{ Params: { id: string; msg_id: string } }>('/api/v1/webhooks/:id/deliveries/:msg_id/retry', {
+    config: { authenticated: true },
+    schema: webhookSchemas.retry,
+    handler: async (request, reply) => {
+      const accountId = manage(request);
+      const endpoint = await load(accountId, request.params.id);
+      if (endpoint.status === 'disabled') {
+        throw new QuireError('webhook_endpoint_disabled', 'Re-enable the endpoint (PATCH status) first.');
+      }
+      const message = await webhooks.retryMessage(accountId, endpoint.id, request.params.msg_id);
+      if (!message) throw new QuireError('not_found', 'No delivery with this id for this endpoint.');
+      // In-process dispatchers wake on job events; this is not one, so they pick it up at their poll.
+      return reply.code(202).send(deliveryView({ ...message, attemptLog: [] }));
+    },
+  });
+}
+
+function endpointView(endpoint: WebhookEndpoint) {
+  const now = Date.now();
+  const rotating = endpoint.previousSecretExpiresAt !== null && endpoint.previousSecretExpiresAt > now;
+  return {
+    id: endpoint.id,
+    object: 'webhook_endpoint',
+    url: endpoint.url,
+    description: endpoint.description,
+    events: endpoint.events,
+    status: endpoint.status,
+    disabled_reason: endpoint.disabledReason ?? undefined,
+    // While both secrets sign, so a client can tell when the old one may be dropped.
+    previous_secret_expires_at: rotating ? rfc3339(endpoint.previousSecretExpiresAt) : undefined,
+    created_at: rfc3339(endpoint.createdAt),
+    updated_at: rfc3339(endpoint.updatedAt),
+  };
+}
+
+function deliveryView(message: WebhookMessage & { attemptLog: WebhookAttempt[] }) {
+  return {
+    id: message.id,
+    object: 'webhook_delivery',
+    endpoint: message.endpointId,
+    event_type: message.eventType,
+    job: message.jobId,
+    status: message.status,
+    attempt_count: message.attempts,
+    next_attempt_at: message.status === 'pending' ? rfc3339(message.nextAttemptAt) : undefined,
+    created_at: rfc3339(message.createdAt),
+    completed_at: rfc3339(message.completedAt),
+    attempts: message.attemptLog.map((a) => ({
+      attempted_at: new Date(a.attemptedAt).toISOString(),
+      status_code: a.statusCode,
+      latency_ms: a.latencyMs,
+      error_class: a.errorClass,
+      response_excerpt: a.responseExcerpt,
+    })),
+  };
+}
+
+function redactSecret(body: Buffer): Buffer {
+  let parsed: Record<string, unknown>;
+  try {
+    parsed = JSON.parse(body.toString('utf8')) as Record<string, unknown>;
+  } catch {
+    return body;
+  }
+  if (typeof parsed.secret !== 'string') return body;
+  return Buffer.from(JSON.stringify({ ...parsed, secret: '[redacted]' }));
+}

@@ -1,0 +1,258 @@
+// The webhook delivery queue on SQLite: due messages are claimed under a lease like jobs, and each
+// attempt is recorded with the message's next state and the endpoint's health in one transaction.
+import { randomUUID } from 'node:crypto';
+import { type Kysely, type Selectable, sql } from 'kysely';
+import type {
+  AttemptRecord,
+  DeliveryClaim,
+  JobEventRecord,
+  JobEventType,
+  WebhookAttempt,
+  WebhookMessage,
+  WebhookMessageStatus,
+} from '../types.js';
+import { withWriteLock } from './connection.js';
+import type { Tables, WebhookAttemptsTable } from './rows.js';
+
+/** The message columns every read joins from its event: the job and the event type. */
+export const messageColumns = [
+  'm.id',
+  'm.endpoint_id',
+  'm.account_id',
+  'e.job_id',
+  'e.type',
+  'm.status',
+  'm.attempts',
+  'm.next_attempt_at',
+  'm.created_at',
+  'm.completed_at',
+] as const;
+
+interface MessageRow {
+  id: string;
+  endpoint_id: string;
+  account_id: string;
+  job_id: string;
+  type: JobEventType;
+  status: WebhookMessageStatus;
+  attempts: number;
+  next_attempt_at: number | null;
+  created_at: number;
+  completed_at: number | null;
+}
+
+/**
+ * The next due message of an enabled endpoint. The literal 'pending' lets SQLite use the partial
+ * webhook_messages_due index, so an idle poll is one probe whatever the history holds.
+ */
+function nextDue(db: Kysely<Tables>, now: number) {
+  return db
+    .selectFrom('webhook_messages as m')
+    .innerJoin('webhook_endpoints as w', 'w.id', 'm.endpoint_id')
+    .select('m.id')
+    .where('m.status', '=', sql.lit('pending'))
+    .where('m.next_attempt_at', '<=', now)
+    .where('w.status', '=', 'enabled')
+    .orderBy('m.next_attempt_at')
+    .limit(1)
+    .executeTakeFirst();
+}
+
+export async function claimDelivery(
+  db: Kysely<Tables>,
+  leaseMs: number,
+  now: number,
+): Promise<DeliveryClaim | undefined> {
+  // Idle dispatchers poll: a plain read answers "nothing due" without taking the write lock.
+  if (!(await nextDue(db, now))) return undefined;
+  return withWriteLock(db, async (conn) => {
+    const due = await nextDue(conn, now);
+    if (!due) return undefined;
+    const leaseToken = randomUUID();
+    // The lease is the next due time: a dispatcher that dies mid-attempt leaves a message that simply
+    // falls due again when its lease runs out, so no separate sweep is needed for deliveries. A new
+    // claim replaces the token, which refuses the old holder's late record.
+    await conn
+      .updateTable('webhook_messages')
+      .set((eb) => ({
+        attempts: eb('attempts', '+', 1),
+        lease_token: leaseToken,
+        lease_expires_at: now + leaseMs,
+        next_attempt_at: now + leaseMs,
+      }))
+      .where('id', '=', due.id)
+      .execute();
+    const row = await conn
+      .selectFrom('webhook_messages as m')
+      .innerJoin('webhook_events as e', 'e.id', 'm.event_id')
+      .innerJoin('webhook_endpoints as w', 'w.id', 'm.endpoint_id')
+      .select([
+        ...messageColumns,
+        'e.body',
+        'w.url',
+        'w.secret',
+        'w.previous_secret',
+        'w.previous_secret_expires_at',
+      ])
+      .where('m.id', '=', due.id)
+      .executeTakeFirstOrThrow();
+    return {
+      message: toMessage(row),
+      leaseToken,
+      url: row.url,
+      secretEncrypted: row.secret,
+      previousSecretEncrypted: row.previous_secret,
+      previousSecretExpiresAt: row.previous_secret_expires_at,
+      body: row.body,
+    };
+  });
+}
+
+export function recordAttempt(
+  db: Kysely<Tables>,
+  messageId: string,
+  leaseToken: string,
+  record: AttemptRecord,
+): Promise<{ recorded: boolean; disabled: 'gone' | 'failing' | null; endpointId?: string }> {
+  const at = record.attempt.attemptedAt;
+  const cleared = { lease_token: null, lease_expires_at: null };
+  return withWriteLock(db, async (conn) => {
+    const { next } = record;
+    const message = await conn
+      .updateTable('webhook_messages')
+      .set(
+        next.kind === 'retry'
+          ? { next_attempt_at: next.at, ...cleared }
+          : { status: next.kind, completed_at: at, next_attempt_at: null, ...cleared },
+      )
+      .where('id', '=', messageId)
+      .where('lease_token', '=', leaseToken)
+      .where('status', '=', 'pending')
+      .returning('endpoint_id')
+      .executeTakeFirst();
+    if (!message) return { recorded: false, disabled: null };
+    const endpointId = message.endpoint_id;
+    await conn
+      .insertInto('webhook_attempts')
+      .values({
+        message_id: messageId,
+        attempted_at: at,
+        status_code: record.attempt.statusCode,
+        latency_ms: Math.round(record.attempt.latencyMs),
+        error_class: record.attempt.errorClass,
+        response_excerpt: record.attempt.responseExcerpt,
+      })
+      .execute();
+    if (next.kind === 'succeeded') {
+      await conn
+        .updateTable('webhook_endpoints')
+        .set({ failing_since: null })
+        .where('id', '=', endpointId)
+        .execute();
+      return { recorded: true, disabled: null, endpointId };
+    }
+    // "Failing continuously" is measured from the first failure after the last success.
+    const endpoint = await conn
+      .updateTable('webhook_endpoints')
+      .set((eb) => ({ failing_since: eb.fn.coalesce('failing_since', sql.val(at)) }))
+      .where('id', '=', endpointId)
+      .returning(['status', 'failing_since'])
+      .executeTakeFirstOrThrow();
+    if (endpoint.status !== 'enabled') return { recorded: true, disabled: null, endpointId };
+    const reason = record.gone
+      ? 'gone'
+      : (endpoint.failing_since ?? at) <= record.disableIfFailingSince
+        ? 'failing'
+        : null;
+    if (reason) await disableEndpoint(conn, endpointId, reason, at);
+    return { recorded: true, disabled: reason, endpointId };
+  });
+}
+
+/** Disables an endpoint and fails what still waits for it: nothing is sent to a disabled endpoint. */
+export async function disableEndpoint(
+  conn: Kysely<Tables>,
+  endpointId: string,
+  reason: string,
+  now: number,
+): Promise<void> {
+  await conn
+    .updateTable('webhook_endpoints')
+    .set({ status: 'disabled', disabled_reason: reason, updated_at: now })
+    .where('id', '=', endpointId)
+    .execute();
+  await conn
+    .updateTable('webhook_messages')
+    .set({
+      status: 'failed',
+      completed_at: now,
+      next_attempt_at: null,
+      lease_token: null,
+      lease_expires_at: null,
+    })
+    .where('endpoint_id', '=', endpointId)
+    .where('status', '=', 'pending')
+    .execute();
+}
+
+export async function listJobEvents(db: Kysely<Tables>, jobId: string): Promise<JobEventRecord[]> {
+  const rows = await db
+    .selectFrom('webhook_events')
+    .selectAll()
+    .where('job_id', '=', jobId)
+    .orderBy('id')
+    .execute();
+  return rows.map((r) => ({
+    type: r.type,
+    jobId: r.job_id,
+    accountId: r.account_id,
+    body: r.body,
+    createdAt: r.created_at,
+  }));
+}
+
+export async function pruneEvents(db: Kysely<Tables>, before: number): Promise<number> {
+  const result = await db
+    .deleteFrom('webhook_events')
+    .where('created_at', '<', before)
+    // An event whose delivery is still being retried stays, whatever its age; its messages and
+    // their attempts go with it (ON DELETE CASCADE) once none is pending.
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom('webhook_messages as m')
+            .select(sql.lit(1).as('one'))
+            .whereRef('m.event_id', '=', 'webhook_events.id')
+            .where('m.status', '=', 'pending'),
+        ),
+      ),
+    )
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+export function toMessage(row: MessageRow): WebhookMessage {
+  return {
+    id: row.id,
+    endpointId: row.endpoint_id,
+    accountId: row.account_id,
+    jobId: row.job_id,
+    eventType: row.type,
+    status: row.status,
+    attempts: row.attempts,
+    nextAttemptAt: row.next_attempt_at,
+    createdAt: row.created_at,
+    completedAt: row.completed_at,
+  };
+}
+
+export function toAttempt(row: Selectable<WebhookAttemptsTable>): WebhookAttempt {
+  return {
+    attemptedAt: row.attempted_at,
+    statusCode: row.status_code,
+    latencyMs: row.latency_ms,
+    errorClass: row.error_class,
+    responseExcerpt: row.response_excerpt,
+  };
+}

@@ -1,0 +1,252 @@
+// The SQLite webhook store: account-scoped endpoint management and the delivery log. The delivery
+// queue itself (claim, record attempt) lives in webhook-delivery.ts.
+import type { Kysely, Selectable } from 'kysely';
+import { QuireError } from '../../errors/quire-error.js';
+import type {
+  AttemptRecord,
+  DeliveryClaim,
+  JobEventRecord,
+  WebhookAttempt,
+  WebhookEndpoint,
+  WebhookMessage,
+  WebhookStore,
+} from '../types.js';
+import { withWriteLock } from './connection.js';
+import type { Tables, WebhookEndpointsTable } from './rows.js';
+import {
+  claimDelivery,
+  disableEndpoint,
+  listJobEvents,
+  messageColumns,
+  pruneEvents,
+  recordAttempt,
+  toAttempt,
+  toMessage,
+} from './webhook-delivery.js';
+
+export class SqliteWebhookStore implements WebhookStore {
+  constructor(private readonly db: Kysely<Tables>) {}
+
+  async createEndpoint(endpoint: WebhookEndpoint): Promise<WebhookEndpoint> {
+    await this.db.insertInto('webhook_endpoints').values(fromEndpoint(endpoint)).execute();
+    return endpoint;
+  }
+
+  async getEndpoint(accountId: string, id: string): Promise<WebhookEndpoint | undefined> {
+    const row = await endpointRow(this.db, accountId, id);
+    return row && toEndpoint(row);
+  }
+
+  async listEndpoints(accountId: string): Promise<WebhookEndpoint[]> {
+    const rows = await this.db
+      .selectFrom('webhook_endpoints')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
+    return rows.map(toEndpoint);
+  }
+
+  updateEndpoint(
+    accountId: string,
+    id: string,
+    changes: Partial<Pick<WebhookEndpoint, 'url' | 'description' | 'events' | 'status'>>,
+    now = Date.now(),
+  ): Promise<WebhookEndpoint | undefined> {
+    return withWriteLock(this.db, async (conn) => {
+      const row = await endpointRow(conn, accountId, id);
+      if (!row) return undefined;
+      if (changes.status === 'disabled' && row.status === 'enabled') {
+        await disableEndpoint(conn, id, 'manual', now);
+      }
+      const updated = await conn
+        .updateTable('webhook_endpoints')
+        .set({
+          url: changes.url ?? row.url,
+          description: changes.description ?? row.description,
+          events: changes.events ? JSON.stringify(changes.events) : row.events,
+          updated_at: now,
+          // Re-enabling starts afresh: the failure clock restarts with the next failed attempt.
+          ...(changes.status === 'enabled' && row.status === 'disabled'
+            ? { status: 'enabled', disabled_reason: null, failing_since: null }
+            : {}),
+        })
+        .where('id', '=', id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      return toEndpoint(updated);
+    });
+  }
+
+  async deleteEndpoint(accountId: string, id: string): Promise<boolean> {
+    // Messages and their attempts go with it (ON DELETE CASCADE): a deleted endpoint gets nothing more.
+    const result = await this.db
+      .deleteFrom('webhook_endpoints')
+      .where('id', '=', id)
+      .where('account_id', '=', accountId)
+      .executeTakeFirst();
+    return result.numDeletedRows > 0n;
+  }
+
+  async rotateSecret(
+    accountId: string,
+    id: string,
+    secretEncrypted: string,
+    previousExpiresAt: number,
+    now = Date.now(),
+  ): Promise<WebhookEndpoint | undefined> {
+    const row = await this.db
+      .updateTable('webhook_endpoints')
+      // The outgoing secret keeps signing for the grace period; an older one still in grace is
+      // dropped, so at most two signatures are ever sent.
+      .set((eb) => ({
+        previous_secret: eb.ref('secret'),
+        previous_secret_expires_at: previousExpiresAt,
+        secret: secretEncrypted,
+        updated_at: now,
+      }))
+      .where('id', '=', id)
+      .where('account_id', '=', accountId)
+      .returningAll()
+      .executeTakeFirst();
+    return row && toEndpoint(row);
+  }
+
+  async listMessages(
+    accountId: string,
+    endpointId: string,
+    query: { limit: number; startingAfter?: string },
+  ): Promise<{ messages: Array<WebhookMessage & { attemptLog: WebhookAttempt[] }>; hasMore: boolean }> {
+    const limit = Math.max(1, Math.floor(query.limit));
+    let select = this.db
+      .selectFrom('webhook_messages as m')
+      .innerJoin('webhook_events as e', 'e.id', 'm.event_id')
+      .select(messageColumns)
+      .where('m.endpoint_id', '=', endpointId)
+      .where('m.account_id', '=', accountId);
+    if (query.startingAfter !== undefined) {
+      const cursor = await this.db
+        .selectFrom('webhook_messages')
+        .select(['created_at', 'id'])
+        .where('id', '=', query.startingAfter)
+        .where('endpoint_id', '=', endpointId)
+        .where('account_id', '=', accountId)
+        .executeTakeFirst();
+      if (!cursor)
+        throw new QuireError('invalid_cursor', 'starting_after does not name a delivery of this endpoint');
+      select = select.where((eb) =>
+        eb(eb.refTuple('m.created_at', 'm.id'), '<', eb.tuple(cursor.created_at, cursor.id)),
+      );
+    }
+    const rows = await select
+      .orderBy('m.created_at', 'desc')
+      .orderBy('m.id', 'desc')
+      .limit(limit + 1)
+      .execute();
+    const page = rows.slice(0, limit).map(toMessage);
+    const attempts =
+      page.length === 0
+        ? []
+        : await this.db
+            .selectFrom('webhook_attempts')
+            .selectAll()
+            .where(
+              'message_id',
+              'in',
+              page.map((m) => m.id),
+            )
+            .orderBy('id')
+            .execute();
+    const messages = page.map((m) => ({
+      ...m,
+      attemptLog: attempts.filter((a) => a.message_id === m.id).map(toAttempt),
+    }));
+    return { messages, hasMore: rows.length > limit };
+  }
+
+  async retryMessage(
+    accountId: string,
+    endpointId: string,
+    messageId: string,
+    now = Date.now(),
+  ): Promise<WebhookMessage | undefined> {
+    const updated = await this.db
+      .updateTable('webhook_messages')
+      // Due now whatever it was; a claimed attempt in flight keeps its lease and this one follows it.
+      .set({ status: 'pending', next_attempt_at: now, completed_at: null })
+      .where('id', '=', messageId)
+      .where('endpoint_id', '=', endpointId)
+      .where('account_id', '=', accountId)
+      .executeTakeFirst();
+    if (updated.numUpdatedRows === 0n) return undefined;
+    const row = await this.db
+      .selectFrom('webhook_messages as m')
+      .innerJoin('webhook_events as e', 'e.id', 'm.event_id')
+      .select(messageColumns)
+      .where('m.id', '=', messageId)
+      .executeTakeFirstOrThrow();
+    return toMessage(row);
+  }
+
+  claimDelivery(leaseMs: number, now = Date.now()): Promise<DeliveryClaim | undefined> {
+    return claimDelivery(this.db, leaseMs, now);
+  }
+
+  recordAttempt(messageId: string, leaseToken: string, record: AttemptRecord) {
+    return recordAttempt(this.db, messageId, leaseToken, record);
+  }
+
+  listJobEvents(jobId: string): Promise<JobEventRecord[]> {
+    return listJobEvents(this.db, jobId);
+  }
+
+  prune(before: number): Promise<number> {
+    return pruneEvents(this.db, before);
+  }
+}
+
+function endpointRow(db: Kysely<Tables>, accountId: string, id: string) {
+  return db
+    .selectFrom('webhook_endpoints')
+    .selectAll()
+    .where('id', '=', id)
+    .where('account_id', '=', accountId)
+    .executeTakeFirst();
+}
+
+function toEndpoint(row: Selectable<WebhookEndpointsTable>): WebhookEndpoint {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    url: row.url,
+    description: row.description,
+    events: JSON.parse(row.events) as string[],
+    secretEncrypted: row.secret,
+    previousSecretEncrypted: row.previous_secret,
+    previousSecretExpiresAt: row.previous_secret_expires_at,
+    status: row.status,
+    disabledReason: row.disabled_reason,
+    failingSince: row.failing_since,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+function fromEndpoint(e: WebhookEndpoint): WebhookEndpointsTable {
+  return {
+    id: e.id,
+    account_id: e.accountId,
+    url: e.url,
+    description: e.description,
+    events: JSON.stringify(e.events),
+    secret: e.secretEncrypted,
+    previous_secret: e.previousSecretEncrypted,
+    previous_secret_expires_at: e.previousSecretExpiresAt,
+    status: e.status,
+    disabled_reason: e.disabledReason,
+    failing_since: e.failingSince,
+    created_at: e.createdAt,
+    updated_at: e.updatedAt,
+  };
+}

@@ -1,0 +1,73 @@
+// The SSRF guard for webhook URLs (contract §6): only http(s) to public unicast addresses, checked at
+// registration and again on every connection through a DNS lookup that refuses private answers, so a
+// name that re-resolves to an internal address between the two checks (DNS rebinding) is still caught.
+import dns from 'node:dns';
+import type { LookupFunction } from 'node:net';
+import net from 'node:net';
+import ipaddr from 'ipaddr.js';
+
+/** Thrown by the guarded lookup; the delivery records it as error class `blocked_address`. */
+export class BlockedAddressError extends Error {
+  override name = 'BlockedAddressError';
+  readonly code = 'EBLOCKEDADDRESS';
+}
+
+/**
+ * Only ipaddr.js's `unicast` range is public: everything else it names (loopback, private,
+ * uniqueLocal fc00::/7, linkLocal incl. 169.254.169.254, carrierGradeNat 100.64/10, multicast,
+ * unspecified, broadcast, reserved, 6to4, teredo, NAT64 …) can reach inside a network. `process`
+ * first turns IPv4-mapped IPv6 (::ffff:10.0.0.1) into the IPv4 address it really is.
+ */
+export function isPublicAddress(address: string): boolean {
+  if (!ipaddr.isValid(address)) return false;
+  return ipaddr.process(address).range() === 'unicast';
+}
+
+/** The URL's host as an address or name: WHATWG parsing already turned `2130706433` into 127.0.0.1. */
+export function hostOf(url: URL): string {
+  return url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+}
+
+/** Why `raw` may not be a webhook URL, or undefined when it may. Resolves names (registration). */
+export async function urlRefusal(raw: string, allowPrivate: boolean): Promise<string | undefined> {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return 'is not an absolute URL';
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'must use http or https';
+  const host = hostOf(url);
+  if (host === '') return 'has no host';
+  if (allowPrivate) return undefined;
+  if (net.isIP(host)) return isPublicAddress(host) ? undefined : 'points to a non-public address';
+  let addresses: dns.LookupAddress[];
+  try {
+    addresses = await dns.promises.lookup(host, { all: true, verbatim: true });
+  } catch {
+    return 'has a host name that does not resolve';
+  }
+  // Every answer must be public: a mixed answer would let the connection pick the private one.
+  if (addresses.length === 0 || addresses.some((a) => !isPublicAddress(a.address)))
+    return 'resolves to a non-public address';
+  return undefined;
+}
+
+/**
+ * A `lookup` for http(s).request that fails the connection when any resolved address is not public.
+ * Node calls it for names only; literal IP hosts never reach it, so deliveries check those first.
+ */
+export function guardedLookup(allowPrivate: boolean): LookupFunction {
+  return (hostname, options, callback) => {
+    dns.lookup(hostname, { ...options, all: true, verbatim: true }, (error, addresses) => {
+      if (error) return callback(error, '', 0);
+      const blocked = allowPrivate ? undefined : addresses.find((a) => !isPublicAddress(a.address));
+      if (blocked || addresses.length === 0) {
+        return callback(new BlockedAddressError('webhook host resolves to a non-public address'), '', 0);
+      }
+      if (options.all)
+        return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, addresses);
+      return callback(null, addresses[0]!.address, addresses[0]!.family);
+    });
+  };
+}

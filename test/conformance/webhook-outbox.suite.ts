@@ -1,0 +1,229 @@
+// Conformance of the job-event outbox and the webhook delivery queue: every job state change writes
+// exactly its event in the same transaction (a refused conditional write writes none), events fan out
+// to subscribed enabled endpoints, and deliveries follow the lease protocol jobs do.
+import { describe, expect, test } from 'vitest';
+import type { Database, WebhookEndpoint } from '../../src/store/types.js';
+import {
+  ALICE,
+  BOB,
+  LEASE_MS,
+  newJob,
+  type OpenDatabase,
+  result,
+  T0,
+  useDatabase,
+} from './support/job-fixtures.js';
+
+let endpoints = 0;
+function endpoint(overrides: Partial<WebhookEndpoint> = {}): WebhookEndpoint {
+  endpoints += 1;
+  return {
+    id: `whe_${String(endpoints).padStart(6, '0')}`,
+    accountId: ALICE,
+    url: 'https://hooks.example.com/quire',
+    description: '',
+    events: ['*'],
+    secretEncrypted: 'v1.opaque',
+    previousSecretEncrypted: null,
+    previousSecretExpiresAt: null,
+    status: 'enabled',
+    disabledReason: null,
+    failingSince: null,
+    createdAt: T0,
+    updatedAt: T0,
+    ...overrides,
+  };
+}
+
+const types = async (db: Database, jobId: string) =>
+  (await db.webhooks.listJobEvents(jobId)).map((e) => e.type);
+
+export function describeWebhookOutboxConformance(open: OpenDatabase): void {
+  const db = useDatabase(open);
+
+  describe('job event outbox', () => {
+    test('create, claim and complete each write exactly their event with the job object', async () => {
+      const job = await db().jobs.create(newJob());
+      const claim = await db().jobs.claimNext('w1', LEASE_MS, T0 + 1);
+      expect(await db().jobs.complete(job.id, claim!.leaseToken, result(job.id), T0 + 9e6, T0 + 2)).toBe(
+        true,
+      );
+      const events = await db().webhooks.listJobEvents(job.id);
+      expect(events.map((e) => [e.type, e.createdAt])).toEqual([
+        ['job.created', T0],
+        ['job.processing', T0 + 1],
+        ['job.succeeded', T0 + 2],
+      ]);
+      const last = JSON.parse(events[2]!.body.toString('utf8'));
+      expect(last).toMatchObject({ type: 'job.succeeded', timestamp: '2027-01-15T08:00:00Z' });
+      expect(last.data).toMatchObject({ id: job.id, object: 'job', status: 'succeeded', progress: 100 });
+    });
+
+    test('fail, cancel and delete of an active job write job.failed / job.canceled', async () => {
+      const failed = await db().jobs.create(newJob());
+      const claim = await db().jobs.claimNext('w1', LEASE_MS, T0);
+      await db().jobs.fail(failed.id, claim!.leaseToken, {
+        code: 'pdf_corrupt',
+        message: 'x',
+        retryable: false,
+      });
+      const canceled = await db().jobs.create(newJob());
+      await db().jobs.cancel(ALICE, canceled.id, T0);
+      const deleted = await db().jobs.create(newJob());
+      await db().jobs.delete(ALICE, deleted.id, T0);
+      expect(await types(db(), failed.id)).toEqual(['job.created', 'job.processing', 'job.failed']);
+      expect(await types(db(), canceled.id)).toEqual(['job.created', 'job.canceled']);
+      expect(await types(db(), deleted.id)).toEqual(['job.created', 'job.canceled']);
+    });
+
+    test('refused conditional writes write no event', async () => {
+      const job = await db().jobs.create(newJob());
+      const claim = await db().jobs.claimNext('w1', LEASE_MS, T0);
+      await db().jobs.cancel(ALICE, job.id, T0 + 1);
+      // The worker's lease is gone: its terminal writes are refused and must leave no trace.
+      expect(await db().jobs.complete(job.id, claim!.leaseToken, result(job.id), T0 + 9e6)).toBe(false);
+      expect(
+        await db().jobs.fail(job.id, claim!.leaseToken, { code: 'timeout', message: 'x', retryable: false }),
+      ).toBe(false);
+      expect((await db().jobs.cancel(ALICE, job.id, T0 + 2)).outcome).toBe('terminal');
+      await db().jobs.delete(ALICE, job.id, T0 + 3);
+      expect(await db().jobs.claimNext('w2', LEASE_MS, T0 + 4)).toBeUndefined();
+      expect(await types(db(), job.id)).toEqual(['job.created', 'job.processing', 'job.canceled']);
+    });
+
+    test('the sweep writes job.failed for worker_lost and nothing for a requeue', async () => {
+      const job = await db().jobs.create(newJob());
+      await db().jobs.claimNext('w1', LEASE_MS, T0);
+      expect((await db().jobs.sweepExpiredLeases(2, T0 + LEASE_MS + 1)).requeued).toEqual([job.id]);
+      await db().jobs.claimNext('w2', LEASE_MS, T0 + LEASE_MS + 2);
+      expect((await db().jobs.sweepExpiredLeases(2, T0 + 3 * LEASE_MS)).failed).toEqual([job.id]);
+      expect(await types(db(), job.id)).toEqual([
+        'job.created',
+        'job.processing',
+        'job.processing',
+        'job.failed',
+      ]);
+    });
+
+    test('fans out one message per subscribed, enabled endpoint of the same account', async () => {
+      const all = await db().webhooks.createEndpoint(endpoint());
+      const created = await db().webhooks.createEndpoint(endpoint({ events: ['job.created'] }));
+      const off = await db().webhooks.createEndpoint(endpoint());
+      await db().webhooks.updateEndpoint(ALICE, off.id, { status: 'disabled' }, T0);
+      await db().webhooks.createEndpoint(endpoint({ accountId: BOB }));
+      await db().jobs.create(newJob());
+      await db().jobs.claimNext('w1', LEASE_MS, T0);
+      const count = async (id: string) =>
+        (await db().webhooks.listMessages(ALICE, id, { limit: 10 })).messages.map((m) => m.eventType);
+      expect(await count(all.id)).toEqual(['job.processing', 'job.created']);
+      expect(await count(created.id)).toEqual(['job.created']);
+      expect(await count(off.id)).toEqual([]);
+    });
+  });
+
+  describe('delivery queue', () => {
+    const setUp = async () => {
+      const target = await db().webhooks.createEndpoint(endpoint({ events: ['job.created'] }));
+      const job = await db().jobs.create(newJob());
+      return { target, job };
+    };
+    const attempt = (at: number) => ({
+      attemptedAt: at,
+      statusCode: 500,
+      latencyMs: 12,
+      errorClass: 'http_status',
+      responseExcerpt: 'oops',
+    });
+
+    test('claims a due message under a lease with the stored body; nothing else is due meanwhile', async () => {
+      const { job } = await setUp();
+      const claim = await db().webhooks.claimDelivery(LEASE_MS, T0);
+      expect(claim?.message).toMatchObject({ jobId: job.id, eventType: 'job.created', attempts: 1 });
+      expect(claim?.body.equals((await db().webhooks.listJobEvents(job.id))[0]!.body)).toBe(true);
+      expect(await db().webhooks.claimDelivery(LEASE_MS, T0 + 1)).toBeUndefined();
+    });
+
+    test('an expired lease makes the message due again and refuses the old holder', async () => {
+      await setUp();
+      const first = await db().webhooks.claimDelivery(LEASE_MS, T0);
+      const second = await db().webhooks.claimDelivery(LEASE_MS, T0 + LEASE_MS);
+      expect(second?.message).toMatchObject({ id: first!.message.id, attempts: 2 });
+      const next = { kind: 'succeeded' } as const;
+      const record = { attempt: attempt(T0), next, gone: false, disableIfFailingSince: 0 };
+      expect((await db().webhooks.recordAttempt(first!.message.id, first!.leaseToken, record)).recorded).toBe(
+        false,
+      );
+      expect(
+        (await db().webhooks.recordAttempt(first!.message.id, second!.leaseToken, record)).recorded,
+      ).toBe(true);
+    });
+
+    test('a failed attempt is logged and rescheduled; 410 disables the endpoint', async () => {
+      const { target } = await setUp();
+      await db().jobs.create(newJob());
+      const claim = await db().webhooks.claimDelivery(LEASE_MS, T0);
+      const retry = { kind: 'retry', at: T0 + 5000 } as const;
+      const record = { attempt: attempt(T0), next: retry, gone: false, disableIfFailingSince: 0 };
+      expect(await db().webhooks.recordAttempt(claim!.message.id, claim!.leaseToken, record)).toMatchObject({
+        recorded: true,
+        disabled: null,
+      });
+      const page = await db().webhooks.listMessages(ALICE, target.id, { limit: 10 });
+      const logged = page.messages.find((m) => m.id === claim!.message.id);
+      expect(logged).toMatchObject({ status: 'pending', nextAttemptAt: T0 + 5000, attempts: 1 });
+      expect(logged?.attemptLog).toEqual([attempt(T0)]);
+      expect((await db().webhooks.getEndpoint(ALICE, target.id))?.failingSince).toBe(T0);
+
+      const again = await db().webhooks.claimDelivery(LEASE_MS, T0 + 5000);
+      const gone = { attempt: { ...attempt(T0 + 5000), statusCode: 410 }, next: { kind: 'failed' as const } };
+      const outcome = await db().webhooks.recordAttempt(again!.message.id, again!.leaseToken, {
+        ...gone,
+        gone: true,
+        disableIfFailingSince: 0,
+      });
+      expect(outcome.disabled).toBe('gone');
+      expect((await db().webhooks.getEndpoint(ALICE, target.id))?.status).toBe('disabled');
+      // Everything still waiting for the disabled endpoint failed with it.
+      const after = await db().webhooks.listMessages(ALICE, target.id, { limit: 10 });
+      expect(after.messages.map((m) => m.status)).toEqual(['failed', 'failed']);
+    });
+
+    test('an endpoint failing since before the cut-off is disabled as failing', async () => {
+      const { target } = await setUp();
+      const claim = await db().webhooks.claimDelivery(LEASE_MS, T0);
+      const outcome = await db().webhooks.recordAttempt(claim!.message.id, claim!.leaseToken, {
+        attempt: attempt(T0),
+        next: { kind: 'retry', at: T0 + 1 },
+        gone: false,
+        disableIfFailingSince: T0,
+      });
+      expect(outcome.disabled).toBe('failing');
+      expect(await db().webhooks.getEndpoint(ALICE, target.id)).toMatchObject({ disabledReason: 'failing' });
+    });
+
+    test("retry makes a delivery due now; another account's is unknown", async () => {
+      const { target } = await setUp();
+      const claim = await db().webhooks.claimDelivery(LEASE_MS, T0);
+      await db().webhooks.recordAttempt(claim!.message.id, claim!.leaseToken, {
+        attempt: { ...attempt(T0), statusCode: 200, errorClass: null },
+        next: { kind: 'succeeded' },
+        gone: false,
+        disableIfFailingSince: 0,
+      });
+      expect(await db().webhooks.retryMessage(BOB, target.id, claim!.message.id)).toBeUndefined();
+      expect(await db().webhooks.retryMessage(ALICE, target.id, claim!.message.id, T0 + 7)).toMatchObject({
+        status: 'pending',
+        nextAttemptAt: T0 + 7,
+      });
+      expect((await db().webhooks.claimDelivery(LEASE_MS, T0 + 7))?.message.id).toBe(claim!.message.id);
+    });
+
+    test('prune keeps events with pending deliveries and drops old settled ones', async () => {
+      const { job } = await setUp();
+      const other = await db().jobs.create(newJob({ accountId: BOB }));
+      expect(await db().webhooks.prune(T0 + 1)).toBe(1);
+      expect(await types(db(), other.id)).toEqual([]);
+      expect(await types(db(), job.id)).toEqual(['job.created']);
+    });
+  });
+}
