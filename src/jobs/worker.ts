@@ -5,6 +5,7 @@ import { ulid } from 'ulid';
 import type { Config } from '../config/config.js';
 import { accountLimits, FALLBACK_PLAN, planFor } from '../config/plans.js';
 import type { ClaimedJob, ClaimLimits } from '../store/types.js';
+import { IdleWaiters } from './idle-waiters.js';
 import { LeaseKeeper } from './lease-keeper.js';
 import { type RunJobDeps, runJob } from './run-job.js';
 
@@ -20,24 +21,13 @@ export function startWorkers(deps: RunJobDeps): Workers {
   const keeper = new LeaseKeeper(deps.jobs, deps.events, leaseMs, deps.logger);
   const limits = claimLimits(deps.config);
   let stopped = false;
-  const sleepers = new Set<() => void>();
-  const wakeAll = () => {
-    for (const wake of [...sleepers]) wake();
-  };
+  const waiters = new IdleWaiters(pollMs);
+  const wakeAll = () => waiters.wakeAll();
   const offCreated = deps.events.onAny((change) => {
     if (change.kind === 'created') wakeAll();
   });
 
-  const idle = () =>
-    new Promise<void>((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        sleepers.delete(done);
-        resolve();
-      };
-      const timer = setTimeout(done, pollMs);
-      sleepers.add(done);
-    });
+  const idle = () => waiters.idle();
 
   const slot = async () => {
     while (!stopped) {

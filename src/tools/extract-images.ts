@@ -6,7 +6,7 @@ import { type Static, Type } from '@sinclair/typebox';
 import type { ImageEntry } from '../engines/poppler.js';
 import { checkPageLimit, engineCall, onlyInput, openInput } from './inputs.js';
 import { fileStem, workFile } from './output-name.js';
-import { PageSelectionSchema, resolvePageSet } from './page-selection.js';
+import { PageSelectionSchema, pageRuns, resolvePageSet } from './page-selection.js';
 import { defineTool } from './types.js';
 import { writeZip, type ZipEntry } from './zip.js';
 
@@ -33,16 +33,6 @@ const PAGES_PER_RUN = 20;
 
 /** `smask` and `mask` entries are the transparency of another image, not pictures of their own. */
 const PICTURE_TYPES = new Set(['image', 'stencil']);
-
-function runsOf(pages: number[]): { first: number; last: number }[] {
-  const runs: { first: number; last: number }[] = [];
-  for (const page of pages) {
-    const run = runs.at(-1);
-    if (run && page === run.last + 1 && run.last - run.first + 1 < PAGES_PER_RUN) run.last = page;
-    else runs.push({ first: page, last: page });
-  }
-  return runs;
-}
 
 /**
  * pdfimages numbers its files in the order `pdfimages -list` prints the same pages
@@ -89,7 +79,7 @@ export const extractImagesTool = defineTool({
     const seen = new Set<string>();
     const entries: ZipEntry[] = [];
     let done = 0;
-    for (const run of runsOf(pages)) {
+    for (const run of pageRuns(pages, PAGES_PER_RUN)) {
       const listing = await ctx.engines.poppler.images(input.path, engineCall(ctx), run);
       const wanted = listing.map((entry) => keep(entry, opts.min_size_px ?? 32, seen));
       if (wanted.some(Boolean)) {

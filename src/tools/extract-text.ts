@@ -6,7 +6,7 @@ import { createWriteStream } from 'node:fs';
 import { type Static, Type } from '@sinclair/typebox';
 import { checkPageLimit, engineCall, onlyInput, openInput } from './inputs.js';
 import { outputName, workFile } from './output-name.js';
-import { PageSelectionSchema, resolvePageList } from './page-selection.js';
+import { PageSelectionSchema, pageRuns, resolvePageList } from './page-selection.js';
 import { StringEnum } from './schema.js';
 import { defineTool } from './types.js';
 
@@ -42,16 +42,6 @@ type Options = Static<typeof options>;
 const PAGES_PER_RUN = 25;
 
 /** The selection as runs of consecutive ascending pages, in the order given. */
-function runsOf(pages: number[]): { first: number; last: number }[] {
-  const runs: { first: number; last: number }[] = [];
-  for (const page of pages) {
-    const run = runs.at(-1);
-    if (run && page === run.last + 1 && run.last - run.first + 1 < PAGES_PER_RUN) run.last = page;
-    else runs.push({ first: page, last: page });
-  }
-  return runs;
-}
-
 /** pdftotext ends every page with a form feed, so a run of n pages splits into n texts. */
 function splitPages(text: string, count: number): string[] {
   const parts = text.split('\f').slice(0, count);
@@ -87,7 +77,7 @@ export const extractTextTool = defineTool({
     let characters = 0;
     try {
       if (json) await write('{"pages":[');
-      for (const run of runsOf(pages)) {
+      for (const run of pageRuns(pages, PAGES_PER_RUN)) {
         const text = await ctx.engines.poppler.text(
           input.path,
           { firstPage: run.first, lastPage: run.last, layout: opts.layout ?? false },

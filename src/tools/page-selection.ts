@@ -110,3 +110,17 @@ export function toQpdfRange(pages: readonly number[]): string {
   }
   return parts.join(',');
 }
+
+/**
+ * Consecutive pages in runs of at most `maxRun`: [1,2,3,7] → 1–3, 7–7. Engines that take a first and
+ * last page (pdftotext, pdftoppm, pdfimages) then run once per run, reporting progress between runs.
+ */
+export function pageRuns(pages: readonly number[], maxRun: number): { first: number; last: number }[] {
+  const runs: { first: number; last: number }[] = [];
+  for (const page of pages) {
+    const run = runs.at(-1);
+    if (run && page === run.last + 1 && run.last - run.first + 1 < maxRun) run.last = page;
+    else runs.push({ first: page, last: page });
+  }
+  return runs;
+}

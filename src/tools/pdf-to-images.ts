@@ -7,7 +7,7 @@ import sharp from 'sharp';
 import { QuireError } from '../errors/quire-error.js';
 import { checkPageLimit, engineCall, onlyInput, openInput } from './inputs.js';
 import { fileStem, workFile } from './output-name.js';
-import { PageSelectionSchema, resolvePageSet } from './page-selection.js';
+import { PageSelectionSchema, pageRuns, resolvePageSet } from './page-selection.js';
 import { StringEnum } from './schema.js';
 import { defineTool, type ToolContext } from './types.js';
 import { writeZip } from './zip.js';
@@ -94,17 +94,6 @@ async function checkPixels(ctx: ToolContext<Options>, input: string, pages: numb
   }
 }
 
-/** Consecutive pages in runs of at most PAGES_PER_RUN: [1,2,3,7] → [1..3], [7..7]. */
-function runsOf(pages: number[]): { first: number; last: number }[] {
-  const runs: { first: number; last: number }[] = [];
-  for (const page of pages) {
-    const run = runs.at(-1);
-    if (run && page === run.last + 1 && run.last - run.first + 1 < PAGES_PER_RUN) run.last = page;
-    else runs.push({ first: page, last: page });
-  }
-  return runs;
-}
-
 export const pdfToImagesTool = defineTool({
   name: 'pdf-to-images',
   title: 'Render pages to images',
@@ -129,7 +118,7 @@ export const pdfToImagesTool = defineTool({
     const width = String(count).length;
     const images: { path: string; name: string }[] = [];
     let encoded = 0;
-    for (const run of runsOf(pages)) {
+    for (const run of pageRuns(pages, PAGES_PER_RUN)) {
       // Encoding (sharp, thread pool) overlaps pdftoppm rendering the next page of the run.
       let encoding = Promise.resolve();
       const prefix = workFile(ctx.workDir, 'page', '');

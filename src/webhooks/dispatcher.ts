@@ -3,6 +3,7 @@
 // It sleeps until a job changes in this process or the poll interval passes (changes made elsewhere).
 import type { Config } from '../config/config.js';
 import type { JobEvents } from '../jobs/events.js';
+import { IdleWaiters } from '../jobs/idle-waiters.js';
 import type { Logger } from '../observability/logger.js';
 import type { DeliveryClaim, DeliveryNext, WebhookStore } from '../store/types.js';
 import { type AttemptResult, postWebhook } from './deliver.js';
@@ -28,21 +29,10 @@ export function startWebhookDispatcher(deps: WebhookDispatcherDeps): { stop(): P
   // another process may take the message and send a duplicate.
   const leaseMs = 2 * timeoutMs;
   let stopped = false;
-  const sleepers = new Set<() => void>();
-  const wakeAll = () => {
-    for (const wake of [...sleepers]) wake();
-  };
+  const waiters = new IdleWaiters(pollMs);
+  const wakeAll = () => waiters.wakeAll();
   const offChange = deps.events?.onAny(wakeAll);
-  const idle = () =>
-    new Promise<void>((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        sleepers.delete(done);
-        resolve();
-      };
-      const timer = setTimeout(done, pollMs);
-      sleepers.add(done);
-    });
+  const idle = () => waiters.idle();
 
   const slot = async () => {
     while (!stopped) {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   isPageSelectionSyntaxValid,
+  pageRuns,
   resolvePageList,
   resolvePageSet,
   toQpdfRange,
@@ -73,5 +74,38 @@ describe('toQpdfRange', () => {
   ];
   it.each(cases)('%j → "%s"', (pages, expected) => {
     expect(toQpdfRange(pages)).toBe(expected);
+  });
+});
+
+describe('pageRuns', () => {
+  it.each([
+    [
+      [1, 2, 3, 7],
+      10,
+      [
+        { first: 1, last: 3 },
+        { first: 7, last: 7 },
+      ],
+    ],
+    [
+      [1, 2, 3, 4, 5],
+      2,
+      [
+        { first: 1, last: 2 },
+        { first: 3, last: 4 },
+        { first: 5, last: 5 },
+      ],
+    ],
+    [
+      [4, 3],
+      10,
+      [
+        { first: 4, last: 4 },
+        { first: 3, last: 3 },
+      ],
+    ],
+    [[], 10, []],
+  ])('%o in runs of %i', (pages, max, runs) => {
+    expect(pageRuns(pages, max)).toEqual(runs);
   });
 });

@@ -1,0 +1,26 @@
+// Idle polling loops that can be woken early: each waiter sleeps until its poll interval passes or
+// `wakeAll` is called (an in-process event that there may be work). Used by the job worker slots
+// and the webhook delivery slots.
+
+export class IdleWaiters {
+  private readonly sleepers = new Set<() => void>();
+
+  constructor(private readonly pollMs: number) {}
+
+  /** Resolves after the poll interval, or earlier on `wakeAll`. */
+  idle(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.sleepers.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, this.pollMs);
+      this.sleepers.add(done);
+    });
+  }
+
+  wakeAll(): void {
+    for (const wake of [...this.sleepers]) wake();
+  }
+}
