@@ -25,7 +25,7 @@ function pdfWithText(text: string): Buffer {
     '3 0 obj << /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >> endobj',
     `4 0 obj << /Length ${content.length} >> stream\n${content}\nendstream endobj`,
     '5 0 obj << /Type /Font /Subtype /Type1 /BaseFont /Helvetica >> endobj',
-    'trailer << /Root 1 0 R >>',
+    'trailer << /Root 1 0 R /Size 6 >>',
     '%%EOF',
   ].join('\n');
   const fixed = toFile(Buffer.from(raw));
@@ -67,6 +67,32 @@ describe('privacy canaries', () => {
 
     const runs: Array<{ tool: string; files: Array<typeof file>; options?: Record<string, unknown> }> = [
       { tool: 'merge', files: [file, file] },
+      // The rest of the catalogue, with canary values wherever a tool takes text.
+      { tool: 'pages', files: [file], options: { keep: '1,1' } },
+      { tool: 'linearize', files: [file] },
+      { tool: 'repair', files: [file] },
+      { tool: 'flatten', files: [file] },
+      { tool: 'metadata', files: [file], options: { title: CANARY.text, author: CANARY.text } },
+      { tool: 'watermark', files: [file], options: { text: CANARY.text } },
+      { tool: 'page-numbers', files: [file], options: { format: `${CANARY.text} {n}` } },
+      { tool: 'pdf-to-images', files: [file], options: { dpi: 36 } },
+      { tool: 'extract-text', files: [file], options: { format: 'json' } },
+      { tool: 'extract-images', files: [file] },
+      { tool: 'pdfa', files: [file] },
+      { tool: 'ocr', files: [file], options: { mode: 'force' } },
+      {
+        tool: 'office-to-pdf',
+        files: [{ name: `${CANARY.fileName}.txt`, data: Buffer.from(`${CANARY.text}\n`) }],
+      },
+      {
+        tool: 'html-to-pdf',
+        files: [
+          {
+            name: `${CANARY.fileName}.html`,
+            data: Buffer.from(`<html><body><p>${CANARY.text}</p></body></html>`),
+          },
+        ],
+      },
       { tool: 'split', files: [file] },
       { tool: 'rotate', files: [file], options: { angle: 90 } },
       { tool: 'compress', files: [file], options: { level: 'high' } },
@@ -88,12 +114,21 @@ describe('privacy canaries', () => {
         ],
       },
     ];
+    const failedTools: string[] = [];
     for (const run of runs) {
       const job: JobBody = await client.run({ ...run, metadata });
       if (job.error) bodies.push(JSON.stringify(job.error));
+      if (job.status === 'failed') failedTools.push(`${run.tool}:${job.error?.code}`);
       expect(['succeeded', 'failed']).toContain(job.status);
       expect(JSON.stringify(job.options)).not.toContain(CANARY.password);
     }
+    // Only the four deliberate failures: every tool really ran on the canary document.
+    expect(failedTools).toEqual([
+      'unlock:invalid_password',
+      'rotate:pdf_encrypted',
+      'rotate:page_range_invalid',
+      'compress:pdf_corrupt',
+    ]);
     const refused = await client.createJob({
       tool: 'unlock',
       files: [file],
@@ -110,6 +145,7 @@ describe('privacy canaries', () => {
     expect(notPdf.status).toBe(400);
     bodies.push(await notPdf.text());
 
+    // Files in the results legitimately hold the canaries; logs and error bodies must not.
     expect(server.logs.length).toBeGreaterThan(20);
     for (const canary of Object.values(CANARY)) {
       expect(
@@ -122,5 +158,5 @@ describe('privacy canaries', () => {
       ).toEqual([]);
     }
     expect(server.logs.filter((line) => line.includes(client.key!))).toEqual([]);
-  }, 120_000);
+  }, 240_000);
 });
