@@ -17,6 +17,7 @@ import type {
   NewJob,
   SweepOutcome,
 } from '../types.js';
+import { terminalStatuses } from '../types.js';
 import { withWriteLock } from './connection.js';
 import { claimNextFairly } from './job-claim.js';
 import {
@@ -49,13 +50,7 @@ export class SqliteJobStore implements JobStore {
   }
 
   async get(accountId: string, id: string): Promise<JobRecord | undefined> {
-    const row = await this.db
-      .selectFrom('jobs')
-      .selectAll()
-      .where('id', '=', id)
-      .where('account_id', '=', accountId)
-      .where('deleted_at', 'is', null)
-      .executeTakeFirst();
+    const row = await visibleRow(this.db, accountId, id);
     return row && toJob(row);
   }
 
@@ -214,7 +209,7 @@ export class SqliteJobStore implements JobStore {
     return withWriteLock(this.db, async (conn) => {
       const row = await visibleRow(conn, accountId, id);
       if (!row) return { outcome: 'not_found' };
-      if (isTerminal(row.status)) return { outcome: 'terminal', job: toJob(row) };
+      if (terminalStatuses.includes(row.status)) return { outcome: 'terminal', job: toJob(row) };
       const canceled = await cancelRow(conn, row, now);
       await appendJobEvent(conn, canceled, now);
       return { outcome: 'canceled', job: toJob(canceled), wasProcessing: row.status === 'processing' };
@@ -226,7 +221,7 @@ export class SqliteJobStore implements JobStore {
       const row = await visibleRow(conn, accountId, id);
       if (!row) return undefined;
       let ended = row;
-      if (!isTerminal(row.status)) {
+      if (!terminalStatuses.includes(row.status)) {
         ended = await cancelRow(conn, row, now);
         await appendJobEvent(conn, ended, now);
       }
@@ -258,10 +253,6 @@ export class SqliteJobStore implements JobStore {
   countByStatus(): Promise<Record<JobStatus, number>> {
     return countJobsByStatus(this.db);
   }
-}
-
-function isTerminal(status: JobStatus): boolean {
-  return status === 'succeeded' || status === 'failed' || status === 'canceled';
 }
 
 function visibleRow(conn: Kysely<Tables>, accountId: string, id: string): Promise<JobRow | undefined> {
