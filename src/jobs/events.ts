@@ -1,8 +1,11 @@
 // In-process job notifications: wake idle workers, resolve long-polls and SSE streams, and abort a
-// running engine on cancel without waiting for the next lease poll. Other processes fall back to polling.
+// running engine on cancel without waiting for the next lease poll. Changes made by other processes
+// arrive here too when the database carries them (PostgreSQL NOTIFY, see Database.listenForChanges);
+// on SQLite other processes fall back to polling.
 import { EventEmitter } from 'node:events';
+import type { JobChangeNotice } from '../store/types.js';
 
-export type JobChange = { jobId: string; kind: 'created' | 'updated' | 'terminal' | 'canceled' };
+export type JobChange = JobChangeNotice;
 
 export class JobEvents {
   private readonly emitter = new EventEmitter();

@@ -1,5 +1,5 @@
-// Store interfaces: operations the service needs, not generic query helpers. SQLite implements them
-// now; PostgreSQL implements the same interface and runs the same conformance suite.
+// Store interfaces: operations the service needs, not generic query helpers. SQLite (the embedded
+// default) and PostgreSQL (scale-out) implement them and run the same conformance suites.
 
 import type { WebhookStore } from './webhook-types.js';
 
@@ -288,6 +288,16 @@ export interface RateLimiter {
 
 export * from './webhook-types.js';
 
+/**
+ * A job changed. Within a process the JobEvents emitter carries these; between processes sharing a
+ * PostgreSQL database, NOTIFY does, so idle workers wake, long-polls answer and a canceled job's
+ * engine stops at once wherever they run.
+ */
+export interface JobChangeNotice {
+  jobId: string;
+  kind: 'created' | 'updated' | 'terminal' | 'canceled';
+}
+
 /** One database: the stores over it plus lifecycle. Open one per process and share it. */
 export interface Database {
   jobs: JobStore;
@@ -299,5 +309,11 @@ export interface Database {
   migrate(): Promise<void>;
   /** Cheap round trip for /readyz. */
   ping(): Promise<void>;
+  /**
+   * Calls `listener` for every job change made by another process (PostgreSQL LISTEN, reconnecting
+   * when the connection drops). Resolves once listening, with the function that stops it. Absent
+   * where the database has no such channel (SQLite: other processes' changes are found by polling).
+   */
+  listenForChanges?(listener: (change: JobChangeNotice) => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }

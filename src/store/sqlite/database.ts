@@ -1,14 +1,11 @@
 // The SQLite Database: one connection per process (WAL lets the api and worker processes share the
-// file), the stores over it, migrations and lifecycle.
+// file), the SQL stores over it, migrations and lifecycle.
 import { sql } from 'kysely';
+import { sqlStores } from '../sql/stores.js';
 import type { Database } from '../types.js';
-import { SqliteAccountStore } from './account-store.js';
 import { openSqlite, type SqliteConnectionOptions } from './connection.js';
-import { SqliteIdempotencyStore } from './idempotency-store.js';
-import { SqliteJobStore } from './job-store.js';
+import { sqliteDialect } from './dialect.js';
 import { runMigrations } from './migrations.js';
-import { SqliteRateLimiter } from './rate-limiter.js';
-import { SqliteWebhookStore } from './webhook-store.js';
 
 /**
  * Opens (creating if needed) the SQLite file at `file`; call `migrate()` before use. Open one per
@@ -19,11 +16,7 @@ import { SqliteWebhookStore } from './webhook-store.js';
 export function openSqliteDatabase(file: string, options: SqliteConnectionOptions = {}): Database {
   const db = openSqlite(file, options);
   return {
-    jobs: new SqliteJobStore(db),
-    webhooks: new SqliteWebhookStore(db),
-    accounts: new SqliteAccountStore(db),
-    idempotency: new SqliteIdempotencyStore(db),
-    rateLimits: new SqliteRateLimiter(db),
+    ...sqlStores(db, sqliteDialect),
     async migrate() {
       await runMigrations(db);
     },

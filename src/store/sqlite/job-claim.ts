@@ -3,10 +3,10 @@
 // another's single job.
 import { randomUUID } from 'node:crypto';
 import { type Kysely, sql } from 'kysely';
+import { appendJobEvent } from '../sql/job-outbox.js';
+import { type Tables, toJob } from '../sql/rows.js';
 import type { ClaimedJob, ClaimLimits } from '../types.js';
 import { withWriteLock } from './connection.js';
-import { appendJobEvent } from './job-outbox.js';
-import { type Tables, toJob } from './rows.js';
 
 /** With no limits given, accounts still take turns but none is capped. */
 const UNLIMITED = 2 ** 31 - 1;
@@ -29,8 +29,8 @@ interface Pick {
  *    one whose last claim is oldest (round robin among equals), then by id so the order is total;
  *    its oldest queued job is taken.
  * The literal 'queued'/'processing' let SQLite use the partial indexes (it needs the predicate
- * visibly implied). PostgreSQL runs the same choice, then locks the job row with
- * FOR UPDATE SKIP LOCKED instead of SQLite's database-wide write lock.
+ * visibly implied). PostgreSQL makes the same choice with row locks instead of SQLite's
+ * database-wide write lock (postgres/job-claim.ts).
  */
 function pickNext(db: Kysely<Tables>, limits: ClaimLimits | undefined) {
   const byPlan = JSON.stringify(limits?.concurrentJobsByPlan ?? {});

@@ -1,7 +1,7 @@
 // SQLite schema history: numbered, forward-only migrations applied in order under an exclusive lock
 // and recorded in quire_migrations. Never edit a released migration; add the next number instead.
 import { type Kysely, sql } from 'kysely';
-import type { Tables } from './rows.js';
+import type { Tables } from '../sql/rows.js';
 
 export interface Migration {
   id: number;

@@ -1,8 +1,9 @@
-// The SQLite rate limiter: GCRA (the generic cell rate algorithm, a token bucket kept as one
-// timestamp per bucket). One UPSERT decides and counts atomically, so every process sharing the
-// database file sees one limit (contract §5).
-import { type Kysely, sql } from 'kysely';
+// The rate limiter on SQLite and PostgreSQL: GCRA (the generic cell rate algorithm, a token bucket
+// kept as one timestamp per bucket). One UPSERT decides and counts atomically (the dialect's
+// `consumeRate`), so every process sharing the database sees one limit (contract §5).
+import type { Kysely } from 'kysely';
 import type { RateDecision, RateLimiter, RatePolicy } from '../types.js';
+import type { SqlDialect } from './dialect.js';
 import type { Tables } from './rows.js';
 
 /**
@@ -11,23 +12,15 @@ import type { Tables } from './rows.js';
  * window of now, i.e. a full quota may be spent at once and then refills at one request per T.
  * This behaves like a sliding window without keeping a row per request.
  */
-export class SqliteRateLimiter implements RateLimiter {
-  constructor(private readonly db: Kysely<Tables>) {}
+export class SqlRateLimiter implements RateLimiter {
+  constructor(
+    private readonly db: Kysely<Tables>,
+    private readonly dialect: SqlDialect,
+  ) {}
 
   async consume(bucket: string, policy: RatePolicy, now = Date.now()): Promise<RateDecision> {
-    const interval = policy.windowMs / policy.quota;
-    // SET expressions all read the old row, so `allowed` and `tat` are decided on the same state.
-    // A refused request leaves tat unchanged: clients hammering while limited do not push the
-    // reset further out.
-    const { rows } = await sql<{ tat: number; allowed: number }>`
-      INSERT INTO rate_limits (bucket, tat, allowed) VALUES (${bucket}, ${now + interval}, 1)
-      ON CONFLICT (bucket) DO UPDATE SET
-        allowed = (max(tat, ${now}) + ${interval} - ${now} <= ${policy.windowMs}),
-        tat = CASE WHEN max(tat, ${now}) + ${interval} - ${now} <= ${policy.windowMs}
-                   THEN max(tat, ${now}) + ${interval} ELSE tat END
-      RETURNING tat, allowed`.execute(this.db);
-    const row = rows[0]!;
-    return decide(row.tat, row.allowed === 1, policy, interval, now);
+    const { tat, allowed } = await this.dialect.consumeRate(this.db, bucket, policy, now);
+    return decide(tat, allowed, policy, policy.windowMs / policy.quota, now);
   }
 
   async peek(bucket: string, policy: RatePolicy, now = Date.now()): Promise<RateDecision> {

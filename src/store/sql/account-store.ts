@@ -1,10 +1,10 @@
-// The SQLite account store: accounts and their API keys (stored as keyed hashes, looked up by the
+// The account store (SQLite and PostgreSQL): accounts and their API keys (stored as keyed hashes, looked up by the
 // public key id embedded in the key string, contract §1).
 import type { Kysely } from 'kysely';
 import type { Account, AccountStore, ApiKeyRecord } from '../types.js';
 import { fromAccount, fromApiKey, type Tables, toAccount, toApiKey } from './rows.js';
 
-export class SqliteAccountStore implements AccountStore {
+export class SqlAccountStore implements AccountStore {
   constructor(private readonly db: Kysely<Tables>) {}
 
   async createAccount(account: Account): Promise<Account> {

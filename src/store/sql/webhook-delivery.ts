@@ -1,4 +1,4 @@
-// The webhook delivery queue on SQLite: due messages are claimed under a lease like jobs, and each
+// The webhook delivery queue (SQLite and PostgreSQL): due messages are claimed under a lease like jobs, and each
 // attempt is recorded with the message's next state and the endpoint's health in one transaction.
 import { randomUUID } from 'node:crypto';
 import { type Kysely, type Selectable, sql } from 'kysely';
@@ -11,7 +11,7 @@ import type {
   WebhookMessage,
   WebhookMessageStatus,
 } from '../types.js';
-import { withWriteLock } from './connection.js';
+import type { SqlDialect } from './dialect.js';
 import type { Tables, WebhookAttemptsTable } from './rows.js';
 
 /** The message columns every read joins from its event: the job and the event type. */
@@ -54,19 +54,20 @@ function nextDue(db: Kysely<Tables>, now: number) {
     .where('m.next_attempt_at', '<=', now)
     .where('w.status', '=', 'enabled')
     .orderBy('m.next_attempt_at')
-    .limit(1)
-    .executeTakeFirst();
+    .limit(1);
 }
 
 export async function claimDelivery(
   db: Kysely<Tables>,
+  dialect: SqlDialect,
   leaseMs: number,
   now: number,
 ): Promise<DeliveryClaim | undefined> {
   // Idle dispatchers poll: a plain read answers "nothing due" without taking the write lock.
-  if (!(await nextDue(db, now))) return undefined;
-  return withWriteLock(db, async (conn) => {
-    const due = await nextDue(conn, now);
+  if (!(await nextDue(db, now).executeTakeFirst())) return undefined;
+  return dialect.transaction(db, async (conn) => {
+    // On PostgreSQL, a message another dispatcher is claiming right now is passed over.
+    const due = await dialect.lockRows(nextDue(conn, now), { skipLocked: true, of: 'm' }).executeTakeFirst();
     if (!due) return undefined;
     const leaseToken = randomUUID();
     // The lease is the next due time: a dispatcher that dies mid-attempt leaves a message that simply
@@ -110,13 +111,14 @@ export async function claimDelivery(
 
 export function recordAttempt(
   db: Kysely<Tables>,
+  dialect: SqlDialect,
   messageId: string,
   leaseToken: string,
   record: AttemptRecord,
 ): Promise<{ recorded: boolean; disabled: 'gone' | 'failing' | null; endpointId?: string }> {
   const at = record.attempt.attemptedAt;
   const cleared = { lease_token: null, lease_expires_at: null };
-  return withWriteLock(db, async (conn) => {
+  return dialect.transaction(db, async (conn) => {
     const { next } = record;
     const message = await conn
       .updateTable('webhook_messages')

@@ -1,5 +1,5 @@
-// The SQLite job store: account-scoped reads, the claim/lease protocol workers follow, and the
-// terminal transitions. Every worker write is conditional on (id, lease token, processing), so a
+// The job store on SQLite and PostgreSQL: account-scoped reads, the claim/lease protocol workers
+// follow, and the terminal transitions. Every worker write is conditional on (id, lease token, processing), so a
 // worker that lost its lease (expired, swept, canceled) can never overwrite what happened since.
 import type { Kysely, Updateable } from 'kysely';
 import { QuireError } from '../../errors/quire-error.js';
@@ -18,8 +18,7 @@ import type {
   SweepOutcome,
 } from '../types.js';
 import { terminalStatuses } from '../types.js';
-import { withWriteLock } from './connection.js';
-import { claimNextFairly } from './job-claim.js';
+import type { SqlDialect } from './dialect.js';
 import {
   countJobsByStatus,
   listEndedWithInputs,
@@ -34,23 +33,27 @@ import { fromNewJob, type JobRow, type JobsTable, noLease, type Tables, toJob } 
 /** Progress a worker may report; 100 belongs to `complete` alone (contract §2). */
 const MAX_WORKER_PROGRESS = 99;
 
-export class SqliteJobStore implements JobStore {
-  constructor(private readonly db: Kysely<Tables>) {}
+export class SqlJobStore implements JobStore {
+  constructor(
+    private readonly db: Kysely<Tables>,
+    private readonly dialect: SqlDialect,
+  ) {}
 
   async create(job: NewJob): Promise<JobRecord> {
-    return withWriteLock(this.db, async (conn) => {
+    return this.dialect.transaction(this.db, async (conn) => {
       const row = await conn
         .insertInto('jobs')
         .values(fromNewJob(job))
         .returningAll()
         .executeTakeFirstOrThrow();
       await appendJobEvent(conn, row, job.createdAt);
+      await this.dialect.notify(conn, { jobId: row.id, kind: 'created' });
       return toJob(row);
     });
   }
 
   async get(accountId: string, id: string): Promise<JobRecord | undefined> {
-    const row = await visibleRow(this.db, accountId, id);
+    const row = await visibleRow(this.db, accountId, id).executeTakeFirst();
     return row && toJob(row);
   }
 
@@ -90,7 +93,7 @@ export class SqliteJobStore implements JobStore {
     now = Date.now(),
     limits?: ClaimLimits,
   ): Promise<ClaimedJob | undefined> {
-    return claimNextFairly(this.db, workerId, leaseMs, now, limits);
+    return this.dialect.claimNext(this.db, workerId, leaseMs, now, limits);
   }
 
   async renewLease(id: string, token: string, leaseMs: number, now = Date.now()): Promise<boolean> {
@@ -119,7 +122,9 @@ export class SqliteJobStore implements JobStore {
       .where('lease_token', '=', token)
       .where('status', '=', 'processing')
       .executeTakeFirst();
-    return result.numUpdatedRows > 0n;
+    if (result.numUpdatedRows === 0n) return false;
+    await this.dialect.notify(this.db, { jobId: id, kind: 'created' });
+    return true;
   }
 
   async heldLeases(leases: ReadonlyArray<{ id: string; token: string }>): Promise<Set<string>> {
@@ -152,7 +157,9 @@ export class SqliteJobStore implements JobStore {
       .where('lease_token', '=', token)
       .where('status', '=', 'processing')
       .executeTakeFirst();
-    return result.numUpdatedRows > 0n;
+    if (result.numUpdatedRows === 0n) return false;
+    await this.dialect.notify(this.db, { jobId: id, kind: 'updated' });
+    return true;
   }
 
   async complete(id: string, token: string, result: JobResult, expiresAt: number, now = Date.now()) {
@@ -189,7 +196,7 @@ export class SqliteJobStore implements JobStore {
     changes: Updateable<JobsTable>,
     now: number,
   ): Promise<boolean> {
-    return withWriteLock(this.db, async (conn) => {
+    return this.dialect.transaction(this.db, async (conn) => {
       const ended = await conn
         .updateTable('jobs')
         .set({ ...changes, ...noLease })
@@ -201,29 +208,32 @@ export class SqliteJobStore implements JobStore {
       if (!ended) return false;
       await scrubStoredSecrets(conn, id, ended);
       await appendJobEvent(conn, ended, now);
+      await this.dialect.notify(conn, { jobId: id, kind: 'terminal' });
       return true;
     });
   }
 
   async cancel(accountId: string, id: string, now = Date.now()): Promise<CancelOutcome> {
-    return withWriteLock(this.db, async (conn) => {
-      const row = await visibleRow(conn, accountId, id);
+    return this.dialect.transaction(this.db, async (conn) => {
+      const row = await this.dialect.lockRows(visibleRow(conn, accountId, id)).executeTakeFirst();
       if (!row) return { outcome: 'not_found' };
       if (terminalStatuses.includes(row.status)) return { outcome: 'terminal', job: toJob(row) };
       const canceled = await cancelRow(conn, row, now);
       await appendJobEvent(conn, canceled, now);
+      await this.dialect.notify(conn, { jobId: id, kind: 'canceled' });
       return { outcome: 'canceled', job: toJob(canceled), wasProcessing: row.status === 'processing' };
     });
   }
 
   async delete(accountId: string, id: string, now = Date.now()): Promise<JobRecord | undefined> {
-    return withWriteLock(this.db, async (conn) => {
-      const row = await visibleRow(conn, accountId, id);
+    return this.dialect.transaction(this.db, async (conn) => {
+      const row = await this.dialect.lockRows(visibleRow(conn, accountId, id)).executeTakeFirst();
       if (!row) return undefined;
       let ended = row;
       if (!terminalStatuses.includes(row.status)) {
         ended = await cancelRow(conn, row, now);
         await appendJobEvent(conn, ended, now);
+        await this.dialect.notify(conn, { jobId: id, kind: 'canceled' });
       }
       await conn.updateTable('jobs').set({ deleted_at: now }).where('id', '=', id).execute();
       return toJob(ended);
@@ -231,7 +241,7 @@ export class SqliteJobStore implements JobStore {
   }
 
   sweepExpiredLeases(maxStalls: number, now = Date.now()): Promise<SweepOutcome> {
-    return sweepExpiredLeases(this.db, maxStalls, now);
+    return sweepExpiredLeases(this.db, this.dialect, maxStalls, now);
   }
 
   listEndedWithInputs(limit: number): Promise<JobRecord[]> {
@@ -255,14 +265,13 @@ export class SqliteJobStore implements JobStore {
   }
 }
 
-function visibleRow(conn: Kysely<Tables>, accountId: string, id: string): Promise<JobRow | undefined> {
+function visibleRow(conn: Kysely<Tables>, accountId: string, id: string) {
   return conn
     .selectFrom('jobs')
     .selectAll()
     .where('id', '=', id)
     .where('account_id', '=', accountId)
-    .where('deleted_at', 'is', null)
-    .executeTakeFirst();
+    .where('deleted_at', 'is', null);
 }
 
 /** queued/processing → canceled; clearing the lease is what tells a running worker to stop. */

@@ -1,4 +1,4 @@
-// The SQLite webhook store: account-scoped endpoint management and the delivery log. The delivery
+// The webhook store (SQLite and PostgreSQL): account-scoped endpoint management and the delivery log. The delivery
 // queue itself (claim, record attempt) lives in webhook-delivery.ts.
 import type { Kysely, Selectable } from 'kysely';
 import { QuireError } from '../../errors/quire-error.js';
@@ -11,7 +11,7 @@ import type {
   WebhookMessage,
   WebhookStore,
 } from '../types.js';
-import { withWriteLock } from './connection.js';
+import type { SqlDialect } from './dialect.js';
 import type { Tables, WebhookEndpointsTable } from './rows.js';
 import {
   claimDelivery,
@@ -24,8 +24,11 @@ import {
   toMessage,
 } from './webhook-delivery.js';
 
-export class SqliteWebhookStore implements WebhookStore {
-  constructor(private readonly db: Kysely<Tables>) {}
+export class SqlWebhookStore implements WebhookStore {
+  constructor(
+    private readonly db: Kysely<Tables>,
+    private readonly dialect: SqlDialect,
+  ) {}
 
   async createEndpoint(endpoint: WebhookEndpoint): Promise<WebhookEndpoint> {
     await this.db.insertInto('webhook_endpoints').values(fromEndpoint(endpoint)).execute();
@@ -33,7 +36,7 @@ export class SqliteWebhookStore implements WebhookStore {
   }
 
   async getEndpoint(accountId: string, id: string): Promise<WebhookEndpoint | undefined> {
-    const row = await endpointRow(this.db, accountId, id);
+    const row = await endpointRow(this.db, accountId, id).executeTakeFirst();
     return row && toEndpoint(row);
   }
 
@@ -54,8 +57,8 @@ export class SqliteWebhookStore implements WebhookStore {
     changes: Partial<Pick<WebhookEndpoint, 'url' | 'description' | 'events' | 'status'>>,
     now = Date.now(),
   ): Promise<WebhookEndpoint | undefined> {
-    return withWriteLock(this.db, async (conn) => {
-      const row = await endpointRow(conn, accountId, id);
+    return this.dialect.transaction(this.db, async (conn) => {
+      const row = await this.dialect.lockRows(endpointRow(conn, accountId, id)).executeTakeFirst();
       if (!row) return undefined;
       if (changes.status === 'disabled' && row.status === 'enabled') {
         await disableEndpoint(conn, id, 'manual', now);
@@ -190,11 +193,11 @@ export class SqliteWebhookStore implements WebhookStore {
   }
 
   claimDelivery(leaseMs: number, now = Date.now()): Promise<DeliveryClaim | undefined> {
-    return claimDelivery(this.db, leaseMs, now);
+    return claimDelivery(this.db, this.dialect, leaseMs, now);
   }
 
   recordAttempt(messageId: string, leaseToken: string, record: AttemptRecord) {
-    return recordAttempt(this.db, messageId, leaseToken, record);
+    return recordAttempt(this.db, this.dialect, messageId, leaseToken, record);
   }
 
   listJobEvents(jobId: string): Promise<JobEventRecord[]> {
@@ -211,8 +214,7 @@ function endpointRow(db: Kysely<Tables>, accountId: string, id: string) {
     .selectFrom('webhook_endpoints')
     .selectAll()
     .where('id', '=', id)
-    .where('account_id', '=', accountId)
-    .executeTakeFirst();
+    .where('account_id', '=', accountId);
 }
 
 function toEndpoint(row: Selectable<WebhookEndpointsTable>): WebhookEndpoint {

@@ -1,4 +1,4 @@
-// The SQLite Idempotency-Key store (contract §4): an atomic claim by primary key, the finished
+// The Idempotency-Key store (SQLite and PostgreSQL) (contract §4): an atomic claim by primary key, the finished
 // response kept for replay, release of refused requests, and pruning past retention.
 import { randomUUID } from 'node:crypto';
 import { type Kysely, sql } from 'kysely';
@@ -8,7 +8,7 @@ import type { Tables } from './rows.js';
 /** A claim that finds the row gone (released by its holder between our two statements) tries again. */
 const CLAIM_ATTEMPTS = 3;
 
-export class SqliteIdempotencyStore implements IdempotencyStore {
+export class SqlIdempotencyStore implements IdempotencyStore {
   constructor(private readonly db: Kysely<Tables>) {}
 
   async claim(

@@ -4,7 +4,7 @@ import { type Kysely, sql } from 'kysely';
 import { errorCatalogue } from '../../errors/catalogue.js';
 import { scrubSecretOptions } from '../redact.js';
 import type { JobError, JobRecord, JobStatus, SweepOutcome } from '../types.js';
-import { withWriteLock } from './connection.js';
+import type { SqlDialect } from './dialect.js';
 import { appendJobEvent } from './job-outbox.js';
 import { noLease, type Tables, toJob } from './rows.js';
 
@@ -22,6 +22,7 @@ const workerLost: JobError = {
  */
 export async function sweepExpiredLeases(
   db: Kysely<Tables>,
+  dialect: SqlDialect,
   maxStalls: number,
   now: number,
 ): Promise<SweepOutcome> {
@@ -43,7 +44,7 @@ export async function sweepExpiredLeases(
       : job.options;
     // Each job in its own write transaction, so a worker_lost failure and its job.failed event
     // commit together; a requeue is not an event.
-    const changed = await withWriteLock(db, async (conn) => {
+    const changed = await dialect.transaction(db, async (conn) => {
       const row = await conn
         .updateTable('jobs')
         .set(
@@ -64,8 +65,10 @@ export async function sweepExpiredLeases(
         .where('lease_expires_at', '<', now)
         .returningAll()
         .executeTakeFirst();
-      if (row && giveUp) await appendJobEvent(conn, row, now);
-      return row !== undefined;
+      if (!row) return false;
+      if (giveUp) await appendJobEvent(conn, row, now);
+      await dialect.notify(conn, { jobId: job.id, kind: giveUp ? 'terminal' : 'created' });
+      return true;
     });
     if (changed) (giveUp ? outcome.failed : outcome.requeued).push(job.id);
   }

@@ -1,0 +1,24 @@
+// The stores over one Kysely instance, for either dialect: what a Database exposes besides its
+// lifecycle.
+import type { Kysely } from 'kysely';
+import type { Database } from '../types.js';
+import { SqlAccountStore } from './account-store.js';
+import type { SqlDialect } from './dialect.js';
+import { SqlIdempotencyStore } from './idempotency-store.js';
+import { SqlJobStore } from './job-store.js';
+import { SqlRateLimiter } from './rate-limiter.js';
+import type { Tables } from './rows.js';
+import { SqlWebhookStore } from './webhook-store.js';
+
+export function sqlStores(
+  db: Kysely<Tables>,
+  dialect: SqlDialect,
+): Pick<Database, 'jobs' | 'webhooks' | 'accounts' | 'idempotency' | 'rateLimits'> {
+  return {
+    jobs: new SqlJobStore(db, dialect),
+    webhooks: new SqlWebhookStore(db, dialect),
+    accounts: new SqlAccountStore(db),
+    idempotency: new SqlIdempotencyStore(db),
+    rateLimits: new SqlRateLimiter(db, dialect),
+  };
+}
