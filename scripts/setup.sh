@@ -25,6 +25,11 @@ declare -A wanted=(
 # procps (result and process checks), Java and Maven (veraPDF, fetched from Maven Central).
 if [ "${1:-}" = "--with-test-tools" ]; then
   wanted+=([curl]=curl [unzip]=unzip [ps]=procps [java]=default-jre-headless [mvn]=maven)
+  # The PostgreSQL store's tests start a throwaway server from Debian's binaries (any version under
+  # /usr/lib/postgresql; test/support/pg-server.ts picks the highest). The key is checked as a path
+  # below, where the unexpanded pattern never exists: only added when no version is installed.
+  compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null ||
+    wanted['/usr/lib/postgresql/*/bin/initdb']=postgresql
 fi
 # Not commands, so checked by path: OCR languages, the other LibreOffice modules, UNO for Python.
 for path_pkg in /usr/share/tesseract-ocr/5/tessdata/eng.traineddata:tesseract-ocr-eng \

@@ -33,3 +33,8 @@ export class BlobNotFoundError extends Error {
 export function isBlobNotFound(error: unknown): error is BlobNotFoundError {
   return error instanceof BlobNotFoundError;
 }
+
+/** Every blob of one job lives under this folder, so the job's end can delete it as a whole. */
+export function jobFolder(jobId: string): string {
+  return `jobs/${jobId}`;
+}

@@ -3,7 +3,7 @@
 // failed upload leaves nothing behind.
 import { createHash, randomUUID } from 'node:crypto';
 import { constants } from 'node:fs';
-import { access, copyFile, link, mkdir, open, rename, rmdir, stat, unlink } from 'node:fs/promises';
+import { access, copyFile, link, mkdir, open, rename, rm, rmdir, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -97,6 +97,12 @@ export class LocalBlobStore implements BlobStore {
       if (!isMissing(error)) throw error;
     });
     await this.pruneEmptyParents(path.dirname(target));
+  }
+
+  async deletePrefix(prefix: string): Promise<void> {
+    const folder = this.pathOf(prefix);
+    await rm(folder, { recursive: true, force: true });
+    await this.pruneEmptyParents(path.dirname(folder));
   }
 
   /** Hard-links `source` in (free, same disk); copies when the link is impossible. */

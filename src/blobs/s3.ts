@@ -9,9 +9,11 @@ import { type Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import {
   DeleteObjectCommand,
+  DeleteObjectsCommand,
   GetObjectCommand,
   HeadBucketCommand,
   HeadObjectCommand,
+  ListObjectsV2Command,
   S3Client,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
@@ -141,6 +143,25 @@ export class S3BlobStore implements BlobStore {
     await this.client.send(
       new DeleteObjectCommand({ Bucket: this.location.bucket, Key: this.objectKey(key) }),
     );
+  }
+
+  async deletePrefix(prefix: string): Promise<void> {
+    const Bucket = this.location.bucket;
+    const Prefix = `${this.objectKey(prefix)}/`;
+    // Each listed page (at most 1000 keys) is one DeleteObjects request; listing again from the
+    // start finds what is left, so objects written meanwhile are not skipped.
+    for (;;) {
+      const page = await this.client.send(new ListObjectsV2Command({ Bucket, Prefix }));
+      const keys = (page.Contents ?? []).flatMap((o) => (o.Key ? [{ Key: o.Key }] : []));
+      if (keys.length === 0) return;
+      const done = await this.client.send(
+        new DeleteObjectsCommand({ Bucket, Delete: { Objects: keys, Quiet: true } }),
+      );
+      if (done.Errors && done.Errors.length > 0) {
+        throw new Error(`S3 refused to delete ${done.Errors.length} object(s) under ${prefix}/`);
+      }
+      if (!page.IsTruncated) return;
+    }
   }
 
   async upload(key: string, source: string): Promise<{ size: number }> {

@@ -1,5 +1,5 @@
 // Blob store interface: streamed put/get with ranges, delete, and a temporary download link.
-// Local disk implements it now; S3 implements the same interface and runs the same suite.
+// Local disk and S3 implement it and run the same conformance suite.
 import type { Readable } from 'node:stream';
 
 export interface BlobInfo {
@@ -34,6 +34,11 @@ export interface BlobStore {
   stat(key: string): Promise<BlobInfo | undefined>;
   /** Deleting a missing key is not an error. */
   delete(key: string): Promise<void>;
+  /**
+   * Deletes every object under `prefix/` (`prefix` is a valid key naming a folder, e.g.
+   * `jobs/<id>`): a job's inputs, its result and whatever an attempt that lost its lease left.
+   */
+  deletePrefix(prefix: string): Promise<void>;
   /** Stores a finished local file (a hard link where the store is on the same disk, else a copy). */
   upload(key: string, source: string): Promise<{ size: number }>;
   /**

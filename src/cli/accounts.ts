@@ -10,7 +10,7 @@ export async function runAccounts(
   flags: { name?: string; plan?: string },
 ): Promise<number> {
   // Only the database: the full runtime would probe every engine, seconds of work for nothing here.
-  const db = await openDatabase(config.databaseUrl);
+  const db = await openDatabase(config.databaseUrl, { poolMax: config.databasePoolMax });
   await db.migrate();
   const checkPlan = (plan: string) => {
     if (config.plans[plan]) return;

@@ -38,7 +38,7 @@ async function main(argv: string[]): Promise<number> {
       return runWorker(config);
     case 'migrate': {
       const { openDatabase } = await import('../store/open.js');
-      const db = await openDatabase(config.databaseUrl);
+      const db = await openDatabase(config.databaseUrl, { poolMax: config.databasePoolMax });
       await db.migrate();
       await db.close();
       process.stdout.write('migrations applied\n');

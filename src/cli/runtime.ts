@@ -35,7 +35,7 @@ export async function openRuntime(config: Config, logger = createLogger(config.l
   await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
   await mkdir(config.tmpDir, { recursive: true, mode: 0o700 });
   const keys = loadServerKeys(config.secret, config.dataDir);
-  const db = await openDatabase(config.databaseUrl);
+  const db = await openDatabase(config.databaseUrl, { poolMax: config.databasePoolMax });
   await db.migrate();
   const blobs = await openBlobStore(config.storageUrl, {
     secret: keys.fileTokenKey,
@@ -63,6 +63,10 @@ export async function openRuntime(config: Config, logger = createLogger(config.l
       workRoot: path.join(config.tmpDir, 'pools'),
     },
   });
+  const events = new JobEvents();
+  // Other processes' job changes (PostgreSQL NOTIFY) join this process's own: idle workers wake,
+  // long-polls and SSE answer, and a job canceled through another API process stops here at once.
+  await db.listenForChanges?.((change) => events.emit(change));
   return {
     config,
     logger,
@@ -73,7 +77,7 @@ export async function openRuntime(config: Config, logger = createLogger(config.l
     engines,
     engineStatus,
     catalog: new ToolCatalog(tools, engineStatus),
-    events: new JobEvents(),
+    events,
     close: async () => {
       // Pooled LibreOffice and Chromium instances would otherwise outlive a closed runtime in tests.
       await closeEngines(engines);

@@ -32,8 +32,15 @@ export const settings = {
   }),
   QUIRE_DATABASE_URL: Type.String({
     default: '',
-    description: 'sqlite://<path> (default `sqlite://$QUIRE_DATA_DIR/quire.db`).',
+    description:
+      'sqlite://<path> (default `sqlite://$QUIRE_DATA_DIR/quire.db`) or postgres://user:password@host:5432/db for scale-out (any libpq URL, `?sslmode=require` included); see docs/deployment.md.',
   }),
+  QUIRE_DATABASE_POOL_MAX: int(
+    1,
+    500,
+    10,
+    'PostgreSQL: most pooled connections per process (plus one for LISTEN). Ignored for SQLite.',
+  ),
   QUIRE_STORAGE_URL: Type.String({
     default: '',
     description:
@@ -215,6 +222,8 @@ export interface Config {
   http: { host: string; port: number; publicBaseUrl: string };
   dataDir: string;
   databaseUrl: string;
+  /** PostgreSQL pool size per process. */
+  databasePoolMax: number;
   storageUrl: string;
   /** Empty means: use or create `$dataDir/server-secret`. */
   secret: string;
@@ -287,9 +296,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const dataDir = path.resolve(s.QUIRE_DATA_DIR);
   const databaseUrl = s.QUIRE_DATABASE_URL || `sqlite://${path.join(dataDir, 'quire.db')}`;
   const storageUrl = s.QUIRE_STORAGE_URL || `file://${path.join(dataDir, 'files')}`;
-  if (!/^sqlite:\/\//.test(databaseUrl)) {
+  if (!/^(sqlite|postgres|postgresql):\/\//.test(databaseUrl)) {
     throw new ConfigError(
-      `QUIRE_DATABASE_URL must start with sqlite:// (got scheme "${databaseUrl.split(':')[0]}")`,
+      `QUIRE_DATABASE_URL must start with sqlite:// or postgres:// (got scheme "${databaseUrl.split(':')[0]}")`,
     );
   }
   if (/^s3:\/\//.test(storageUrl)) {
@@ -325,6 +334,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     dataDir,
     databaseUrl,
+    databasePoolMax: s.QUIRE_DATABASE_POOL_MAX,
     storageUrl,
     secret: s.QUIRE_SECRET,
     logLevel: s.QUIRE_LOG_LEVEL,

@@ -3,6 +3,7 @@
 import { pipeline } from 'node:stream';
 import type { MultipartFile, MultipartValue } from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
+import { jobFolder } from '../blobs/keys.js';
 import type { BlobStore } from '../blobs/types.js';
 import { QuireError } from '../errors/quire-error.js';
 import type { InputFile } from '../store/types.js';
@@ -152,7 +153,7 @@ async function storeFile(
     });
   }
   const index = state.inputs.length;
-  const blobKey = `jobs/${jobId}/input-${index}`;
+  const blobKey = `${jobFolder(jobId)}/input-${index}`;
   const guard = new UploadGuard(state, limits, state.entry?.tool.inputs.accepts);
   const input: InputFile = { name: cleanFileName(part.filename, index), size: 0, contentType: '', blobKey };
   state.inputs.push(input); // registered first so a failed upload's partial object is cleaned up

@@ -1,6 +1,7 @@
 // Runs one claimed job: inputs from the blob store into a private work dir, the tool, the result back
 // into the blob store, and the terminal write — which succeeds only while the lease is still held.
 import path from 'node:path';
+import { jobFolder } from '../blobs/keys.js';
 import type { BlobStore } from '../blobs/types.js';
 import type { Config } from '../config/config.js';
 import type { Engines } from '../engines/types.js';
@@ -130,7 +131,9 @@ async function execute(
   });
   signal.throwIfAborted();
   progress.stop();
-  const blobKey = `jobs/${job.id}/result`;
+  // One key per attempt: an attempt that lost its lease (paused, partitioned) and uploads late can
+  // only ever overwrite or delete its own object, never the result another attempt recorded.
+  const blobKey = `${jobFolder(job.id)}/result-${claim.leaseToken}`;
   const { size } = await deps.blobs.upload(blobKey, output.path);
   return { name: output.name, size, contentType: output.contentType, blobKey, facts: output.facts ?? {} };
 }

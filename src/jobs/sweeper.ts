@@ -1,5 +1,7 @@
 // Periodic housekeeping: requeue expired leases (fail after too many stalls), delete inputs of ended
 // jobs and results past retention. Idempotent, so any number of processes may run it at once.
+
+import { jobFolder } from '../blobs/keys.js';
 import type { BlobStore } from '../blobs/types.js';
 import type { Logger } from '../observability/logger.js';
 import { removeStaleWorkDirs } from '../process/work-dir.js';
@@ -34,11 +36,14 @@ export async function sweepOnce(deps: SweeperDeps): Promise<void> {
     deps.events.emit({ jobId: id, kind: 'terminal' });
   }
   for (const job of await deps.jobs.listEndedWithInputs(BATCH)) {
-    await Promise.all(job.inputs.map((f) => deps.blobs.delete(f.blobKey)));
+    // Without a result to keep, the job's whole folder goes: inputs and anything an attempt that
+    // lost its lease uploaded (a worker killed between its upload and its write leaves one).
+    if (job.result) await Promise.all(job.inputs.map((f) => deps.blobs.delete(f.blobKey)));
+    else await deps.blobs.deletePrefix(jobFolder(job.id));
     await deps.jobs.markInputsDeleted(job.id);
   }
   for (const job of await deps.jobs.listExpiredResults(BATCH)) {
-    if (job.result) await deps.blobs.delete(job.result.blobKey);
+    await deps.blobs.deletePrefix(jobFolder(job.id));
     await deps.jobs.markResultDeleted(job.id);
   }
   await deps.idempotency?.prune();

@@ -54,7 +54,7 @@ export function startWorkers(deps: RunJobDeps): Workers {
           'job runner crashed',
         );
       } finally {
-        keeper.release(claim.job.id);
+        keeper.release(claim.leaseToken);
         // Stopping in order: hand the job straight back instead of letting its lease lapse,
         // which would delay it and count a stall towards worker_lost.
         if (stopped) await deps.jobs.release(claim.job.id, claim.leaseToken).catch(() => false);

@@ -137,6 +137,25 @@ export function describeBlobStoreConformance(
       expect((await buffer(await store.get('jobs/job_2/input-0'))).toString()).toBe('in');
     });
 
+    test('deletePrefix removes everything under the folder and nothing beside it', async () => {
+      const put = (key: string) => store.put(key, Readable.from([Buffer.from(key)]));
+      await put('jobs/job_3/input-0');
+      await put('jobs/job_3/result-a');
+      await put('jobs/job_3/result-b');
+      // Same leading characters, different folder: must survive.
+      await put('jobs/job_30/input-0');
+      await put('jobs/job_3x');
+      await store.deletePrefix('jobs/job_3');
+      await store.deletePrefix('jobs/job_3');
+      await store.deletePrefix('jobs/never');
+      for (const gone of ['jobs/job_3/input-0', 'jobs/job_3/result-a', 'jobs/job_3/result-b']) {
+        expect(await store.stat(gone), gone).toBeUndefined();
+      }
+      expect((await buffer(await store.get('jobs/job_30/input-0'))).toString()).toBe('jobs/job_30/input-0');
+      expect((await buffer(await store.get('jobs/job_3x'))).toString()).toBe('jobs/job_3x');
+      await expect(store.deletePrefix('../jobs')).rejects.toBeInstanceOf(InvalidBlobKeyError);
+    });
+
     test('a stream that fails midway leaves no object and rejects', async () => {
       const failing = new Readable({
         read() {

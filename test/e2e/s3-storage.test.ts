@@ -45,7 +45,9 @@ async function objectKeys(): Promise<string[]> {
 describe('S3 storage end to end', () => {
   it('keeps only the result in the bucket once the job is done, and nothing on local disk', async () => {
     // Inputs are deleted just after the terminal write, so the bucket catches up within moments.
-    await expect.poll(objectKeys, { timeout: 5_000 }).toEqual([`jobs/${jobId}/result`]);
+    await expect
+      .poll(objectKeys, { timeout: 5_000 })
+      .toEqual([expect.stringMatching(new RegExp(`^jobs/${jobId}/result-[0-9a-f-]{36}$`))]);
     expect(existsSync(path.join(server.dataDir, 'files'))).toBe(false);
   });
 
@@ -54,7 +56,9 @@ describe('S3 storage end to end', () => {
     expect(redirect.status).toBe(302);
     expect(redirect.headers.get('cache-control')).toBe('no-store');
     const location = redirect.headers.get('location')!;
-    expect(location.startsWith(`${s3.endpoint}/${s3.bucket}/${prefix}/jobs/${jobId}/result?`)).toBe(true);
+    expect(location).toMatch(
+      new RegExp(`^${s3.endpoint}/${s3.bucket}/${prefix}/jobs/${jobId}/result-[0-9a-f-]{36}\\?`),
+    );
     expect(new URL(location).searchParams.get('X-Amz-Algorithm')).toBe('AWS4-HMAC-SHA256');
 
     const response = await fetch(location);
@@ -115,9 +119,11 @@ describe('S3 storage end to end', () => {
       options: { angle: 180 },
       files: [corpusFile('pdf20ex__Simple_PDF_2.0_file.pdf')],
     });
-    expect(await objectKeys()).toContain(`jobs/${job.id}/result`);
+    const ofJob = async () => (await objectKeys()).filter((key) => key.startsWith(`jobs/${job.id}/`));
+    // Inputs go just after the terminal write; wait for that so only the result is left.
+    await expect.poll(ofJob, { timeout: 5_000 }).toEqual([expect.stringMatching(/\/result-[0-9a-f-]{36}$/)]);
     expect((await client.fetch(`/api/v1/jobs/${job.id}`, { method: 'DELETE' })).status).toBe(204);
-    expect(await objectKeys()).not.toContain(`jobs/${job.id}/result`);
+    expect(await ofJob()).toEqual([]);
   });
 
   it('reports storage ready through HeadBucket and never logs signatures or credentials', async () => {

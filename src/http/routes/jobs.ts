@@ -3,6 +3,7 @@ import type { OutgoingHttpHeaders } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ulid } from 'ulid';
 import { requireScope } from '../../auth/authenticate.js';
+import { jobFolder } from '../../blobs/keys.js';
 import { accountLimits } from '../../config/plans.js';
 import { QuireError } from '../../errors/quire-error.js';
 import { jobView, rfc3339 } from '../../jobs/job-view.js';
@@ -167,12 +168,9 @@ export function registerJobRoutes(app: FastifyInstance, deps: AppDeps): void {
       if (!job) throw new QuireError('not_found', 'No job with this id.');
       events.emit({ jobId: job.id, kind: 'canceled' });
       // Delete now rather than at the next sweep; the sweeper retries whatever fails here.
-      await Promise.all(job.inputs.map((f) => blobs.delete(f.blobKey)));
+      await blobs.deletePrefix(jobFolder(job.id));
       await db.jobs.markInputsDeleted(job.id);
-      if (job.result) {
-        await blobs.delete(job.result.blobKey);
-        await db.jobs.markResultDeleted(job.id);
-      }
+      if (job.result) await db.jobs.markResultDeleted(job.id);
       return reply.code(204).send();
     },
   });

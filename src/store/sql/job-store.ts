@@ -87,13 +87,15 @@ export class SqlJobStore implements JobStore {
     return { jobs: rows.slice(0, limit).map(toJob), hasMore: rows.length > limit };
   }
 
-  claimNext(
+  async claimNext(
     workerId: string,
     leaseMs: number,
     now = Date.now(),
     limits?: ClaimLimits,
   ): Promise<ClaimedJob | undefined> {
-    return this.dialect.claimNext(this.db, workerId, leaseMs, now, limits);
+    const claim = await this.dialect.claimNext(this.db, workerId, leaseMs, now, limits);
+    if (claim) await this.dialect.notify(this.db, { jobId: claim.job.id, kind: 'updated' });
+    return claim;
   }
 
   async renewLease(id: string, token: string, leaseMs: number, now = Date.now()): Promise<boolean> {

@@ -1,0 +1,37 @@
+// The PostgreSQL Database: a connection pool per process, the SQL stores over it with the
+// PostgreSQL dialect, migrations under an advisory lock, and the LISTEN side of job-change notices.
+import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import { sqlStores } from '../sql/stores.js';
+import type { Database } from '../types.js';
+import { openPostgres, type PostgresOptions } from './connection.js';
+import { postgresDialect } from './dialect.js';
+import { listenForChanges } from './listener.js';
+import { runMigrations } from './migrations.js';
+
+export function openPostgresDatabase(url: string, options: PostgresOptions): Database {
+  const db = openPostgres(url, options);
+  const origin = randomUUID();
+  const stops = new Set<() => Promise<void>>();
+  return {
+    ...sqlStores(db, postgresDialect(origin)),
+    async migrate() {
+      await runMigrations(db);
+    },
+    async ping() {
+      await sql`select 1`.execute(db);
+    },
+    async listenForChanges(listener) {
+      const stop = await listenForChanges(url, origin, listener);
+      stops.add(stop);
+      return async () => {
+        stops.delete(stop);
+        await stop();
+      };
+    },
+    async close() {
+      await Promise.all([...stops].map((stop) => stop()));
+      await db.destroy();
+    },
+  };
+}

@@ -1,0 +1,51 @@
+// PostgreSQL's side of the SQL stores: READ COMMITTED transactions with row locks, the fair claim
+// with SKIP LOCKED, GCRA with greatest(), and NOTIFY so other processes hear of job changes at once.
+import { sql } from 'kysely';
+import type { SqlDialect } from '../sql/dialect.js';
+import type { JobChangeNotice } from '../types.js';
+import { transaction } from './connection.js';
+import { claimNextFairly } from './job-claim.js';
+
+/** The NOTIFY channel job changes travel on. */
+export const CHANGES_CHANNEL = 'quire_job_changes';
+
+/** A notice as sent: the change plus the sending process, which ignores its own. */
+export interface ChangePayload {
+  origin: string;
+  jobId: string;
+  kind: JobChangeNotice['kind'];
+}
+
+/** `origin` identifies this process's notices, so its own listener can skip them. */
+export function postgresDialect(origin: string): SqlDialect {
+  return {
+    name: 'postgres',
+    transaction,
+    lockRows(query, options = {}) {
+      const locked = options.of ? query.forUpdate(options.of as never) : query.forUpdate();
+      return options.skipLocked ? locked.skipLocked() : locked;
+    },
+    claimNext: claimNextFairly,
+    async consumeRate(db, bucket, policy, now) {
+      const interval = policy.windowMs / policy.quota;
+      // As on SQLite: every SET expression reads the old row; a refused request leaves tat as it was.
+      // Parameters are cast because PostgreSQL cannot infer a type for `$1 + $2`.
+      const { rows } = await sql<{ tat: number; allowed: boolean }>`
+        INSERT INTO rate_limits AS r (bucket, tat, allowed)
+        VALUES (${bucket}, ${now + interval}::float8, true)
+        ON CONFLICT (bucket) DO UPDATE SET
+          allowed = greatest(r.tat, ${now}::float8) + ${interval}::float8 - ${now}::float8
+                    <= ${policy.windowMs}::float8,
+          tat = CASE WHEN greatest(r.tat, ${now}::float8) + ${interval}::float8 - ${now}::float8
+                          <= ${policy.windowMs}::float8
+                     THEN greatest(r.tat, ${now}::float8) + ${interval}::float8 ELSE r.tat END
+        RETURNING tat, allowed`.execute(db);
+      const row = rows[0]!;
+      return { tat: row.tat, allowed: row.allowed };
+    },
+    async notify(conn, change) {
+      const payload: ChangePayload = { origin, jobId: change.jobId, kind: change.kind };
+      await sql`select pg_notify(${CHANGES_CHANNEL}, ${JSON.stringify(payload)})`.execute(conn);
+    },
+  };
+}
