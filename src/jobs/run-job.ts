@@ -14,6 +14,7 @@ import type { ToolCatalog } from '../tools/catalog.js';
 import type { InputType, ToolInput } from '../tools/types.js';
 import type { JobEvents } from './events.js';
 import { failureKind, toJobError } from './failure.js';
+import { LeaseLostError } from './lease-keeper.js';
 import { createProgressReporter } from './progress.js';
 import { ProgressWriter } from './progress-writer.js';
 
@@ -77,7 +78,7 @@ export async function runJob(claim: ClaimedJob, signal: AbortSignal, deps: RunJo
       ) {
         // Lost the lease between the engine and the write: the job belongs to someone else now.
         await deps.blobs.delete(result.blobKey);
-        throw signal.reason ?? new Error('lease lost before completion');
+        throw signal.reason ?? new LeaseLostError('lease lost before completion');
       }
       terminal = true;
       ended('succeeded');
@@ -86,7 +87,7 @@ export async function runJob(claim: ClaimedJob, signal: AbortSignal, deps: RunJo
     progress.stop();
     if (terminal) {
       log.warn({ err: { type: (error as Error).name } }, 'cleanup after the job failed');
-    } else if (signal.aborted) {
+    } else if (signal.aborted || error instanceof LeaseLostError) {
       log.info({ why: (signal.reason as Error | undefined)?.message }, 'job stopped without writing');
     } else {
       const jobError = toJobError(error);

@@ -64,16 +64,27 @@ export function registerJobRoutes(app: FastifyInstance, deps: AppDeps): void {
         if (replay || request.idempotency?.settled) await deleteInputs(blobs, received.inputs);
       }
       if (replay) return sendReplay(reply, replay);
-      const job = await db.jobs.create({
-        id,
-        accountId: auth.accountId,
-        tool: received.entry.tool.name,
-        options: received.options,
-        secretOptions: [...(received.entry.tool.secretOptions ?? [])],
-        metadata: received.metadata,
-        inputs: received.inputs,
-        createdAt: Date.now(),
-      });
+      const job = await db.jobs
+        .create({
+          id,
+          accountId: auth.accountId,
+          tool: received.entry.tool.name,
+          options: received.options,
+          secretOptions: [...(received.entry.tool.secretOptions ?? [])],
+          metadata: received.metadata,
+          inputs: received.inputs,
+          createdAt: Date.now(),
+        })
+        .catch(async (error: unknown) => {
+          // No job row, no sweep would ever find these files: delete them now. Only when the job is
+          // known to be absent — a commit whose answer was lost may still have created it.
+          const absent = await db.jobs.get(auth.accountId, id).then(
+            (found) => found === undefined,
+            () => false,
+          );
+          if (absent) await blobs.deletePrefix(jobFolder(id)).catch(() => undefined);
+          throw error;
+        });
       events.emit({ jobId: id, kind: 'created' });
       request.log.info({ job: id, tool: job.tool, files: job.inputs.length }, 'job created');
       return reply.code(201).header('Location', `/api/v1/jobs/${id}`).send(jobView(job));

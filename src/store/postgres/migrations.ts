@@ -4,8 +4,8 @@
 // text (the bytes stored are the bytes read, as on SQLite), bodies are bytea. Never edit a released
 // migration; add the next number instead.
 import { type Kysely, sql } from 'kysely';
+import type { Migration } from '../sql/dialect.js';
 import type { Tables } from '../sql/rows.js';
-import type { Migration } from '../sqlite/migrations.js';
 
 export const migrations: readonly Migration[] = [
   {

@@ -5,6 +5,13 @@ import type { Kysely, SelectQueryBuilder } from 'kysely';
 import type { ClaimedJob, ClaimLimits, JobChangeNotice, RatePolicy } from '../types.js';
 import type { Tables } from './rows.js';
 
+/** One forward-only schema step; each dialect keeps its own numbered list. */
+export interface Migration {
+  id: number;
+  name: string;
+  statements: readonly string[];
+}
+
 export interface SqlDialect {
   readonly name: 'sqlite' | 'postgres';
   /**

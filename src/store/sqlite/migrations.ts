@@ -1,13 +1,8 @@
 // SQLite schema history: numbered, forward-only migrations applied in order under an exclusive lock
 // and recorded in quire_migrations. Never edit a released migration; add the next number instead.
 import { type Kysely, sql } from 'kysely';
+import type { Migration } from '../sql/dialect.js';
 import type { Tables } from '../sql/rows.js';
-
-export interface Migration {
-  id: number;
-  name: string;
-  statements: readonly string[];
-}
 
 export const migrations: readonly Migration[] = [
   {
