@@ -13,6 +13,7 @@ import { startSweeper } from '../../src/jobs/sweeper.js';
 import { startWorkers, type Workers } from '../../src/jobs/worker.js';
 import { createLogger } from '../../src/observability/logger.js';
 import { allScopes, type Scope } from '../../src/store/types.js';
+import { type PgTestServer, startPostgresServer } from './pg-server.js';
 
 export interface TestServer {
   url: string;
@@ -26,12 +27,26 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
+let postgres: Promise<PgTestServer> | undefined;
+
+/**
+ * `QUIRE_TEST_POSTGRES=1 npx vitest run test/e2e/…` runs the in-process servers of any e2e file on
+ * PostgreSQL instead of SQLite: one throwaway cluster per test worker, a fresh schema per server.
+ * (CI runs the conformance suites and the multi-process tests on PostgreSQL; this is for sweeps.)
+ */
+async function postgresIfAsked(): Promise<Record<string, string>> {
+  if (process.env.QUIRE_TEST_POSTGRES !== '1') return {};
+  postgres ??= startPostgresServer();
+  return { QUIRE_DATABASE_URL: await (await postgres).createSchema() };
+}
+
 export async function startTestServer(
   env: Record<string, string> = {},
   options: { workers?: boolean } = {},
 ): Promise<TestServer> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'quire-test-'));
   const config = loadConfig({
+    ...(await postgresIfAsked()),
     QUIRE_DATA_DIR: dataDir,
     QUIRE_PORT: '0',
     QUIRE_LOG_LEVEL: 'debug',
