@@ -70,6 +70,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
+    // No id, cursor or filter contains NUL; PostgreSQL text cannot even hold one, so refuse it the
+    // same way on every database rather than fail deep inside a query.
+    if (/%00/.test(request.url)) {
+      throw new QuireError('invalid_request', 'The URL must not contain NUL characters (%00).');
+    }
     if (request.routeOptions.config.authenticated) await authenticateAndLimit(request, reply, deps);
   });
 

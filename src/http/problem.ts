@@ -47,6 +47,9 @@ export function toQuireError(error: unknown): QuireError {
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return new QuireError('invalid_request', 'The request body is malformed.');
+    // PostgreSQL refusing a NUL character in a text value (SQLite stores it): the input's fault.
+    case '22021':
+      return new QuireError('invalid_request', 'Text values must not contain NUL characters.');
   }
   if (e.validation) {
     return new QuireError('invalid_request', 'The request is not valid.', {

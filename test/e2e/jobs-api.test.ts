@@ -219,6 +219,12 @@ describe('refusing bad requests before storing anything', () => {
     expect(body.errors).toEqual([{ field: 'tool', detail: 'is required' }]);
   });
 
+  it('refuses NUL characters in ids and filters with 400 on every database', async () => {
+    for (const url of ['/api/v1/jobs/job_%00', '/api/v1/jobs?tool=rot%00ate', '/api/v1/jobs/x%00/download']) {
+      await problem(await client.fetch(url), 400, 'invalid_request');
+    }
+  });
+
   it('answers 415 for a JSON body', async () => {
     const response = await client.fetch('/api/v1/jobs', {
       method: 'POST',
