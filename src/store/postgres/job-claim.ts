@@ -4,7 +4,7 @@
 // to the next one), counts that account's running jobs again under the lock, and takes its oldest
 // queued job (SKIP LOCKED: a job being canceled right now is passed over).
 import { type Kysely, sql } from 'kysely';
-import { type ClaimChoice, markClaimed } from '../sql/job-claim.js';
+import { type ClaimChoice, markClaimed, waitingAccounts } from '../sql/job-claim.js';
 import type { Tables } from '../sql/rows.js';
 import type { ClaimedJob, ClaimLimits } from '../types.js';
 import { transaction } from './connection.js';
@@ -29,13 +29,7 @@ async function rankAccounts(db: Kysely<Tables>, limits: ClaimLimits | undefined)
   const byPlan = JSON.stringify(limits?.concurrentJobsByPlan ?? {});
   const fallback = limits ? limits.defaultConcurrentJobs : UNLIMITED;
   const { rows } = await sql<Candidate>`
-    WITH RECURSIVE waiting(account_id) AS (
-      SELECT min(account_id) FROM jobs WHERE status = 'queued'
-      UNION ALL
-      SELECT (SELECT min(q.account_id) FROM jobs q
-              WHERE q.status = 'queued' AND q.account_id > waiting.account_id)
-      FROM waiting WHERE waiting.account_id IS NOT NULL
-    ),
+    WITH RECURSIVE ${waitingAccounts},
     turns AS MATERIALIZED (
       SELECT a.id, a.plan, a.last_claim_at,
         (SELECT count(*) FROM jobs r WHERE r.account_id = a.id AND r.status = 'processing') AS running,

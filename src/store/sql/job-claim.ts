@@ -7,6 +7,19 @@ import type { ClaimedJob } from '../types.js';
 import { appendJobEvent } from './job-outbox.js';
 import { type Tables, toJob } from './rows.js';
 
+/**
+ * The accounts with queued work, as a recursive CTE named `waiting` (follow `WITH RECURSIVE`): a
+ * loose index scan where each step jumps to the next account id in the partial jobs_queue_account
+ * index, so it costs O(accounts · log queue), not O(queue). The same text runs on both databases.
+ */
+export const waitingAccounts = sql`waiting(account_id) AS (
+      SELECT min(account_id) FROM jobs WHERE status = 'queued'
+      UNION ALL
+      SELECT (SELECT min(q.account_id) FROM jobs q
+              WHERE q.status = 'queued' AND q.account_id > waiting.account_id)
+      FROM waiting WHERE waiting.account_id IS NOT NULL
+    )`;
+
 export interface ClaimChoice {
   jobId: string;
   accountId: string;

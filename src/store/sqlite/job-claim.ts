@@ -2,7 +2,7 @@
 // plan allows, and accounts with queued work take turns, so one account's backlog cannot starve
 // another's single job.
 import { type Kysely, sql } from 'kysely';
-import { markClaimed } from '../sql/job-claim.js';
+import { markClaimed, waitingAccounts } from '../sql/job-claim.js';
 import type { Tables } from '../sql/rows.js';
 import type { ClaimedJob, ClaimLimits } from '../types.js';
 import { withWriteLock } from './connection.js';
@@ -35,13 +35,7 @@ function pickNext(db: Kysely<Tables>, limits: ClaimLimits | undefined) {
   const byPlan = JSON.stringify(limits?.concurrentJobsByPlan ?? {});
   const fallback = limits ? limits.defaultConcurrentJobs : UNLIMITED;
   return sql<Pick>`
-    WITH RECURSIVE waiting(account_id) AS (
-      SELECT min(account_id) FROM jobs WHERE status = 'queued'
-      UNION ALL
-      SELECT (SELECT min(q.account_id) FROM jobs q
-              WHERE q.status = 'queued' AND q.account_id > waiting.account_id)
-      FROM waiting WHERE waiting.account_id IS NOT NULL
-    ),
+    WITH RECURSIVE ${waitingAccounts},
     turns AS MATERIALIZED (
       SELECT a.id, a.plan, a.last_claim_at,
         (SELECT count(*) FROM jobs r WHERE r.account_id = a.id AND r.status = 'processing') AS running,
