@@ -5,6 +5,7 @@ import { ulid } from 'ulid';
 import type { Config } from '../config/config.js';
 import { accountLimits, FALLBACK_PLAN, planFor } from '../config/plans.js';
 import type { ClaimedJob, ClaimLimits } from '../store/types.js';
+import type { ToolCatalog } from '../tools/catalog.js';
 import { IdleWaiters } from './idle-waiters.js';
 import { LeaseKeeper } from './lease-keeper.js';
 import { type RunJobDeps, runJob } from './run-job.js';
@@ -19,7 +20,7 @@ export function startWorkers(deps: RunJobDeps): Workers {
   const id = `wrk_${os.hostname()}_${process.pid}_${ulid().slice(-6)}`;
   const { concurrency, pollMs, leaseMs } = deps.config.worker;
   const keeper = new LeaseKeeper(deps.jobs, deps.events, leaseMs, deps.logger);
-  const limits = claimLimits(deps.config);
+  const limits = claimLimits(deps.config, deps.catalog);
   let stopped = false;
   const waiters = new IdleWaiters(pollMs);
   const wakeAll = () => waiters.wakeAll();
@@ -63,7 +64,10 @@ export function startWorkers(deps: RunJobDeps): Workers {
   };
 
   const slots = Array.from({ length: concurrency }, () => slot());
-  deps.logger.info({ worker: id, concurrency }, 'workers started');
+  deps.logger.info(
+    { worker: id, concurrency, ...(limits.tools ? { tools: limits.tools } : {}) },
+    limits.tools ? 'workers started; only claiming the tools whose engines are here' : 'workers started',
+  );
 
   return {
     id,
@@ -78,12 +82,19 @@ export function startWorkers(deps: RunJobDeps): Workers {
 }
 
 /** Each plan's concurrency, for the store's fair claim (contract §5: excess jobs wait, never fail). */
-export function claimLimits(config: Config): ClaimLimits {
+/**
+ * Fairness from the plans, and — when this worker lacks an engine — only the tools it can run, so
+ * a job it would fail with engine_unavailable waits for a worker that has the engine instead.
+ */
+export function claimLimits(config: Config, catalog?: ToolCatalog): ClaimLimits {
+  const entries = catalog?.list() ?? [];
+  const runnable = entries.filter((e) => e.available).map((e) => e.tool.name);
   return {
     concurrentJobsByPlan: Object.fromEntries(
       Object.values(config.plans).map((plan) => [plan.name, plan.concurrentJobs]),
     ),
     defaultConcurrentJobs: planFor(config.plans, FALLBACK_PLAN).concurrentJobs,
+    ...(runnable.length < entries.length ? { tools: runnable } : {}),
   };
 }
 

@@ -105,6 +105,11 @@ export interface ClaimLimits {
   concurrentJobsByPlan: Readonly<Record<string, number>>;
   /** For accounts whose plan is not in the map. */
   defaultConcurrentJobs: number;
+  /**
+   * Only jobs of these tools (the ones this worker's engines can run); absent means any tool. A
+   * worker without LibreOffice leaves office-to-pdf jobs to the workers that have it.
+   */
+  tools?: readonly string[];
 }
 
 export interface NewJob {

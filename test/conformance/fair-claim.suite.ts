@@ -84,5 +84,21 @@ export function describeFairClaimConformance(open: OpenDatabase): void {
       expect(order).toEqual([ALICE, BOB, ALICE, ALICE]);
       expect(await db().jobs.claimNext('w1', LEASE_MS, T0 + 100)).toBeUndefined();
     });
+
+    test('a worker restricted to some tools takes only their jobs; the others wait for it', async () => {
+      // Oldest first: ALICE's office job, then her compress job; BOB has only an office job.
+      const office = await db().jobs.create(newJob({ tool: 'office-to-pdf', createdAt: T0 }));
+      const compress = await db().jobs.create(newJob({ tool: 'compress', createdAt: T0 + 1 }));
+      await db().jobs.create(newJob({ accountId: BOB, tool: 'office-to-pdf', createdAt: T0 + 2 }));
+      const noOffice = { ...limits, tools: ['compress', 'merge'] };
+      const first = await db().jobs.claimNext('w1', LEASE_MS, T0 + 100, noOffice);
+      expect(first?.job.id).toBe(compress.id);
+      // ALICE's pro plan would allow a second job, and BOB has one queued: neither is runnable here.
+      expect(await db().jobs.claimNext('w1', LEASE_MS, T0 + 100, noOffice)).toBeUndefined();
+      expect(await db().jobs.claimNext('w1', LEASE_MS, T0 + 100, { ...limits, tools: [] })).toBeUndefined();
+      // A worker with every engine takes them in the usual order: BOB runs nothing yet, so he first.
+      expect((await db().jobs.claimNext('w2', LEASE_MS, T0 + 100, limits))?.job.accountId).toBe(BOB);
+      expect((await db().jobs.claimNext('w2', LEASE_MS, T0 + 100, limits))?.job.id).toBe(office.id);
+    });
   });
 }

@@ -50,3 +50,19 @@ describe('tool catalogue validation', () => {
     expect(catalog.get('rotate')).toMatchObject({ available: true });
   });
 });
+
+describe('what a worker claims', () => {
+  it('restricts claims to the tools whose engines this worker has', async () => {
+    const { claimLimits } = await import('../../src/jobs/worker.js');
+    const { loadConfig } = await import('../../src/config/config.js');
+    const config = loadConfig({});
+    const restricted = claimLimits(config, catalog).tools;
+    expect(restricted).toContain('merge');
+    expect(restricted).toContain('extract-text');
+    // Ghostscript is missing here: compress and pdfa jobs are left for workers that have it.
+    expect(restricted).not.toContain('compress');
+    expect(restricted).not.toContain('pdfa');
+    const everything = tools.flatMap((t) => t.engines).map((name) => ({ name, available: true }));
+    expect(claimLimits(config, new ToolCatalog(tools, everything)).tools).toBeUndefined();
+  });
+});

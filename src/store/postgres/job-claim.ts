@@ -29,7 +29,7 @@ async function rankAccounts(db: Kysely<Tables>, limits: ClaimLimits | undefined)
   const byPlan = JSON.stringify(limits?.concurrentJobsByPlan ?? {});
   const fallback = limits ? limits.defaultConcurrentJobs : UNLIMITED;
   const { rows } = await sql<Candidate>`
-    WITH RECURSIVE ${waitingAccounts},
+    WITH RECURSIVE ${waitingAccounts(limits?.tools)},
     turns AS MATERIALIZED (
       SELECT a.id, a.plan, a.last_claim_at,
         (SELECT count(*) FROM jobs r WHERE r.account_id = a.id AND r.status = 'processing') AS running,
@@ -51,7 +51,11 @@ function lockAccount(conn: Kysely<Tables>, accountId: string, skipLocked: boolea
 }
 
 /** Under the account's lock: its running count, then its oldest queued job that nobody holds. */
-async function oldestClaimable(conn: Kysely<Tables>, candidate: Candidate): Promise<ClaimChoice | undefined> {
+async function oldestClaimable(
+  conn: Kysely<Tables>,
+  candidate: Candidate,
+  tools: readonly string[] | undefined,
+): Promise<ClaimChoice | undefined> {
   const { running } = await conn
     .selectFrom('jobs')
     .select((eb) => eb.fn.countAll<number>().as('running'))
@@ -64,6 +68,7 @@ async function oldestClaimable(conn: Kysely<Tables>, candidate: Candidate): Prom
     .select('id')
     .where('account_id', '=', candidate.account_id)
     .where('status', '=', sql.lit('queued'))
+    .$if(tools !== undefined, (query) => query.where('tool', 'in', tools!))
     .orderBy('created_at')
     .orderBy('id')
     .limit(1)
@@ -80,6 +85,7 @@ export async function claimNextFairly(
   now: number,
   limits: ClaimLimits | undefined,
 ): Promise<ClaimedJob | undefined> {
+  if (limits?.tools?.length === 0) return undefined;
   const candidates = await rankAccounts(db, limits);
   if (candidates.length === 0) return undefined;
   return transaction(db, async (conn) => {
@@ -89,7 +95,7 @@ export async function claimNextFairly(
         busy.push(candidate);
         continue;
       }
-      const choice = await oldestClaimable(conn, candidate);
+      const choice = await oldestClaimable(conn, candidate, limits?.tools);
       if (choice) return markClaimed(conn, choice, workerId, leaseMs, now);
     }
     // Every ranked account with work was being claimed by someone else: wait for the first one's
@@ -97,7 +103,7 @@ export async function claimNextFairly(
     const first = busy[0];
     if (!first) return undefined;
     await lockAccount(conn, first.account_id, false);
-    const choice = await oldestClaimable(conn, first);
+    const choice = await oldestClaimable(conn, first, limits?.tools);
     return choice && markClaimed(conn, choice, workerId, leaseMs, now);
   });
 }

@@ -2,7 +2,7 @@
 // plan allows, and accounts with queued work take turns, so one account's backlog cannot starve
 // another's single job.
 import { type Kysely, sql } from 'kysely';
-import { markClaimed, waitingAccounts } from '../sql/job-claim.js';
+import { markClaimed, toolFilter, waitingAccounts } from '../sql/job-claim.js';
 import type { Tables } from '../sql/rows.js';
 import type { ClaimedJob, ClaimLimits } from '../types.js';
 import { withWriteLock } from './connection.js';
@@ -35,7 +35,7 @@ function pickNext(db: Kysely<Tables>, limits: ClaimLimits | undefined) {
   const byPlan = JSON.stringify(limits?.concurrentJobsByPlan ?? {});
   const fallback = limits ? limits.defaultConcurrentJobs : UNLIMITED;
   return sql<Pick>`
-    WITH RECURSIVE ${waitingAccounts},
+    WITH RECURSIVE ${waitingAccounts(limits?.tools)},
     turns AS MATERIALIZED (
       SELECT a.id, a.plan, a.last_claim_at,
         (SELECT count(*) FROM jobs r WHERE r.account_id = a.id AND r.status = 'processing') AS running,
@@ -44,7 +44,7 @@ function pickNext(db: Kysely<Tables>, limits: ClaimLimits | undefined) {
     )
     SELECT t.id AS account_id, t.plan,
       (SELECT j.id FROM jobs j WHERE j.account_id = t.id AND j.status = 'queued'
-       ORDER BY j.created_at, j.id LIMIT 1) AS job_id
+       ${toolFilter('j.tool', limits?.tools)} ORDER BY j.created_at, j.id LIMIT 1) AS job_id
     FROM turns t
     WHERE t.running < t.allowed
     ORDER BY t.running, coalesce(t.last_claim_at, 0), t.id
@@ -58,6 +58,7 @@ export async function claimNextFairly(
   now: number,
   limits: ClaimLimits | undefined,
 ): Promise<ClaimedJob | undefined> {
+  if (limits?.tools?.length === 0) return undefined;
   // Idle workers poll often: when nothing is claimable (empty queue, or every waiting account at
   // its limit) a plain read answers without taking the write lock.
   if ((await pickNext(db, limits)).rows.length === 0) return undefined;
