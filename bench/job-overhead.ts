@@ -16,7 +16,7 @@ const WARMUP = 5;
 const RUNS = 50;
 const TARGET_OVERHEAD_MS = 30;
 /** What the service wraps every engine in (src/process/limits.ts): setpriv, then prlimit --as. */
-const SERVICE_WRAPPER = [
+export const SERVICE_WRAPPER = [
   '/usr/bin/setpriv',
   '--pdeathsig',
   'KILL',
@@ -26,7 +26,18 @@ const SERVICE_WRAPPER = [
   '--',
 ];
 
-const QPDF_OK = [0, 3];
+export const QPDF_OK = [0, 3];
+
+/**
+ * What the rotate tool runs for one job: a page count, then the rotation with --progress (the
+ * service runs each under SERVICE_WRAPPER; src/tools/rotate.ts, src/engines/qpdf.ts).
+ */
+export function rotateToolArgvs(input: string, out: string): string[][] {
+  return [
+    ['qpdf', '--show-npages', input],
+    ['qpdf', '--progress', input, '--rotate=+90:1-z', out],
+  ];
+}
 
 interface RawTimes {
   raw: number[];
@@ -39,12 +50,7 @@ interface RawTimes {
 async function rawRuns(dir: string): Promise<RawTimes> {
   const out = path.join(dir, 'out.pdf');
   const rawArgv = ['qpdf', '--rotate=+90', INPUT, out];
-  // What the rotate tool runs for one job: a page count, then the rotation with --progress,
-  // each under the service's wrapper (src/tools/rotate.ts, src/engines/qpdf.ts).
-  const toolArgvs = [
-    ['qpdf', '--show-npages', INPUT],
-    ['qpdf', '--progress', INPUT, '--rotate=+90:1-z', out],
-  ];
+  const toolArgvs = rotateToolArgvs(INPUT, out);
   const wrappedArgvs = toolArgvs.map((argv) => [...SERVICE_WRAPPER, ...argv]);
   for (let i = 0; i < WARMUP; i++) await runRawOk(rawArgv, dir, QPDF_OK);
   const raw: number[] = [];

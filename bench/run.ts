@@ -5,6 +5,7 @@ import os from 'node:os';
 import { engineRatio } from './engine-ratio.js';
 import { heavyMemory } from './heavy-memory.js';
 import { jobOverhead } from './job-overhead.js';
+import { queueScaling } from './queue-scaling.js';
 import { table } from './support/stats.js';
 import type { BenchResult } from './types.js';
 import { uploadMemory } from './upload-memory.js';
@@ -14,6 +15,7 @@ const BENCHMARKS: Record<string, () => Promise<BenchResult>> = {
   'job-overhead': jobOverhead,
   'engine-ratio': engineRatio,
   'heavy-memory': heavyMemory,
+  'queue-scaling': queueScaling,
 };
 
 /** No benchmark should come close; past this the run is stuck and is abandoned. */

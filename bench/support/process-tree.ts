@@ -57,3 +57,33 @@ export function treeMemory(pid: number): { rssBytes: number; pssBytes: number; p
   }
   return { rssBytes: rss, pssBytes: pss, processes: pids.length };
 }
+
+/** Clock ticks per second of /proc/<pid>/stat times (USER_HZ: 100 on Linux everywhere in practice). */
+const TICKS_PER_SECOND = 100;
+
+/**
+ * CPU time, in ms, used so far by `pid` and everything below it: each live process's own user and
+ * system time plus that of the children it has already reaped (cutime, cstime), so processes that
+ * came and went between two readings (a PostgreSQL backend whose connection closed) still count.
+ */
+export function treeCpuMs(pid: number): number {
+  let ticks = 0;
+  for (const p of descendants(pid)) {
+    try {
+      const stat = readFileSync(`/proc/${p}/stat`, 'utf8');
+      // After the command name: state is field 3, utime 14, stime 15, cutime 16, cstime 17.
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      for (const index of [11, 12, 13, 14]) ticks += Number(fields[index] ?? 0);
+    } catch {
+      // Gone between listing and reading: its time is now in its parent's cutime.
+    }
+  }
+  return (ticks * 1000) / TICKS_PER_SECOND;
+}
+
+/** CPU time, in ms, of the children `pid` has reaped so far (cutime + cstime): engines run and gone. */
+export function reapedChildrenCpuMs(pid = process.pid): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[13]) + Number(fields[14])) * 1000) / TICKS_PER_SECOND;
+}

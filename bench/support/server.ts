@@ -62,13 +62,14 @@ export async function freePort(): Promise<number> {
   });
 }
 
-interface Child {
+export interface CliChild {
   child: ChildProcess;
   output(): string;
   stop(): Promise<void>;
 }
 
-function spawnCli(args: string[], env: Record<string, string>): Child {
+/** Starts `quire <args>` in its own process group; the exit hook kills the group if it is left running. */
+export function spawnCli(args: string[], env: Record<string, string>): CliChild {
   installHooks();
   const child = spawn(process.execPath, [cliEntry, ...args], {
     cwd: repoRoot,
@@ -101,7 +102,7 @@ function spawnCli(args: string[], env: Record<string, string>): Child {
   return { child, output: () => out, stop };
 }
 
-async function waitForReady(baseUrl: string, child: Child): Promise<void> {
+export async function waitForReady(baseUrl: string, child: CliChild): Promise<void> {
   const deadline = Date.now() + READY_TIMEOUT_MS;
   while (Date.now() < deadline) {
     if (child.child.exitCode !== null)
