@@ -1,6 +1,7 @@
 // The PostgreSQL connection pool behind Kysely, and the one transaction wrapper the stores use.
 // This module (and so `pg`) is loaded only when QUIRE_DATABASE_URL is postgres://.
-import { Kysely, PostgresDialect } from 'kysely';
+import { createHash } from 'node:crypto';
+import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient } from 'kysely';
 import pg from 'pg';
 import type { Tables } from '../sql/rows.js';
 
@@ -31,7 +32,75 @@ export function openPostgres(url: string, options: PostgresOptions): Kysely<Tabl
     // pool's 'error' event would end the process. The next query reports a real outage.
   });
   pool.on('error', () => undefined);
-  return new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
+  return new Kysely<Tables>({ dialect: new PostgresDialect({ pool: withStatementCache(pool) }) });
+}
+
+/**
+ * Per connection, the most statement texts kept prepared. Our queries are a few dozen fixed shapes;
+ * `IN (…)` lists of varying length make more, which past this bound simply run unprepared.
+ */
+const STATEMENTS_PER_CONNECTION = 200;
+/** feature_not_supported: "cached plan must not change result type" after a schema change. */
+const STALE_PLAN = '0A000';
+
+/**
+ * Runs parameterised queries as named prepared statements, so PostgreSQL parses and plans each
+ * shape once per connection instead of on every call (Kysely sends unnamed statements; planning
+ * the claim's ranking query cost more than running it). Queries without parameters (BEGIN,
+ * COMMIT, the multi-statement migrations) stay simple queries. A migration that changes a table's
+ * row type under a running process invalidates its statements: the query is prepared afresh once.
+ */
+function withStatementCache(pool: pg.Pool): PostgresPool {
+  interface Prepared {
+    names: Map<string, string>;
+    generation: number;
+  }
+  const wrappers = new WeakMap<pg.PoolClient, PostgresPoolClient>();
+
+  const nameOf = (state: Prepared, text: string): string | undefined => {
+    const known = state.names.get(text);
+    if (known || state.names.size >= STATEMENTS_PER_CONNECTION) return known;
+    const name = `q${state.generation}_${createHash('sha1').update(text).digest('hex').slice(0, 24)}`;
+    state.names.set(text, name);
+    return name;
+  };
+
+  const wrap = (client: pg.PoolClient): PostgresPoolClient => {
+    const state: Prepared = { names: new Map(), generation: 0 };
+    const run = (text: string, values: unknown[]) => {
+      const name = values.length > 0 ? nameOf(state, text) : undefined;
+      return client.query(name ? { name, text, values } : { text, values });
+    };
+    return {
+      // biome-ignore lint/suspicious/noExplicitAny: Kysely's overloads (query text or cursor) in one body.
+      query: (async (text: any, parameters?: ReadonlyArray<unknown>) => {
+        if (typeof text !== 'string') return client.query(text);
+        const values = [...(parameters ?? [])];
+        try {
+          return await run(text, values);
+        } catch (error) {
+          if ((error as { code?: string }).code !== STALE_PLAN || !state.names.has(text)) throw error;
+          state.generation++;
+          state.names.clear();
+          return run(text, values);
+        }
+      }) as PostgresPoolClient['query'],
+      release: () => client.release(),
+    };
+  };
+
+  return {
+    async connect() {
+      const client = await pool.connect();
+      let wrapper = wrappers.get(client);
+      if (!wrapper) {
+        wrapper = wrap(client);
+        wrappers.set(client, wrapper);
+      }
+      return wrapper;
+    },
+    end: () => pool.end(),
+  };
 }
 
 /** deadlock_detected and serialization_failure: the transaction was rolled back and may be rerun. */

@@ -1,7 +1,8 @@
 // PostgreSQL's side of the SQL stores: READ COMMITTED transactions with row locks, the fair claim
 // with SKIP LOCKED, GCRA with greatest(), and NOTIFY so other processes hear of job changes at once.
-import { sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { SqlDialect } from '../sql/dialect.js';
+import type { Tables } from '../sql/rows.js';
 import type { JobChangeNotice } from '../types.js';
 import { transaction } from './connection.js';
 import { claimNextFairly } from './job-claim.js';
@@ -18,6 +19,10 @@ export interface ChangePayload {
 
 /** `origin` identifies this process's notices, so its own listener can skip them. */
 export function postgresDialect(origin: string): SqlDialect {
+  const notify = async (conn: Kysely<Tables>, change: JobChangeNotice) => {
+    const payload: ChangePayload = { origin, jobId: change.jobId, kind: change.kind };
+    await sql`select pg_notify(${CHANGES_CHANNEL}, ${JSON.stringify(payload)})`.execute(conn);
+  };
   return {
     name: 'postgres',
     transaction,
@@ -25,7 +30,8 @@ export function postgresDialect(origin: string): SqlDialect {
       const locked = options.of ? query.forUpdate(options.of as never) : query.forUpdate();
       return options.skipLocked ? locked.skipLocked() : locked;
     },
-    claimNext: claimNextFairly,
+    claimNext: (db, workerId, leaseMs, now, limits) =>
+      claimNextFairly(db, workerId, leaseMs, now, limits, notify),
     async consumeRate(db, bucket, policy, now) {
       const interval = policy.windowMs / policy.quota;
       // As on SQLite: every SET expression reads the old row; a refused request leaves tat as it was.
@@ -43,9 +49,6 @@ export function postgresDialect(origin: string): SqlDialect {
       const row = rows[0]!;
       return { tat: row.tat, allowed: row.allowed };
     },
-    async notify(conn, change) {
-      const payload: ChangePayload = { origin, jobId: change.jobId, kind: change.kind };
-      await sql`select pg_notify(${CHANGES_CHANNEL}, ${JSON.stringify(payload)})`.execute(conn);
-    },
+    notify,
   };
 }

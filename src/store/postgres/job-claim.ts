@@ -4,7 +4,7 @@
 // to the next one), counts that account's running jobs again under the lock, and takes its oldest
 // queued job (SKIP LOCKED: a job being canceled right now is passed over).
 import { type Kysely, sql } from 'kysely';
-import { type ClaimChoice, markClaimed, waitingAccounts } from '../sql/job-claim.js';
+import { type ClaimChoice, markClaimed, type Notify, waitingAccounts } from '../sql/job-claim.js';
 import type { Tables } from '../sql/rows.js';
 import type { ClaimedJob, ClaimLimits } from '../types.js';
 import { transaction } from './connection.js';
@@ -50,24 +50,31 @@ function lockAccount(conn: Kysely<Tables>, accountId: string, skipLocked: boolea
   return (skipLocked ? query.skipLocked() : query).executeTakeFirst();
 }
 
-/** Under the account's lock: its running count, then its oldest queued job that nobody holds. */
+/**
+ * Under the account's lock, in one statement (this statement's snapshot already sees every claim
+ * committed before we got the lock): its oldest queued job that nobody holds, if the account runs
+ * fewer jobs than it may.
+ */
 async function oldestClaimable(
   conn: Kysely<Tables>,
   candidate: Candidate,
   tools: readonly string[] | undefined,
 ): Promise<ClaimChoice | undefined> {
-  const { running } = await conn
-    .selectFrom('jobs')
-    .select((eb) => eb.fn.countAll<number>().as('running'))
-    .where('account_id', '=', candidate.account_id)
-    .where('status', '=', sql.lit('processing'))
-    .executeTakeFirstOrThrow();
-  if (running >= candidate.allowed) return undefined;
   const job = await conn
     .selectFrom('jobs')
     .select('id')
     .where('account_id', '=', candidate.account_id)
     .where('status', '=', sql.lit('queued'))
+    .where(
+      (eb) =>
+        eb
+          .selectFrom('jobs as r')
+          .select(eb.fn.countAll<number>().as('running'))
+          .where('r.account_id', '=', candidate.account_id)
+          .where('r.status', '=', sql.lit('processing')),
+      '<',
+      candidate.allowed,
+    )
     .$if(tools !== undefined, (query) => query.where('tool', 'in', tools!))
     .orderBy('created_at')
     .orderBy('id')
@@ -84,6 +91,7 @@ export async function claimNextFairly(
   leaseMs: number,
   now: number,
   limits: ClaimLimits | undefined,
+  notify: Notify,
 ): Promise<ClaimedJob | undefined> {
   if (limits?.tools?.length === 0) return undefined;
   const candidates = await rankAccounts(db, limits);
@@ -96,7 +104,7 @@ export async function claimNextFairly(
         continue;
       }
       const choice = await oldestClaimable(conn, candidate, limits?.tools);
-      if (choice) return markClaimed(conn, choice, workerId, leaseMs, now);
+      if (choice) return markClaimed(conn, choice, workerId, leaseMs, now, notify);
     }
     // Every ranked account with work was being claimed by someone else: wait for the first one's
     // claim to commit (milliseconds) instead of idling until the next poll with work queued.
@@ -104,6 +112,6 @@ export async function claimNextFairly(
     if (!first) return undefined;
     await lockAccount(conn, first.account_id, false);
     const choice = await oldestClaimable(conn, first, limits?.tools);
-    return choice && markClaimed(conn, choice, workerId, leaseMs, now);
+    return choice && markClaimed(conn, choice, workerId, leaseMs, now, notify);
   });
 }

@@ -93,9 +93,7 @@ export class SqlJobStore implements JobStore {
     now = Date.now(),
     limits?: ClaimLimits,
   ): Promise<ClaimedJob | undefined> {
-    const claim = await this.dialect.claimNext(this.db, workerId, leaseMs, now, limits);
-    if (claim) await this.dialect.notify(this.db, { jobId: claim.job.id, kind: 'updated' });
-    return claim;
+    return this.dialect.claimNext(this.db, workerId, leaseMs, now, limits);
   }
 
   async renewLease(id: string, token: string, leaseMs: number, now = Date.now()): Promise<boolean> {

@@ -72,6 +72,8 @@ export async function claimNextFairly(
       workerId,
       leaseMs,
       now,
+      // Other processes on the file poll; nothing to send.
+      async () => undefined,
     );
   });
 }
