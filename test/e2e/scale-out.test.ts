@@ -83,7 +83,12 @@ describe.each(['s3', 'file'] as const)('two API processes and a worker, %s stora
           : `file://${path.join(await tempDir('scale-files'), 'files')}`,
       apis: 2,
       workers: 1,
-      env: { ...s3.env, QUIRE_WORKER_CONCURRENCY: '1' },
+      env: {
+        ...s3.env,
+        QUIRE_WORKER_CONCURRENCY: '1',
+        // On PostgreSQL the idle worker effectively never polls: only a NOTIFY can wake it in time.
+        ...(backend === 'postgres' ? { QUIRE_WORKER_POLL_MS: '60000' } : {}),
+      },
     });
     [one, two] = cluster.apis.map((api) => new Client(api.url, cluster.key)) as [Client, Client];
   }, 90_000);
@@ -115,6 +120,25 @@ describe.each(['s3', 'file'] as const)('two API processes and a worker, %s stora
     expect(elsewhere.status).toBe(200);
     expect(Buffer.from(await elsewhere.arrayBuffer()).equals(body)).toBe(true);
   }, 90_000);
+
+  it.runIf(backend === 'postgres')(
+    'wakes the idle worker at once when another process creates a job (LISTEN/NOTIFY)',
+    async () => {
+      // Let the worker go idle (its next poll is a minute away), then create through API 2: only
+      // API 2's NOTIFY can wake it within the bound.
+      await sleep(1_500);
+      const started = Date.now();
+      const created = await two.submit({
+        tool: 'rotate',
+        options: { angle: 180 },
+        files: [corpusFile('pdf20ex__Simple_PDF_2.0_file.pdf')],
+      });
+      const done = await one.waitFor(created.id, 30);
+      expect(done.status).toBe('succeeded');
+      expect(Date.now() - started, 'create → succeeded seen through the other API').toBeLessThan(5_000);
+    },
+    60_000,
+  );
 
   it('stops the engine on the worker within 2 s of a cancel through the other API process', async () => {
     const worker = cluster.workers[0]!;
