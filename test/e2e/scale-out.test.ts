@@ -121,6 +121,72 @@ describe.each(['s3', 'file'] as const)('two API processes and a worker, %s stora
     expect(Buffer.from(await elsewhere.arrayBuffer()).equals(body)).toBe(true);
   }, 90_000);
 
+  it('one Idempotency-Key means one job, whichever API process each retry reaches', async () => {
+    const input = {
+      tool: 'rotate',
+      options: { angle: 270 },
+      files: [corpusFile('pdf20ex__Simple_PDF_2.0_file.pdf')],
+    };
+    const headers = { 'Idempotency-Key': `scale-${Date.now()}` };
+    // The same request at the same moment through both processes: one creates, the other either
+    // waits its turn (409 in flight) or replays the creation.
+    const [a, b] = (await Promise.all(
+      [one, two].map(async (c) =>
+        c.fetch('/api/v1/jobs', { method: 'POST', body: await c.form(input), headers }),
+      ),
+    )) as [Response, Response];
+    const statuses = [a.status, b.status].sort();
+    expect([
+      [201, 201],
+      [201, 409],
+    ]).toContainEqual(statuses);
+    const first = (await (a.status === 201 ? a : b).json()) as JobBody;
+    // Retried later through each process: the stored answer, byte for byte, marked as a replay.
+    for (const client of [one, two]) {
+      const replay = await client.fetch('/api/v1/jobs', {
+        method: 'POST',
+        body: await client.form(input),
+        headers,
+      });
+      expect(replay.status).toBe(201);
+      expect(replay.headers.get('idempotent-replayed')).toBe('true');
+      expect(((await replay.json()) as JobBody).id).toBe(first.id);
+    }
+    if (statuses.every((status) => status === 201))
+      expect(((await (a.status === 201 ? b : a).json()) as JobBody).id).toBe(first.id);
+    // Only one job exists for the key.
+    const listed = (await (await one.fetch('/api/v1/jobs?tool=rotate&limit=100')).json()) as {
+      data: JobBody[];
+    };
+    expect(listed.data.filter((j) => (j.options as { angle?: number }).angle === 270)).toHaveLength(1);
+  }, 60_000);
+
+  it('a plan’s request limit holds across both API processes together', async () => {
+    // A fresh account on the free plan (60 requests a minute), through the accounts API.
+    const account = (await (
+      await one.fetch('/api/v1/accounts', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'limited', plan: 'free' }),
+      })
+    ).json()) as { id: string };
+    const created = (await (
+      await one.fetch(`/api/v1/accounts/${account.id}/keys`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'limited', scopes: ['jobs:read'] }),
+      })
+    ).json()) as { key: string };
+    const clients = cluster.apis.map((api) => new Client(api.url, created.key));
+    const statuses = await Promise.all(
+      Array.from({ length: 80 }, (_, i) =>
+        clients[i % 2]!.fetch('/api/v1/jobs?limit=1').then((r) => r.status),
+      ),
+    );
+    expect(statuses.filter((s) => s === 200)).toHaveLength(60);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(20);
+  }, 60_000);
+
   it.runIf(backend === 'postgres')(
     'wakes the idle worker at once when another process creates a job (LISTEN/NOTIFY)',
     async () => {
