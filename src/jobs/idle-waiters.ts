@@ -23,4 +23,13 @@ export class IdleWaiters {
   wakeAll(): void {
     for (const wake of [...this.sleepers]) wake();
   }
+
+  /**
+   * Wakes the waiter that has slept longest: one new job needs one slot, and waking every idle slot
+   * (in every process, with PostgreSQL notices) would send them all to rank the queue for it.
+   */
+  wakeOne(): void {
+    const first = this.sleepers.values().next();
+    if (!first.done) first.value();
+  }
 }

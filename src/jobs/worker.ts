@@ -25,7 +25,7 @@ export function startWorkers(deps: RunJobDeps): Workers {
   const waiters = new IdleWaiters(pollMs);
   const wakeAll = () => waiters.wakeAll();
   const offCreated = deps.events.onAny((change) => {
-    if (change.kind === 'created') wakeAll();
+    if (change.kind === 'created') waiters.wakeOne();
   });
 
   const idle = () => waiters.idle();
