@@ -23,7 +23,7 @@ export function postgresDialect(origin: string): SqlDialect {
     const payload: ChangePayload = { origin, jobId: change.jobId, kind: change.kind };
     await sql`select pg_notify(${CHANGES_CHANNEL}, ${JSON.stringify(payload)})`.execute(conn);
   };
-  return {
+  const dialect: SqlDialect = {
     name: 'postgres',
     transaction,
     lockRows(query, options = {}) {
@@ -31,7 +31,7 @@ export function postgresDialect(origin: string): SqlDialect {
       return options.skipLocked ? locked.skipLocked() : locked;
     },
     claimNext: (db, workerId, leaseMs, now, limits) =>
-      claimNextFairly(db, workerId, leaseMs, now, limits, notify),
+      claimNextFairly(db, workerId, leaseMs, now, limits, dialect),
     async consumeRate(db, bucket, policy, now) {
       const interval = policy.windowMs / policy.quota;
       // As on SQLite: every SET expression reads the old row; a refused request leaves tat as it was.
@@ -50,5 +50,28 @@ export function postgresDialect(origin: string): SqlDialect {
       return { tat: row.tat, allowed: row.allowed };
     },
     notify,
+    async insertJobEvent(conn, event, notice) {
+      const payload: ChangePayload = { origin, jobId: notice.jobId, kind: notice.kind };
+      // One round trip: the event, the notice (delivered on commit) and the endpoints to fan out to.
+      const { rows } = await sql<{ event_id: number; endpoint_id: string | null; events: string | null }>`
+        WITH e AS (
+          INSERT INTO webhook_events (account_id, job_id, type, body, created_at)
+          VALUES (${event.account_id}, ${event.job_id}, ${event.type}, ${event.body}, ${event.created_at})
+          RETURNING id
+        ),
+        n AS (SELECT pg_notify(${CHANGES_CHANNEL}, ${JSON.stringify(payload)}))
+        SELECT e.id AS event_id, w.id AS endpoint_id, w.events
+        FROM e CROSS JOIN n
+        LEFT JOIN webhook_endpoints w ON w.account_id = ${event.account_id} AND w.status = 'enabled'`.execute(
+        conn,
+      );
+      const first = rows[0];
+      if (!first) throw new Error('the outbox insert returned no row');
+      const endpoints = rows.flatMap((r) =>
+        r.endpoint_id !== null && r.events !== null ? [{ id: r.endpoint_id, events: r.events }] : [],
+      );
+      return { eventId: first.event_id, endpoints };
+    },
   };
+  return dialect;
 }

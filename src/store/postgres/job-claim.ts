@@ -4,7 +4,8 @@
 // to the next one), counts that account's running jobs again under the lock, and takes its oldest
 // queued job (SKIP LOCKED: a job being canceled right now is passed over).
 import { type Kysely, sql } from 'kysely';
-import { type ClaimChoice, markClaimed, type Notify, waitingAccounts } from '../sql/job-claim.js';
+import type { SqlDialect } from '../sql/dialect.js';
+import { type ClaimChoice, markClaimed, waitingAccounts } from '../sql/job-claim.js';
 import type { Tables } from '../sql/rows.js';
 import type { ClaimedJob, ClaimLimits } from '../types.js';
 import { transaction } from './connection.js';
@@ -91,7 +92,7 @@ export async function claimNextFairly(
   leaseMs: number,
   now: number,
   limits: ClaimLimits | undefined,
-  notify: Notify,
+  dialect: SqlDialect,
 ): Promise<ClaimedJob | undefined> {
   if (limits?.tools?.length === 0) return undefined;
   const candidates = await rankAccounts(db, limits);
@@ -104,7 +105,7 @@ export async function claimNextFairly(
         continue;
       }
       const choice = await oldestClaimable(conn, candidate, limits?.tools);
-      if (choice) return markClaimed(conn, choice, workerId, leaseMs, now, notify);
+      if (choice) return markClaimed(conn, choice, workerId, leaseMs, now, dialect);
     }
     // Every ranked account with work was being claimed by someone else: wait for the first one's
     // claim to commit (milliseconds) instead of idling until the next poll with work queued.
@@ -112,6 +113,6 @@ export async function claimNextFairly(
     if (!first) return undefined;
     await lockAccount(conn, first.account_id, false);
     const choice = await oldestClaimable(conn, first, limits?.tools);
-    return choice && markClaimed(conn, choice, workerId, leaseMs, now, notify);
+    return choice && markClaimed(conn, choice, workerId, leaseMs, now, dialect);
   });
 }

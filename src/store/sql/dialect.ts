@@ -1,9 +1,9 @@
 // What differs between the two SQL databases behind the stores. Everything else in src/store/sql is
 // written once with Kysely and runs on both: the SQLite file of the embedded default and PostgreSQL
 // for scale-out.
-import type { Kysely, SelectQueryBuilder } from 'kysely';
+import type { Insertable, Kysely, SelectQueryBuilder } from 'kysely';
 import type { ClaimedJob, ClaimLimits, JobChangeNotice, RatePolicy } from '../types.js';
-import type { Tables } from './rows.js';
+import type { Tables, WebhookEventsTable } from './rows.js';
 
 /** One forward-only schema step; each dialect keeps its own numbered list. */
 export interface Migration {
@@ -52,4 +52,14 @@ export interface SqlDialect {
    * transaction it is delivered on commit). SQLite has no such channel: other processes poll.
    */
   notify(conn: Kysely<Tables>, change: JobChangeNotice): Promise<void>;
+  /**
+   * Writes a job's outbox event, sends `notice` as `notify` would, and returns the account's enabled
+   * webhook endpoints for the fan-out. PostgreSQL does all three in one statement (a claim or a
+   * completion is mostly round trips); SQLite in two, with nothing to send.
+   */
+  insertJobEvent(
+    conn: Kysely<Tables>,
+    event: Insertable<WebhookEventsTable>,
+    notice: JobChangeNotice,
+  ): Promise<{ eventId: number; endpoints: Array<{ id: string; events: string }> }>;
 }

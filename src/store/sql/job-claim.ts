@@ -3,7 +3,8 @@
 // job.processing event is written in the same transaction.
 import { randomUUID } from 'node:crypto';
 import { type Kysely, sql } from 'kysely';
-import type { ClaimedJob, JobChangeNotice } from '../types.js';
+import type { ClaimedJob } from '../types.js';
+import type { SqlDialect } from './dialect.js';
 import { appendJobEvent } from './job-outbox.js';
 import { type Tables, toJob } from './rows.js';
 
@@ -34,16 +35,13 @@ export interface ClaimChoice {
   plan: string;
 }
 
-/** The dialect's change notice, written in the claim's transaction (a no-op on SQLite). */
-export type Notify = (conn: Kysely<Tables>, change: JobChangeNotice) => Promise<void>;
-
 export async function markClaimed(
   conn: Kysely<Tables>,
   choice: ClaimChoice,
   workerId: string,
   leaseMs: number,
   now: number,
-  notify: Notify,
+  dialect: SqlDialect,
 ): Promise<ClaimedJob> {
   const leaseToken = randomUUID();
   const leaseExpiresAt = now + leaseMs;
@@ -61,7 +59,6 @@ export async function markClaimed(
     .returningAll()
     .executeTakeFirstOrThrow();
   await conn.updateTable('accounts').set({ last_claim_at: now }).where('id', '=', choice.accountId).execute();
-  await appendJobEvent(conn, row, now);
-  await notify(conn, { jobId: row.id, kind: 'updated' });
+  await appendJobEvent(conn, dialect, row, now);
   return { job: toJob(row), leaseToken, leaseExpiresAt, plan: choice.plan };
 }

@@ -66,8 +66,9 @@ export async function sweepExpiredLeases(
         .returningAll()
         .executeTakeFirst();
       if (!row) return false;
-      if (giveUp) await appendJobEvent(conn, row, now);
-      await dialect.notify(conn, { jobId: job.id, kind: giveUp ? 'terminal' : 'created' });
+      // A requeue writes no event, but idle workers elsewhere should hear of the job.
+      if (giveUp) await appendJobEvent(conn, dialect, row, now);
+      else await dialect.notify(conn, { jobId: job.id, kind: 'created' });
       return true;
     });
     if (changed) (giveUp ? outcome.failed : outcome.requeued).push(job.id);

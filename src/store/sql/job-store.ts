@@ -46,8 +46,7 @@ export class SqlJobStore implements JobStore {
         .values(fromNewJob(job))
         .returningAll()
         .executeTakeFirstOrThrow();
-      await appendJobEvent(conn, row, job.createdAt);
-      await this.dialect.notify(conn, { jobId: row.id, kind: 'created' });
+      await appendJobEvent(conn, this.dialect, row, job.createdAt);
       return toJob(row);
     });
   }
@@ -207,8 +206,7 @@ export class SqlJobStore implements JobStore {
         .executeTakeFirst();
       if (!ended) return false;
       await scrubStoredSecrets(conn, id, ended);
-      await appendJobEvent(conn, ended, now);
-      await this.dialect.notify(conn, { jobId: id, kind: 'terminal' });
+      await appendJobEvent(conn, this.dialect, ended, now);
       return true;
     });
   }
@@ -219,8 +217,7 @@ export class SqlJobStore implements JobStore {
       if (!row) return { outcome: 'not_found' };
       if (terminalStatuses.includes(row.status)) return { outcome: 'terminal', job: toJob(row) };
       const canceled = await cancelRow(conn, row, now);
-      await appendJobEvent(conn, canceled, now);
-      await this.dialect.notify(conn, { jobId: id, kind: 'canceled' });
+      await appendJobEvent(conn, this.dialect, canceled, now);
       return { outcome: 'canceled', job: toJob(canceled), wasProcessing: row.status === 'processing' };
     });
   }
@@ -232,8 +229,7 @@ export class SqlJobStore implements JobStore {
       let ended = row;
       if (!terminalStatuses.includes(row.status)) {
         ended = await cancelRow(conn, row, now);
-        await appendJobEvent(conn, ended, now);
-        await this.dialect.notify(conn, { jobId: id, kind: 'canceled' });
+        await appendJobEvent(conn, this.dialect, ended, now);
       }
       await conn.updateTable('jobs').set({ deleted_at: now }).where('id', '=', id).execute();
       return toJob(ended);

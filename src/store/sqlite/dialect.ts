@@ -10,7 +10,8 @@ export const sqliteDialect: SqlDialect = {
   transaction: withWriteLock,
   // BEGIN IMMEDIATE already holds the only write lock: no row another writer could be changing.
   lockRows: (query) => query,
-  claimNext: claimNextFairly,
+  claimNext: (db, workerId, leaseMs, now, limits) =>
+    claimNextFairly(db, workerId, leaseMs, now, limits, sqliteDialect),
   async consumeRate(db, bucket, policy, now) {
     const interval = policy.windowMs / policy.quota;
     // SET expressions all read the old row, so `allowed` and `tat` are decided on the same state.
@@ -27,4 +28,18 @@ export const sqliteDialect: SqlDialect = {
     return { tat: row.tat, allowed: row.allowed === 1 };
   },
   notify: async () => undefined,
+  async insertJobEvent(conn, event) {
+    const { id } = await conn
+      .insertInto('webhook_events')
+      .values(event)
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const endpoints = await conn
+      .selectFrom('webhook_endpoints')
+      .select(['id', 'events'])
+      .where('account_id', '=', event.account_id)
+      .where('status', '=', 'enabled')
+      .execute();
+    return { eventId: id, endpoints };
+  },
 };

@@ -2,6 +2,7 @@
 // plan allows, and accounts with queued work take turns, so one account's backlog cannot starve
 // another's single job.
 import { type Kysely, sql } from 'kysely';
+import type { SqlDialect } from '../sql/dialect.js';
 import { markClaimed, toolFilter, waitingAccounts } from '../sql/job-claim.js';
 import type { Tables } from '../sql/rows.js';
 import type { ClaimedJob, ClaimLimits } from '../types.js';
@@ -57,6 +58,7 @@ export async function claimNextFairly(
   leaseMs: number,
   now: number,
   limits: ClaimLimits | undefined,
+  dialect: SqlDialect,
 ): Promise<ClaimedJob | undefined> {
   if (limits?.tools?.length === 0) return undefined;
   // Idle workers poll often: when nothing is claimable (empty queue, or every waiting account at
@@ -72,8 +74,7 @@ export async function claimNextFairly(
       workerId,
       leaseMs,
       now,
-      // Other processes on the file poll; nothing to send.
-      async () => undefined,
+      dialect,
     );
   });
 }
