@@ -1,12 +1,14 @@
 // Runs the database conformance suite unchanged on PostgreSQL: a throwaway cluster from Debian's
 // packages on loopback (test/support/pg-server.ts), a fresh schema per test (its own search_path). Plus what only
 // PostgreSQL has: change notices between processes and claims from many connections at once.
+import pg from 'pg';
+import { decodeTime } from 'ulid';
 import { afterAll, describe, expect, test } from 'vitest';
 import { openDatabase } from '../../src/store/open.js';
-import type { Database, JobChangeNotice } from '../../src/store/types.js';
+import type { ClaimedJob, Database, JobChangeNotice } from '../../src/store/types.js';
 import { type PgTestServer, startPostgresServer } from '../support/pg-server.js';
 import { describeJobStoreConformance } from './job-store.suite.js';
-import { ALICE, LEASE_MS, newJob } from './support/job-fixtures.js';
+import { ALICE, BOB, LEASE_MS, newJob, result, T0 } from './support/job-fixtures.js';
 
 let server: Promise<PgTestServer> | undefined;
 const freshUrl = async () => {
@@ -77,6 +79,91 @@ describe('postgres specifics', () => {
       expect(new Set(claimed)).toEqual(ids);
     } finally {
       await db.close();
+    }
+  });
+
+  test('an account at its plan’s limit gets no more claims, however many claimers race for it', async () => {
+    const url = await freshUrl();
+    const db = await migrated(url);
+    try {
+      await db.accounts.createAccount({ id: ALICE, name: 'A', plan: 'free', createdAt: 1 });
+      for (let i = 0; i < 200; i++) await db.jobs.create(newJob({ createdAt: 1000 + i }));
+      const limits = { concurrentJobsByPlan: { free: 2 }, defaultConcurrentJobs: 2 };
+      // Each round, eight claimers race for an account that may run two jobs; then both finish.
+      // Each claim commits while others' statements are under way, so the limit check must see
+      // claims its own statement's snapshot does not.
+      for (let round = 0; round < 25; round++) {
+        const claims = await Promise.all(
+          Array.from({ length: 8 }, (_, w) => db.jobs.claimNext(`w${w}`, LEASE_MS, Date.now(), limits)),
+        );
+        const won = claims.filter((c): c is ClaimedJob => c !== undefined);
+        expect(won, `round ${round}`).toHaveLength(2);
+        for (const claim of won) {
+          expect(await db.jobs.complete(claim.job.id, claim.leaseToken, result(claim.job.id), T0)).toBe(true);
+        }
+      }
+    } finally {
+      await db.close();
+    }
+  });
+
+  test('the running count the claim checks matches the jobs through every kind of transition', async () => {
+    const url = await freshUrl();
+    const db = await migrated(url);
+    const raw = new pg.Client({ connectionString: url });
+    await raw.connect();
+    try {
+      for (const id of [ALICE, BOB])
+        await db.accounts.createAccount({ id, name: id, plan: 'pro', createdAt: 1 });
+      const ids = [];
+      for (let i = 0; i < 40; i++) {
+        ids.push((await db.jobs.create(newJob({ accountId: i % 2 ? BOB : ALICE, createdAt: 1000 + i }))).id);
+      }
+      const claims: ClaimedJob[] = [];
+      for (let i = 0; i < 30; i++) claims.push((await db.jobs.claimNext('w1', LEASE_MS, T0 + i))!);
+      const error = { code: 'pdf_corrupt' as const, message: 'x', retryable: false };
+      // Ended by its worker, canceled, deleted, handed back, left to expire, or still running.
+      for (const [i, claim] of claims.entries()) {
+        const { id, accountId } = claim.job;
+        if (i % 6 === 0) await db.jobs.complete(id, claim.leaseToken, result(id), T0 + 9e6);
+        if (i % 6 === 1) await db.jobs.fail(id, claim.leaseToken, error);
+        if (i % 6 === 2) await db.jobs.cancel(accountId, id);
+        if (i % 6 === 3) await db.jobs.delete(accountId, id);
+        if (i % 6 === 4) await db.jobs.release(id, claim.leaseToken);
+      }
+      await db.jobs.renewLease(claims[5]!.job.id, claims[5]!.leaseToken, LEASE_MS, T0 + 10 * LEASE_MS);
+      const swept = await db.jobs.sweepExpiredLeases(2, T0 + 2 * LEASE_MS);
+      expect(swept.requeued.length).toBeGreaterThan(0);
+      await db.jobs.cancel(ALICE, ids[38]!);
+      const { rows } = await raw.query(`
+        SELECT a.id, a.running,
+          (SELECT count(*)::int FROM jobs j WHERE j.account_id = a.id AND j.status = 'processing') AS actual
+        FROM accounts a ORDER BY a.id`);
+      expect(rows.map((r) => r.running)).toEqual(rows.map((r) => r.actual));
+      expect(rows.reduce((sum, r) => sum + r.actual, 0)).toBeGreaterThan(0);
+    } finally {
+      await raw.end();
+      await db.close();
+    }
+  });
+
+  test('message ids made inside a statement are ULIDs carrying its time', async () => {
+    const url = await freshUrl();
+    await (await migrated(url)).close();
+    const raw = new pg.Client({ connectionString: url });
+    await raw.connect();
+    try {
+      const { rows } = await raw.query('SELECT quire_ulid($1::bigint) AS id FROM generate_series(1, 500)', [
+        T0,
+      ]);
+      const ids = rows.map((r) => r.id as string);
+      for (const id of ids) {
+        expect(id).toMatch(/^[0-9A-HJKMNP-TV-Z]{26}$/);
+        expect(decodeTime(id)).toBe(T0);
+      }
+      expect(new Set(ids).size).toBe(ids.length);
+    } finally {
+      await raw.end();
     }
   });
 });

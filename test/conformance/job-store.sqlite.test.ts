@@ -7,6 +7,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, describe, expect, test } from 'vitest';
 import { openDatabase } from '../../src/store/open.js';
 import { openSqliteDatabase } from '../../src/store/sqlite/database.js';
+import { migrations } from '../../src/store/sqlite/migrations.js';
 import { describeJobStoreConformance } from './job-store.suite.js';
 import { newJob } from './support/job-fixtures.js';
 
@@ -57,7 +58,7 @@ describe('sqlite specifics', () => {
     await db.close();
     const raw = new BetterSqlite3(file);
     expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
-    expect(raw.prepare('select count(*) as n from quire_migrations').get()).toEqual({ n: 3 });
+    expect(raw.prepare('select count(*) as n from quire_migrations').get()).toEqual({ n: migrations.length });
     raw.close();
   });
 });

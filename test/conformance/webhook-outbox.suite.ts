@@ -42,7 +42,11 @@ export function describeWebhookOutboxConformance(open: OpenDatabase): void {
   const db = useDatabase(open);
 
   describe('job event outbox', () => {
+    /** An endpoint of ALICE's that receives every event, so that each transition writes one. */
+    const subscribeAll = () => db().webhooks.createEndpoint(endpoint());
+
     test('create, claim and complete each write exactly their event with the job object', async () => {
+      await subscribeAll();
       const job = await db().jobs.create(newJob());
       const claim = await db().jobs.claimNext('w1', LEASE_MS, T0 + 1);
       expect(await db().jobs.complete(job.id, claim!.leaseToken, result(job.id), T0 + 9e6, T0 + 2)).toBe(
@@ -57,9 +61,45 @@ export function describeWebhookOutboxConformance(open: OpenDatabase): void {
       const last = JSON.parse(events[2]!.body.toString('utf8'));
       expect(last).toMatchObject({ type: 'job.succeeded', timestamp: '2027-01-15T08:00:00Z' });
       expect(last.data).toMatchObject({ id: job.id, object: 'job', status: 'succeeded', progress: 100 });
+      const processing = JSON.parse(events[1]!.body.toString('utf8'));
+      expect(processing).toMatchObject({ type: 'job.processing', timestamp: '2027-01-15T08:00:00Z' });
+      expect(processing.data).toMatchObject({ status: 'processing', attempts: 1, progress: 0 });
+      expect(processing.data.started_at).toBe('2027-01-15T08:00:00Z');
+    });
+
+    test('an event shows the job as it was then, secrets redacted, whenever it is read', async () => {
+      await subscribeAll();
+      const job = await db().jobs.create(
+        newJob({ options: { password: 's3cret', level: 'high' }, secretOptions: ['password'] }),
+      );
+      const claim = await db().jobs.claimNext('w1', LEASE_MS, T0 + 1);
+      await db().jobs.setProgress(job.id, claim!.leaseToken, 40);
+      await db().jobs.complete(job.id, claim!.leaseToken, result(job.id), T0 + 9e6, T0 + 2);
+      const events = await db().webhooks.listJobEvents(job.id);
+      for (const event of events) expect(event.body.toString('utf8')).not.toContain('s3cret');
+      const views = events.map((e) => JSON.parse(e.body.toString('utf8')).data);
+      expect(views.map((v) => [v.status, v.progress])).toEqual([
+        ['queued', 0],
+        ['processing', 0],
+        ['succeeded', 100],
+      ]);
+      // Key order as submitted, the secret replaced in place.
+      for (const view of views) expect(view.options).toEqual({ password: '[redacted]', level: 'high' });
+      expect(Object.keys(views[1].options)).toEqual(['password', 'level']);
+      expect(views[2].result).toMatchObject({ size: result(job.id).size });
+    });
+
+    test('writes no event when no enabled endpoint of the account subscribes to it', async () => {
+      await db().webhooks.createEndpoint(endpoint({ accountId: BOB }));
+      await db().webhooks.createEndpoint(endpoint({ events: ['job.succeeded'] }));
+      const job = await db().jobs.create(newJob());
+      const claim = await db().jobs.claimNext('w1', LEASE_MS, T0);
+      await db().jobs.complete(job.id, claim!.leaseToken, result(job.id), T0 + 9e6, T0 + 1);
+      expect(await types(db(), job.id)).toEqual(['job.succeeded']);
     });
 
     test('fail, cancel and delete of an active job write job.failed / job.canceled', async () => {
+      await subscribeAll();
       const failed = await db().jobs.create(newJob());
       const claim = await db().jobs.claimNext('w1', LEASE_MS, T0);
       await db().jobs.fail(failed.id, claim!.leaseToken, {
@@ -77,6 +117,7 @@ export function describeWebhookOutboxConformance(open: OpenDatabase): void {
     });
 
     test('refused conditional writes write no event', async () => {
+      await subscribeAll();
       const job = await db().jobs.create(newJob());
       const claim = await db().jobs.claimNext('w1', LEASE_MS, T0);
       await db().jobs.cancel(ALICE, job.id, T0 + 1);
@@ -92,6 +133,7 @@ export function describeWebhookOutboxConformance(open: OpenDatabase): void {
     });
 
     test('the sweep writes job.failed for worker_lost and nothing for a requeue', async () => {
+      await subscribeAll();
       const job = await db().jobs.create(newJob());
       await db().jobs.claimNext('w1', LEASE_MS, T0);
       expect((await db().jobs.sweepExpiredLeases(2, T0 + LEASE_MS + 1)).requeued).toEqual([job.id]);
@@ -112,7 +154,7 @@ export function describeWebhookOutboxConformance(open: OpenDatabase): void {
       await db().webhooks.updateEndpoint(ALICE, off.id, { status: 'disabled' }, T0);
       await db().webhooks.createEndpoint(endpoint({ accountId: BOB }));
       await db().jobs.create(newJob());
-      await db().jobs.claimNext('w1', LEASE_MS, T0);
+      await db().jobs.claimNext('w1', LEASE_MS, T0 + 1);
       const count = async (id: string) =>
         (await db().webhooks.listMessages(ALICE, id, { limit: 10 })).messages.map((m) => m.eventType);
       expect(await count(all.id)).toEqual(['job.processing', 'job.created']);
@@ -141,6 +183,23 @@ export function describeWebhookOutboxConformance(open: OpenDatabase): void {
       expect(claim?.message).toMatchObject({ jobId: job.id, eventType: 'job.created', attempts: 1 });
       expect(claim?.body.equals((await db().webhooks.listJobEvents(job.id))[0]!.body)).toBe(true);
       expect(await db().webhooks.claimDelivery(LEASE_MS, T0 + 1)).toBeUndefined();
+    });
+
+    test('a claim’s event is sent as the job object at the claim, the same bytes on every attempt', async () => {
+      await db().webhooks.createEndpoint(endpoint({ events: ['job.processing'] }));
+      const job = await db().jobs.create(newJob());
+      const claim = await db().jobs.claimNext('w1', LEASE_MS, T0);
+      await db().jobs.complete(job.id, claim!.leaseToken, result(job.id), T0 + 9e6, T0 + 1);
+      const first = await db().webhooks.claimDelivery(LEASE_MS, T0 + 2);
+      const again = await db().webhooks.claimDelivery(LEASE_MS, T0 + 2 + LEASE_MS);
+      expect(first?.message).toMatchObject({ jobId: job.id, eventType: 'job.processing' });
+      expect(again?.message.id).toBe(first?.message.id);
+      expect(again?.body.equals(first!.body)).toBe(true);
+      expect(first?.body.equals((await db().webhooks.listJobEvents(job.id))[0]!.body)).toBe(true);
+      expect(JSON.parse(first!.body.toString('utf8')).data).toMatchObject({
+        status: 'processing',
+        attempts: 1,
+      });
     });
 
     test('an expired lease makes the message due again and refuses the old holder', async () => {
@@ -220,7 +279,11 @@ export function describeWebhookOutboxConformance(open: OpenDatabase): void {
 
     test('prune keeps events with pending deliveries and drops old settled ones', async () => {
       const { job } = await setUp();
+      const settled = await db().webhooks.createEndpoint(endpoint({ accountId: BOB }));
       const other = await db().jobs.create(newJob({ accountId: BOB }));
+      // Disabling fails what waits for the endpoint: BOB's event has nothing pending any more.
+      await db().webhooks.updateEndpoint(BOB, settled.id, { status: 'disabled' }, T0);
+      expect(await types(db(), other.id)).toEqual(['job.created']);
       expect(await db().webhooks.prune(T0 + 1)).toBe(1);
       expect(await types(db(), other.id)).toEqual([]);
       expect(await types(db(), job.id)).toEqual(['job.created']);

@@ -1,118 +1,127 @@
-// Fair claiming on PostgreSQL (contract §5), with row locks instead of SQLite's single write lock so
-// that many workers claim at once: the accounts with queued work are ranked without locks, then
-// each claimer locks one account row (SKIP LOCKED: a claimer busy with an account sends the others
-// to the next one), counts that account's running jobs again under the lock, and takes its oldest
-// queued job (SKIP LOCKED: a job being canceled right now is passed over).
-import { type Kysely, sql } from 'kysely';
-import type { SqlDialect } from '../sql/dialect.js';
-import { type ClaimChoice, markClaimed, waitingAccounts } from '../sql/job-claim.js';
-import type { Tables } from '../sql/rows.js';
+// Fair claiming on PostgreSQL (contract §5) in one statement, so that many workers claim at once
+// and each claim is one round trip: rank the accounts with queued work, lock the first one nobody
+// else is claiming from (SKIP LOCKED), take its oldest queued job (SKIP LOCKED: one being canceled
+// right now is passed over), and write the claim, the account's turn, the job.processing event and
+// the change notice. When every ranked account is being claimed from, a second statement waits for
+// the first one's lock instead of idling until the next poll with work queued.
+import { randomUUID } from 'node:crypto';
+import { type Kysely, type RawBuilder, sql } from 'kysely';
+import { toolFilter, waitingAccounts } from '../sql/job-claim.js';
+import { type JobRow, type Tables, toJob } from '../sql/rows.js';
 import type { ClaimedJob, ClaimLimits } from '../types.js';
-import { transaction } from './connection.js';
+import { noticesRead, outboxTail } from './outbox.js';
 
 /** With no limits given, accounts still take turns but none is capped. */
 const UNLIMITED = 2 ** 31 - 1;
 /** Accounts ranked per claim: enough that concurrent claimers each find an unlocked one. */
 const CANDIDATES = 8;
 
-interface Candidate {
-  account_id: string;
-  plan: string;
-  allowed: number;
+interface Claim {
+  workerId: string;
+  leaseToken: string;
+  leaseExpiresAt: number;
+  now: number;
+  limits: ClaimLimits | undefined;
+  origin: string;
 }
 
+/** The statement's one row: the claimed job's columns (all null when none was), plus the rest. */
+type ClaimRow = { [K in keyof JobRow]: JobRow[K] | null } & {
+  plan: string | null;
+  first_candidate: string | null;
+};
+
 /**
- * The ranking of SQLite's claim: accounts with queued work (a loose index scan over the partial
- * jobs_queue_account index, so O(accounts), not O(queue)), below their plan's concurrency, fewest
- * running first, then the one claimed longest ago, then by id.
+ * The claim. `account` is the whole of the limit check: `running` (kept by a trigger, see
+ * postgres/migrations.ts) is compared on the account row as locked, because in READ COMMITTED a row
+ * locked after another transaction changed it is re-read and the WHERE evaluated again on the newest
+ * version. A claim committed by someone else after this statement began is therefore always counted,
+ * although the statement's snapshot predates it. The same re-check makes `job` pass over a job
+ * another claimer took meanwhile (its newest version is no longer queued).
+ *
+ * `ranked` orders accounts as SQLite does (sqlite/job-claim.ts): below their plan's concurrency,
+ * fewest running first, then the one claimed longest ago, then by id. With `waitFor`, only that
+ * account is tried, and its lock is waited for.
  */
-async function rankAccounts(db: Kysely<Tables>, limits: ClaimLimits | undefined): Promise<Candidate[]> {
+function claimStatement(claim: Claim, waitFor?: string): RawBuilder<ClaimRow> {
+  const { limits, now } = claim;
+  const tools = limits?.tools;
   const byPlan = JSON.stringify(limits?.concurrentJobsByPlan ?? {});
   const fallback = limits ? limits.defaultConcurrentJobs : UNLIMITED;
-  const { rows } = await sql<Candidate>`
-    WITH RECURSIVE ${waitingAccounts(limits?.tools)},
-    turns AS MATERIALIZED (
-      SELECT a.id, a.plan, a.last_claim_at,
-        (SELECT count(*) FROM jobs r WHERE r.account_id = a.id AND r.status = 'processing') AS running,
-        coalesce((${byPlan}::jsonb ->> a.plan)::int, ${fallback}::int) AS allowed
-      FROM waiting w JOIN accounts a ON a.id = w.account_id
-    )
-    SELECT id AS account_id, plan, allowed FROM turns
-    WHERE running < allowed
-    ORDER BY running, coalesce(last_claim_at, 0), id
-    LIMIT ${CANDIDATES}`.execute(db);
-  return rows;
-}
-
-function lockAccount(conn: Kysely<Tables>, accountId: string, skipLocked: boolean) {
-  // NO KEY UPDATE, not UPDATE: inserting a job takes KEY SHARE on its account (the foreign key),
-  // which UPDATE would block for the length of the claim.
-  const query = conn.selectFrom('accounts').select('id').where('id', '=', accountId).forNoKeyUpdate();
-  return (skipLocked ? query.skipLocked() : query).executeTakeFirst();
-}
-
-/**
- * Under the account's lock, in one statement (this statement's snapshot already sees every claim
- * committed before we got the lock): its oldest queued job that nobody holds, if the account runs
- * fewer jobs than it may.
- */
-async function oldestClaimable(
-  conn: Kysely<Tables>,
-  candidate: Candidate,
-  tools: readonly string[] | undefined,
-): Promise<ClaimChoice | undefined> {
-  const job = await conn
-    .selectFrom('jobs')
-    .select('id')
-    .where('account_id', '=', candidate.account_id)
-    .where('status', '=', sql.lit('queued'))
-    .where(
-      (eb) =>
-        eb
-          .selectFrom('jobs as r')
-          .select(eb.fn.countAll<number>().as('running'))
-          .where('r.account_id', '=', candidate.account_id)
-          .where('r.status', '=', sql.lit('processing')),
-      '<',
-      candidate.allowed,
-    )
-    .$if(tools !== undefined, (query) => query.where('tool', 'in', tools!))
-    .orderBy('created_at')
-    .orderBy('id')
-    .limit(1)
-    .forUpdate()
-    .skipLocked()
-    .executeTakeFirst();
-  return job && { jobId: job.id, accountId: candidate.account_id, plan: candidate.plan };
+  const allowed = sql`coalesce((${byPlan}::jsonb ->> a.plan)::int, ${fallback}::int)`;
+  const candidates =
+    waitFor === undefined
+      ? sql`WITH RECURSIVE ${waitingAccounts(tools)},
+        ranked AS MATERIALIZED (
+          SELECT a.id, row_number() OVER (ORDER BY a.running, coalesce(a.last_claim_at, 0), a.id) AS turn
+          FROM waiting w JOIN accounts a ON a.id = w.account_id
+          WHERE a.running < ${allowed}
+          ORDER BY turn LIMIT ${CANDIDATES}
+        )`
+      : sql`WITH ranked AS (SELECT ${waitFor}::text AS id, 1 AS turn)`;
+  return sql<ClaimRow>`${candidates},
+    account AS MATERIALIZED (
+      SELECT a.id, a.plan FROM accounts a JOIN ranked r ON r.id = a.id
+      WHERE a.running < ${allowed}
+      ORDER BY r.turn LIMIT 1
+      -- NO KEY UPDATE, not UPDATE: inserting a job takes KEY SHARE on its account (the foreign key),
+      -- which UPDATE would block.
+      FOR NO KEY UPDATE OF a ${waitFor === undefined ? sql`SKIP LOCKED` : sql``}
+    ),
+    job AS MATERIALIZED (
+      SELECT j.id FROM jobs j
+      WHERE j.account_id = (SELECT id FROM account) AND j.status = 'queued' ${toolFilter('j.tool', tools)}
+      ORDER BY j.created_at, j.id LIMIT 1
+      FOR UPDATE OF j SKIP LOCKED
+    ),
+    claimed AS (
+      UPDATE jobs SET
+        status = 'processing',
+        lease_token = ${claim.leaseToken},
+        lease_expires_at = ${claim.leaseExpiresAt}::bigint,
+        worker_id = ${claim.workerId},
+        attempts = attempts + 1,
+        started_at = coalesce(started_at, ${now}::bigint)
+      FROM job WHERE jobs.id = job.id
+      RETURNING jobs.*
+    ),
+    turn AS (
+      UPDATE accounts SET last_claim_at = ${now}::bigint WHERE id = (SELECT account_id FROM claimed)
+    ),
+    ${outboxTail({ source: 'claimed', type: 'job.processing', now, origin: claim.origin, notice: 'updated' })}
+    SELECT c.*, (SELECT plan FROM account) AS plan,
+      (SELECT id FROM ranked ORDER BY turn LIMIT 1) AS first_candidate, ${noticesRead}
+    FROM (SELECT 1) AS one LEFT JOIN claimed c ON true`;
 }
 
 export async function claimNextFairly(
   db: Kysely<Tables>,
+  origin: string,
   workerId: string,
   leaseMs: number,
   now: number,
   limits: ClaimLimits | undefined,
-  dialect: SqlDialect,
 ): Promise<ClaimedJob | undefined> {
   if (limits?.tools?.length === 0) return undefined;
-  const candidates = await rankAccounts(db, limits);
-  if (candidates.length === 0) return undefined;
-  return transaction(db, async (conn) => {
-    const busy: Candidate[] = [];
-    for (const candidate of candidates) {
-      if (!(await lockAccount(conn, candidate.account_id, true))) {
-        busy.push(candidate);
-        continue;
-      }
-      const choice = await oldestClaimable(conn, candidate, limits?.tools);
-      if (choice) return markClaimed(conn, choice, workerId, leaseMs, now, dialect);
-    }
-    // Every ranked account with work was being claimed by someone else: wait for the first one's
-    // claim to commit (milliseconds) instead of idling until the next poll with work queued.
-    const first = busy[0];
-    if (!first) return undefined;
-    await lockAccount(conn, first.account_id, false);
-    const choice = await oldestClaimable(conn, first, limits?.tools);
-    return choice && markClaimed(conn, choice, workerId, leaseMs, now, dialect);
-  });
+  const claim: Claim = {
+    workerId,
+    leaseToken: randomUUID(),
+    leaseExpiresAt: now + leaseMs,
+    now,
+    limits,
+    origin,
+  };
+  let row = (await claimStatement(claim).execute(db)).rows[0];
+  // Ranked accounts but no claim: each was locked by another claimer, or lost its last claimable
+  // job to one. Wait for the first one's claim to commit (milliseconds) and try it again.
+  if (row?.id === null && row.first_candidate !== null) {
+    row = (await claimStatement(claim, row.first_candidate).execute(db)).rows[0];
+  }
+  if (!row || row.id === null || row.plan === null) return undefined;
+  return {
+    job: toJob(row as JobRow),
+    leaseToken: claim.leaseToken,
+    leaseExpiresAt: claim.leaseExpiresAt,
+    plan: row.plan,
+  };
 }

@@ -4,7 +4,7 @@
 import pg from 'pg';
 import type { JobChangeNotice } from '../types.js';
 import { pgTypes } from './connection.js';
-import { CHANGES_CHANNEL, type ChangePayload } from './dialect.js';
+import { CHANGES_CHANNEL, type ChangePayload } from './notices.js';
 
 const RECONNECT_MIN_MS = 250;
 const RECONNECT_MAX_MS = 10_000;

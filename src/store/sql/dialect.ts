@@ -1,9 +1,9 @@
 // What differs between the two SQL databases behind the stores. Everything else in src/store/sql is
 // written once with Kysely and runs on both: the SQLite file of the embedded default and PostgreSQL
 // for scale-out.
-import type { Insertable, Kysely, SelectQueryBuilder } from 'kysely';
-import type { ClaimedJob, ClaimLimits, JobChangeNotice, RatePolicy } from '../types.js';
-import type { Tables, WebhookEventsTable } from './rows.js';
+import type { Kysely, SelectQueryBuilder } from 'kysely';
+import type { ClaimedJob, ClaimLimits, JobChangeNotice, JobError, JobResult, RatePolicy } from '../types.js';
+import type { JobRow, Tables } from './rows.js';
 
 /** One forward-only schema step; each dialect keeps its own numbered list. */
 export interface Migration {
@@ -53,13 +53,25 @@ export interface SqlDialect {
    */
   notify(conn: Kysely<Tables>, change: JobChangeNotice): Promise<void>;
   /**
-   * Writes a job's outbox event, sends `notice` as `notify` would, and returns the account's enabled
-   * webhook endpoints for the fan-out. PostgreSQL does all three in one statement (a claim or a
-   * completion is mostly round trips); SQLite in two, with nothing to send.
+   * Inside the transaction of a transition made in TypeScript: writes the outbox event for `row`'s
+   * new status with its messages (sql/job-outbox.ts) and sends the change notice for it.
    */
-  insertJobEvent(
-    conn: Kysely<Tables>,
-    event: Insertable<WebhookEventsTable>,
-    notice: JobChangeNotice,
-  ): Promise<{ eventId: number; endpoints: Array<{ id: string; events: string }> }>;
+  appendJobEvent(conn: Kysely<Tables>, row: JobRow, now: number): Promise<void>;
+  /**
+   * Ends a job the caller holds (JobStore.complete and fail): only while (id, token, processing)
+   * still match; the outcome, the lease's end, the secret scrub and the job's event commit together
+   * or not at all. False when the lease was lost.
+   */
+  finishLeased(
+    db: Kysely<Tables>,
+    id: string,
+    token: string,
+    ending: JobEnding,
+    now: number,
+  ): Promise<boolean>;
 }
+
+/** How a worker ends a job it holds. */
+export type JobEnding =
+  | { status: 'succeeded'; result: JobResult; expiresAt: number }
+  | { status: 'failed'; error: JobError };

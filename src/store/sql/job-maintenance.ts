@@ -5,7 +5,6 @@ import { errorCatalogue } from '../../errors/catalogue.js';
 import { scrubSecretOptions } from '../redact.js';
 import type { JobError, JobRecord, JobStatus, SweepOutcome } from '../types.js';
 import type { SqlDialect } from './dialect.js';
-import { appendJobEvent } from './job-outbox.js';
 import { noLease, type Tables, toJob } from './rows.js';
 
 const workerLost: JobError = {
@@ -67,7 +66,7 @@ export async function sweepExpiredLeases(
         .executeTakeFirst();
       if (!row) return false;
       // A requeue writes no event, but idle workers elsewhere should hear of the job.
-      if (giveUp) await appendJobEvent(conn, dialect, row, now);
+      if (giveUp) await dialect.appendJobEvent(conn, row, now);
       else await dialect.notify(conn, { jobId: job.id, kind: 'created' });
       return true;
     });

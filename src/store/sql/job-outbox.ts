@@ -1,15 +1,17 @@
-// The transactional outbox for job events (contract §6): called by every job transition with the
-// transaction's own connection, so the event, its deliveries and (PostgreSQL) the change notice
-// commit or roll back with the change.
+// The transactional outbox for job events (contract §6): every job transition writes its event and
+// the event's messages in its own transaction, so they commit or roll back with the change. This is
+// the form SQLite runs inside its write lock; PostgreSQL writes the same rows from inside the
+// transition's statement (postgres/outbox.ts). Either way the set of receivers is fixed by what was
+// registered when the change happened (an endpoint added later does not get old events), and there
+// is no second stage that could lag or crash between outbox and delivery queue.
 import type { Kysely } from 'kysely';
 import { ulid } from 'ulid';
 import { eventBody, eventTypeFor, subscribes } from '../../webhooks/payload.js';
 import type { JobChangeNotice, JobStatus } from '../types.js';
-import type { SqlDialect } from './dialect.js';
-import { type JobRow, type Tables, toJob } from './rows.js';
+import { type JobRow, type Tables, toJob, type WebhookEventsTable } from './rows.js';
 
 /** The change notice other processes get for each new status. */
-const noticeKinds: Record<JobStatus, JobChangeNotice['kind']> = {
+export const noticeKinds: Record<JobStatus, JobChangeNotice['kind']> = {
   queued: 'created',
   processing: 'updated',
   succeeded: 'terminal',
@@ -18,32 +20,33 @@ const noticeKinds: Record<JobStatus, JobChangeNotice['kind']> = {
 };
 
 /**
- * Writes the event for `row`'s new status and fans it out to the account's enabled, subscribed
- * endpoints right here rather than in a later dispatcher pass: the set of receivers is then fixed by
- * what was registered when the change happened (an endpoint added later does not get old events),
- * there is no second stage that could lag or crash between outbox and queue, and the cost is one
- * index probe on webhook_endpoints_account (an account has a handful of endpoints at most).
+ * Writes the event for `row`'s new status, with one message per enabled endpoint of the account
+ * that subscribes to it; nothing when there is none, since an event nobody receives would only be
+ * stored. The lookup is one probe of webhook_endpoints_account (an account has a handful of
+ * endpoints at most).
  */
-export async function appendJobEvent(
-  conn: Kysely<Tables>,
-  dialect: SqlDialect,
-  row: JobRow,
-  now: number,
-): Promise<void> {
+export async function writeJobEvent(conn: Kysely<Tables>, row: JobRow, now: number): Promise<void> {
   const type = eventTypeFor(row.status);
-  const { eventId, endpoints } = await dialect.insertJobEvent(
-    conn,
-    {
+  const endpoints = await conn
+    .selectFrom('webhook_endpoints')
+    .select(['id', 'events'])
+    .where('account_id', '=', row.account_id)
+    .where('status', '=', 'enabled')
+    .execute();
+  const targets = endpoints.filter((e) => subscribes(JSON.parse(e.events) as string[], type));
+  if (targets.length === 0) return;
+  const { id: eventId } = await conn
+    .insertInto('webhook_events')
+    .values({
       account_id: row.account_id,
       job_id: row.id,
       type,
       body: eventBody(type, toJob(row), now),
+      job_state: null,
       created_at: now,
-    },
-    { jobId: row.id, kind: noticeKinds[row.status] },
-  );
-  const targets = endpoints.filter((e) => subscribes(JSON.parse(e.events) as string[], type));
-  if (targets.length === 0) return;
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
   await conn
     .insertInto('webhook_messages')
     .values(
@@ -63,4 +66,18 @@ export async function appendJobEvent(
       })),
     )
     .execute();
+}
+
+/**
+ * The bytes an event is signed and sent as: its body, or, for an event written with the job's state
+ * (PostgreSQL's one-statement transitions), that state rendered exactly as `writeJobEvent` would
+ * have rendered the row. Rendering is deterministic; the first delivery stores the result, so every
+ * retry sends the same bytes even across a release.
+ */
+export function eventBodyOf(
+  event: Pick<WebhookEventsTable, 'type' | 'body' | 'job_state' | 'created_at'>,
+): Buffer {
+  if (event.body) return event.body;
+  if (event.job_state === null) throw new Error('a job event has neither body nor job state');
+  return eventBody(event.type, toJob(JSON.parse(event.job_state) as JobRow), event.created_at);
 }

@@ -1,7 +1,7 @@
 // The job store on SQLite and PostgreSQL: account-scoped reads, the claim/lease protocol workers
 // follow, and the terminal transitions. Every worker write is conditional on (id, lease token, processing), so a
 // worker that lost its lease (expired, swept, canceled) can never overwrite what happened since.
-import type { Kysely, Updateable } from 'kysely';
+import type { Kysely } from 'kysely';
 import { QuireError } from '../../errors/quire-error.js';
 import { scrubSecretOptions } from '../redact.js';
 import type {
@@ -27,8 +27,7 @@ import {
   markResultDeleted,
   sweepExpiredLeases,
 } from './job-maintenance.js';
-import { appendJobEvent } from './job-outbox.js';
-import { fromNewJob, type JobRow, type JobsTable, noLease, type Tables, toJob } from './rows.js';
+import { fromNewJob, type JobRow, noLease, type Tables, toJob } from './rows.js';
 
 /** Progress a worker may report; 100 belongs to `complete` alone (contract §2). */
 const MAX_WORKER_PROGRESS = 99;
@@ -46,7 +45,7 @@ export class SqlJobStore implements JobStore {
         .values(fromNewJob(job))
         .returningAll()
         .executeTakeFirstOrThrow();
-      await appendJobEvent(conn, this.dialect, row, job.createdAt);
+      await this.dialect.appendJobEvent(conn, row, job.createdAt);
       return toJob(row);
     });
   }
@@ -162,53 +161,11 @@ export class SqlJobStore implements JobStore {
   }
 
   async complete(id: string, token: string, result: JobResult, expiresAt: number, now = Date.now()) {
-    return this.finishLeased(
-      id,
-      token,
-      {
-        status: 'succeeded',
-        progress: 100,
-        result: JSON.stringify(result),
-        expires_at: expiresAt,
-        completed_at: now,
-      },
-      now,
-    );
+    return this.dialect.finishLeased(this.db, id, token, { status: 'succeeded', result, expiresAt }, now);
   }
 
   async fail(id: string, token: string, error: JobError, now = Date.now()): Promise<boolean> {
-    return this.finishLeased(
-      id,
-      token,
-      { status: 'failed', error: JSON.stringify(error), completed_at: now },
-      now,
-    );
-  }
-
-  /**
-   * Ends a job the caller holds; the lease check, the secret scrub and the job's event commit
-   * together or not at all.
-   */
-  private finishLeased(
-    id: string,
-    token: string,
-    changes: Updateable<JobsTable>,
-    now: number,
-  ): Promise<boolean> {
-    return this.dialect.transaction(this.db, async (conn) => {
-      const ended = await conn
-        .updateTable('jobs')
-        .set({ ...changes, ...noLease })
-        .where('id', '=', id)
-        .where('lease_token', '=', token)
-        .where('status', '=', 'processing')
-        .returningAll()
-        .executeTakeFirst();
-      if (!ended) return false;
-      await scrubStoredSecrets(conn, id, ended);
-      await appendJobEvent(conn, this.dialect, ended, now);
-      return true;
-    });
+    return this.dialect.finishLeased(this.db, id, token, { status: 'failed', error }, now);
   }
 
   async cancel(accountId: string, id: string, now = Date.now()): Promise<CancelOutcome> {
@@ -217,7 +174,7 @@ export class SqlJobStore implements JobStore {
       if (!row) return { outcome: 'not_found' };
       if (terminalStatuses.includes(row.status)) return { outcome: 'terminal', job: toJob(row) };
       const canceled = await cancelRow(conn, row, now);
-      await appendJobEvent(conn, this.dialect, canceled, now);
+      await this.dialect.appendJobEvent(conn, canceled, now);
       return { outcome: 'canceled', job: toJob(canceled), wasProcessing: row.status === 'processing' };
     });
   }
@@ -229,7 +186,7 @@ export class SqlJobStore implements JobStore {
       let ended = row;
       if (!terminalStatuses.includes(row.status)) {
         ended = await cancelRow(conn, row, now);
-        await appendJobEvent(conn, this.dialect, ended, now);
+        await this.dialect.appendJobEvent(conn, ended, now);
       }
       await conn.updateTable('jobs').set({ deleted_at: now }).where('id', '=', id).execute();
       return toJob(ended);
@@ -279,20 +236,4 @@ function cancelRow(conn: Kysely<Tables>, row: JobRow, now: number): Promise<JobR
     .where('id', '=', row.id)
     .returningAll()
     .executeTakeFirstOrThrow();
-}
-
-/** Rewrites the stored options with secrets redacted, when the job declared any. */
-async function scrubStoredSecrets(
-  conn: Kysely<Tables>,
-  id: string,
-  stored: { options: string; secret_options: string },
-): Promise<void> {
-  const secretOptions = JSON.parse(stored.secret_options) as string[];
-  if (secretOptions.length === 0) return;
-  const options = scrubSecretOptions(JSON.parse(stored.options), secretOptions);
-  await conn
-    .updateTable('jobs')
-    .set({ options: JSON.stringify(options) })
-    .where('id', '=', id)
-    .execute();
 }

@@ -107,7 +107,10 @@ export interface WebhookEventsTable {
   account_id: string;
   job_id: string;
   type: JobEventType;
-  body: Buffer;
+  /** The signed bytes; null until first sent when the event was written with `job_state`. */
+  body: Buffer | null;
+  /** The job row as JSON (secrets redacted, no lease) when the body is yet to be rendered. */
+  job_state: string | null;
   created_at: number;
 }
 

@@ -12,6 +12,7 @@ import type {
   WebhookMessageStatus,
 } from '../types.js';
 import type { SqlDialect } from './dialect.js';
+import { eventBodyOf } from './job-outbox.js';
 import type { Tables, WebhookAttemptsTable } from './rows.js';
 
 /** The message columns every read joins from its event: the job and the event type. */
@@ -89,7 +90,10 @@ export async function claimDelivery(
       .innerJoin('webhook_endpoints as w', 'w.id', 'm.endpoint_id')
       .select([
         ...messageColumns,
+        'e.id as event_id',
         'e.body',
+        'e.job_state',
+        'e.created_at as event_created_at',
         'w.url',
         'w.secret',
         'w.previous_secret',
@@ -97,6 +101,7 @@ export async function claimDelivery(
       ])
       .where('m.id', '=', due.id)
       .executeTakeFirstOrThrow();
+    const body = row.body ?? (await storeRenderedBody(conn, row.event_id, row));
     return {
       message: toMessage(row),
       leaseToken,
@@ -104,9 +109,28 @@ export async function claimDelivery(
       secretEncrypted: row.secret,
       previousSecretEncrypted: row.previous_secret,
       previousSecretExpiresAt: row.previous_secret_expires_at,
-      body: row.body,
+      body,
     };
   });
+}
+
+/**
+ * Renders an event written with the job's state and stores the body in its place. Another endpoint's
+ * dispatcher may be doing the same: the first stored body wins and is what both send.
+ */
+async function storeRenderedBody(
+  conn: Kysely<Tables>,
+  eventId: number,
+  event: { type: JobEventType; job_state: string | null; event_created_at: number },
+): Promise<Buffer> {
+  const rendered = eventBodyOf({ ...event, body: null, created_at: event.event_created_at });
+  const stored = await conn
+    .updateTable('webhook_events')
+    .set((eb) => ({ body: eb.fn.coalesce('body', sql.val(rendered)), job_state: null }))
+    .where('id', '=', eventId)
+    .returning('body')
+    .executeTakeFirstOrThrow();
+  return stored.body ?? rendered;
 }
 
 export function recordAttempt(
@@ -208,7 +232,7 @@ export async function listJobEvents(db: Kysely<Tables>, jobId: string): Promise<
     type: r.type,
     jobId: r.job_id,
     accountId: r.account_id,
-    body: r.body,
+    body: eventBodyOf(r),
     createdAt: r.created_at,
   }));
 }

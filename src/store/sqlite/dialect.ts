@@ -2,16 +2,17 @@
 // and GCRA with SQLite's two-argument max(). No change channel: other processes poll.
 import { sql } from 'kysely';
 import type { SqlDialect } from '../sql/dialect.js';
+import { writeJobEvent } from '../sql/job-outbox.js';
 import { withWriteLock } from './connection.js';
 import { claimNextFairly } from './job-claim.js';
+import { finishLeased } from './job-finish.js';
 
 export const sqliteDialect: SqlDialect = {
   name: 'sqlite',
   transaction: withWriteLock,
   // BEGIN IMMEDIATE already holds the only write lock: no row another writer could be changing.
   lockRows: (query) => query,
-  claimNext: (db, workerId, leaseMs, now, limits) =>
-    claimNextFairly(db, workerId, leaseMs, now, limits, sqliteDialect),
+  claimNext: claimNextFairly,
   async consumeRate(db, bucket, policy, now) {
     const interval = policy.windowMs / policy.quota;
     // SET expressions all read the old row, so `allowed` and `tat` are decided on the same state.
@@ -28,18 +29,7 @@ export const sqliteDialect: SqlDialect = {
     return { tat: row.tat, allowed: row.allowed === 1 };
   },
   notify: async () => undefined,
-  async insertJobEvent(conn, event) {
-    const { id } = await conn
-      .insertInto('webhook_events')
-      .values(event)
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    const endpoints = await conn
-      .selectFrom('webhook_endpoints')
-      .select(['id', 'events'])
-      .where('account_id', '=', event.account_id)
-      .where('status', '=', 'enabled')
-      .execute();
-    return { eventId: id, endpoints };
-  },
+  // Other processes on the file poll: the event is all there is to write.
+  appendJobEvent: writeJobEvent,
+  finishLeased,
 };

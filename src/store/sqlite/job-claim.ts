@@ -1,10 +1,11 @@
 // Fair claiming for the SQLite job store (contract §5): an account never runs more jobs than its
 // plan allows, and accounts with queued work take turns, so one account's backlog cannot starve
 // another's single job.
+import { randomUUID } from 'node:crypto';
 import { type Kysely, sql } from 'kysely';
-import type { SqlDialect } from '../sql/dialect.js';
-import { markClaimed, toolFilter, waitingAccounts } from '../sql/job-claim.js';
-import type { Tables } from '../sql/rows.js';
+import { toolFilter, waitingAccounts } from '../sql/job-claim.js';
+import { writeJobEvent } from '../sql/job-outbox.js';
+import { type Tables, toJob } from '../sql/rows.js';
 import type { ClaimedJob, ClaimLimits } from '../types.js';
 import { withWriteLock } from './connection.js';
 
@@ -58,7 +59,6 @@ export async function claimNextFairly(
   leaseMs: number,
   now: number,
   limits: ClaimLimits | undefined,
-  dialect: SqlDialect,
 ): Promise<ClaimedJob | undefined> {
   if (limits?.tools?.length === 0) return undefined;
   // Idle workers poll often: when nothing is claimable (empty queue, or every waiting account at
@@ -68,13 +68,37 @@ export async function claimNextFairly(
     // Chosen again under the lock: another process may have claimed since the read above.
     const pick = (await pickNext(conn, limits)).rows[0];
     if (!pick) return undefined;
-    return markClaimed(
-      conn,
-      { jobId: pick.job_id, accountId: pick.account_id, plan: pick.plan },
-      workerId,
-      leaseMs,
-      now,
-      dialect,
-    );
+    return markClaimed(conn, pick, workerId, leaseMs, now);
   });
+}
+
+/**
+ * The write half, under the same lock: the job becomes processing under a fresh lease, the account's
+ * turn is recorded, and the job.processing event is written.
+ */
+async function markClaimed(
+  conn: Kysely<Tables>,
+  pick: Pick,
+  workerId: string,
+  leaseMs: number,
+  now: number,
+): Promise<ClaimedJob> {
+  const leaseToken = randomUUID();
+  const leaseExpiresAt = now + leaseMs;
+  const row = await conn
+    .updateTable('jobs')
+    .set((eb) => ({
+      status: 'processing',
+      lease_token: leaseToken,
+      lease_expires_at: leaseExpiresAt,
+      worker_id: workerId,
+      attempts: eb('attempts', '+', 1),
+      started_at: eb.fn.coalesce('started_at', sql.val(now)),
+    }))
+    .where('id', '=', pick.job_id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  await conn.updateTable('accounts').set({ last_claim_at: now }).where('id', '=', pick.account_id).execute();
+  await writeJobEvent(conn, row, now);
+  return { job: toJob(row), leaseToken, leaseExpiresAt, plan: pick.plan };
 }

@@ -183,6 +183,15 @@ export const migrations: readonly Migration[] = [
       'CREATE INDEX webhook_attempts_message ON webhook_attempts (message_id, id)',
     ],
   },
+  {
+    id: 4,
+    name: 'job events may carry the job state instead of a body',
+    statements: [
+      // The event shape PostgreSQL writes from inside one statement (its migration 1); SQLite always
+      // renders the body at once, so here the column stays empty.
+      'ALTER TABLE webhook_events ADD COLUMN job_state TEXT',
+    ],
+  },
 ];
 
 /**

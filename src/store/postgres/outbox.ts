@@ -1,0 +1,107 @@
+// The job-event outbox on PostgreSQL (contract §6) as the tail of a transition's own statement: its
+// event, the event's messages and the change notice are CTEs after the change, so they commit with
+// it, and a claim or a completion stays one round trip (SQLite's outbox: sql/job-outbox.ts).
+import { type Expression, type Kysely, type RawBuilder, sql } from 'kysely';
+import { eventBody, eventTypeFor } from '../../webhooks/payload.js';
+import { REDACTED } from '../redact.js';
+import { noticeKinds } from '../sql/job-outbox.js';
+import { type JobRow, type Tables, toJob } from '../sql/rows.js';
+import type { JobChangeNotice, JobEventType } from '../types.js';
+import { notifySql } from './notices.js';
+
+export interface OutboxTail {
+  /** The CTE of changed job rows (every column of jobs; `id` and `account_id` when `body` is given). */
+  source: string;
+  type: JobEventType;
+  now: number;
+  origin: string;
+  notice: JobChangeNotice['kind'];
+  /**
+   * The event's body, when the caller has the job to render it; otherwise the event stores the source
+   * row's state and the body is rendered from it when first sent (sql/job-outbox.ts `eventBodyOf`).
+   */
+  body?: Buffer;
+}
+
+/**
+ * The CTEs `targets`, `event`, `messages` and `notice`, to follow a statement's own CTEs after a
+ * comma. The event is written only when an enabled endpoint of the account subscribes to its type: an
+ * event nobody receives would only be stored. The statement must read `notice` (see `noticesRead`):
+ * PostgreSQL skips a plain SELECT in WITH that nothing references.
+ */
+export function outboxTail(tail: OutboxTail): RawBuilder<unknown> {
+  const source = sql.table(tail.source);
+  const now = sql`${tail.now}::bigint`;
+  const content = tail.body
+    ? sql`${tail.body}::bytea, NULL::text`
+    : sql`NULL::bytea, ${jobState(sql.ref('s'))}`;
+  return sql`
+    targets AS (
+      SELECT s.id AS job_id, w.id AS endpoint_id
+      FROM ${source} s JOIN webhook_endpoints w ON w.account_id = s.account_id AND w.status = 'enabled'
+      WHERE w.events::jsonb ?| ARRAY['*', ${tail.type}::text]
+    ),
+    event AS (
+      INSERT INTO webhook_events (account_id, job_id, type, body, job_state, created_at)
+      SELECT s.account_id, s.id, ${tail.type}, ${content}, ${now}
+      FROM ${source} s WHERE EXISTS (SELECT 1 FROM targets t WHERE t.job_id = s.id)
+      RETURNING id, job_id, account_id
+    ),
+    messages AS (
+      -- The schedule's first delay is 0 (config enforces it): due at once.
+      INSERT INTO webhook_messages (id, event_id, endpoint_id, account_id, status, attempts, next_attempt_at, created_at)
+      SELECT 'msg_' || quire_ulid(${now}), e.id, t.endpoint_id, e.account_id, 'pending', 0, ${now}, ${now}
+      FROM event e JOIN targets t ON t.job_id = e.job_id
+    ),
+    notice AS (
+      SELECT ${notifySql(tail.origin, sql.ref('s.id'), tail.notice)} FROM ${source} s
+    )`;
+}
+
+/** The select-list item that makes the statement run `outboxTail`'s notice. */
+export const noticesRead = sql`(SELECT count(*) FROM notice) AS notices`;
+
+/**
+ * A job row's options with every option named in its secret_options replaced by the redaction
+ * marker, key order kept (json, not jsonb): `scrubSecretOptions` (store/redact.ts) in SQL, for
+ * statements that end a job or snapshot it without the row passing through TypeScript.
+ */
+export function scrubbedOptions(options: Expression<string>, secretOptions: Expression<string>) {
+  return sql<string>`CASE WHEN ${secretOptions} = '[]' THEN ${options} ELSE (
+    SELECT coalesce(json_object_agg(o.key, CASE
+             WHEN o.key IN (SELECT json_array_elements_text(${secretOptions}::json)) THEN to_json(${REDACTED}::text)
+             ELSE o.value END ORDER BY o.n), '{}')::text
+    FROM json_each(${options}::json) WITH ORDINALITY AS o(key, value, n)) END`;
+}
+
+/** The row `s` as the event's job state: secrets redacted and no lease (a capability to the job). */
+function jobState(s: Expression<unknown>) {
+  const column = (name: string) => sql.ref<string>(`s.${name}`);
+  return sql`(to_jsonb(${s}) || jsonb_build_object(
+    'options', ${scrubbedOptions(column('options'), column('secret_options'))},
+    'lease_token', NULL, 'lease_expires_at', NULL, 'worker_id', NULL))::text`;
+}
+
+/**
+ * A transition made in TypeScript (create, cancel, delete, worker_lost): the event body is rendered
+ * here from the row, and the rest is one statement.
+ */
+export async function appendJobEvent(
+  conn: Kysely<Tables>,
+  origin: string,
+  row: JobRow,
+  now: number,
+): Promise<void> {
+  const type = eventTypeFor(row.status);
+  await sql`
+    WITH changed AS (SELECT ${row.id}::text AS id, ${row.account_id}::text AS account_id),
+    ${outboxTail({
+      source: 'changed',
+      type,
+      now,
+      origin,
+      notice: noticeKinds[row.status],
+      body: eventBody(type, toJob(row), now),
+    })}
+    SELECT ${noticesRead}`.execute(conn);
+}

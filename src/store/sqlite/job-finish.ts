@@ -1,0 +1,44 @@
+// How a worker ends a job on SQLite: under the write lock, the conditional update, the secret scrub
+// and the job's event, committed together (PostgreSQL does it in one statement: postgres/job-finish.ts).
+import type { Kysely } from 'kysely';
+import { scrubSecretOptions } from '../redact.js';
+import type { JobEnding } from '../sql/dialect.js';
+import { writeJobEvent } from '../sql/job-outbox.js';
+import { noLease, type Tables } from '../sql/rows.js';
+import { withWriteLock } from './connection.js';
+
+export function finishLeased(
+  db: Kysely<Tables>,
+  id: string,
+  token: string,
+  ending: JobEnding,
+  now: number,
+): Promise<boolean> {
+  const outcome =
+    ending.status === 'succeeded'
+      ? {
+          status: 'succeeded' as const,
+          progress: 100,
+          result: JSON.stringify(ending.result),
+          expires_at: ending.expiresAt,
+        }
+      : { status: 'failed' as const, error: JSON.stringify(ending.error) };
+  return withWriteLock(db, async (conn) => {
+    const ended = await conn
+      .updateTable('jobs')
+      .set({ ...outcome, completed_at: now, ...noLease })
+      .where('id', '=', id)
+      .where('lease_token', '=', token)
+      .where('status', '=', 'processing')
+      .returningAll()
+      .executeTakeFirst();
+    if (!ended) return false;
+    const secretOptions = JSON.parse(ended.secret_options) as string[];
+    if (secretOptions.length > 0) {
+      ended.options = JSON.stringify(scrubSecretOptions(JSON.parse(ended.options), secretOptions));
+      await conn.updateTable('jobs').set({ options: ended.options }).where('id', '=', id).execute();
+    }
+    await writeJobEvent(conn, ended, now);
+    return true;
+  });
+}
