@@ -573,7 +573,7 @@ export async function queueScaling(): Promise<BenchResult> {
         `jobs (${path.basename(INPUT)}) from ${E2E_SUBMITTERS} concurrent submitters, until all succeeded; ` +
         `CPU = api + workers with their engines + PostgreSQL`,
       ...indent(table(e2eRows)),
-      `  engine-bound: the rotate tool's two qpdf runs directly, sequentially: p50 ${fmt(median(engine.toolMs))} ms ` +
+      `  bare engine: the rotate tool's two qpdf runs directly, sequentially: p50 ${fmt(median(engine.toolMs))} ms ` +
         `(p10 ${fmt(percentile(engine.toolMs, 10))} ms; ${fmt(median(engine.wrappedMs))} ms under setpriv+prlimit) → ` +
         `${fmt(1000 / median(engine.toolMs), 1)} jobs/s per core × ${engine.cores} cores = ${fmt(engine.jobsPerSecond, 1)} jobs/s; ` +
         `CPU ${fmt(engine.cpuMsPerJob, 1)} ms per job`,

@@ -6,6 +6,7 @@ import { engineRatio } from './engine-ratio.js';
 import { heavyMemory } from './heavy-memory.js';
 import { jobOverhead } from './job-overhead.js';
 import { queueScaling } from './queue-scaling.js';
+import { rateLimit } from './rate-limit.js';
 import { table } from './support/stats.js';
 import type { BenchResult } from './types.js';
 import { uploadMemory } from './upload-memory.js';
@@ -16,6 +17,7 @@ const BENCHMARKS: Record<string, () => Promise<BenchResult>> = {
   'engine-ratio': engineRatio,
   'heavy-memory': heavyMemory,
   'queue-scaling': queueScaling,
+  'rate-limit': rateLimit,
 };
 
 /** No benchmark should come close; past this the run is stuck and is abandoned. */

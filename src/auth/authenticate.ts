@@ -39,7 +39,8 @@ export async function authenticate(
   const parsed = parseApiKey(key);
   if (!parsed) throw new QuireError('unauthenticated', 'The API key is malformed.', { headers: CHALLENGE });
 
-  const record = await accounts.findKey(parsed.keyId);
+  const found = await accounts.findKey(parsed.keyId);
+  const record = found?.key;
   const secretOk = verifyKeySecret(pepper, parsed.secret, record?.secretHash);
   const usable =
     record !== undefined &&
@@ -52,12 +53,11 @@ export async function authenticate(
       headers: CHALLENGE,
     });
   }
-  const account = await accounts.getAccount(record.accountId);
   return {
     accountId: record.accountId,
     keyId: record.keyId,
     scopes: new Set(record.scopes),
-    plan: account?.plan ?? '',
+    plan: found?.plan ?? '',
   };
 }
 

@@ -214,8 +214,11 @@ export interface AccountStore {
   /** Changes name and/or plan; undefined when the account does not exist. */
   updateAccount(id: string, changes: { name?: string; plan?: string }): Promise<Account | undefined>;
   createKey(key: ApiKeyRecord): Promise<ApiKeyRecord>;
-  /** By the public 8-character key id embedded in the key string. */
-  findKey(keyId: string): Promise<ApiKeyRecord | undefined>;
+  /**
+   * By the public 8-character key id embedded in the key string, with its account's plan: one read,
+   * since every keyed request needs both.
+   */
+  findKey(keyId: string): Promise<{ key: ApiKeyRecord; plan: string } | undefined>;
   listKeys(accountId?: string): Promise<ApiKeyRecord[]>;
   /** By public key id; true when the key exists (revoking twice keeps the first time), false if unknown. */
   revokeKey(keyId: string, now?: number): Promise<boolean>;

@@ -41,10 +41,12 @@ export function describeAccountConformance(open: OpenDatabase): void {
       expect(await db().accounts.updateAccount('acct_missing', { plan: 'pro' })).toBeUndefined();
     });
 
-    test('keys are found by their public key id, scopes and expiry intact', async () => {
+    test('keys are found by their public key id, scopes and expiry intact, with the account’s plan', async () => {
       const stored = key({ expiresAt: T0 + 1000, mode: 'test', scopes: ['admin'] });
       await db().accounts.createKey(stored);
-      expect(await db().accounts.findKey('AbCd1234')).toEqual(stored);
+      expect(await db().accounts.findKey('AbCd1234')).toEqual({ key: stored, plan: 'pro' });
+      await db().accounts.updateAccount(ALICE, { plan: 'business' });
+      expect((await db().accounts.findKey('AbCd1234'))?.plan).toBe('business');
       // Key ids are case-sensitive base62: a different case is a different key.
       expect(await db().accounts.findKey('abcd1234')).toBeUndefined();
     });
@@ -70,7 +72,7 @@ export function describeAccountConformance(open: OpenDatabase): void {
       await db().accounts.createKey(key());
       expect(await db().accounts.revokeKey('AbCd1234', T0 + 10)).toBe(true);
       expect(await db().accounts.revokeKey('AbCd1234', T0 + 20)).toBe(true);
-      expect(await db().accounts.findKey('AbCd1234')).toMatchObject({ revokedAt: T0 + 10 });
+      expect((await db().accounts.findKey('AbCd1234'))?.key).toMatchObject({ revokedAt: T0 + 10 });
       expect(await db().accounts.revokeKey('zzzzzzzz')).toBe(false);
     });
   });

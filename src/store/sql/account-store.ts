@@ -47,13 +47,15 @@ export class SqlAccountStore implements AccountStore {
     return key;
   }
 
-  async findKey(keyId: string): Promise<ApiKeyRecord | undefined> {
+  async findKey(keyId: string): Promise<{ key: ApiKeyRecord; plan: string } | undefined> {
     const row = await this.db
-      .selectFrom('api_keys')
-      .selectAll()
-      .where('key_id', '=', keyId)
+      .selectFrom('api_keys as k')
+      .innerJoin('accounts as a', 'a.id', 'k.account_id')
+      .selectAll('k')
+      .select('a.plan')
+      .where('k.key_id', '=', keyId)
       .executeTakeFirst();
-    return row && toApiKey(row);
+    return row && { key: toApiKey(row), plan: row.plan };
   }
 
   async listKeys(accountId?: string): Promise<ApiKeyRecord[]> {
