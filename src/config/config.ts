@@ -185,6 +185,12 @@ export const settings = {
     4,
     'Webhook deliveries in flight per worker process (apart from job slots).',
   ),
+  QUIRE_WEBHOOK_MAX_ENDPOINTS: int(
+    1,
+    1_000,
+    20,
+    'Webhook endpoints one account may register; every job event fans out to each subscribed one.',
+  ),
   QUIRE_WEBHOOK_POLL_MS: int(
     10,
     60_000,
@@ -257,6 +263,7 @@ export interface Config {
     rotationGraceMs: number;
     disableAfterMs: number;
     retentionMs: number;
+    maxEndpoints: number;
     allowPrivate: boolean;
   };
   /** The heavy engines' own limits and pools (OCR, LibreOffice, Chromium). */
@@ -370,6 +377,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       rotationGraceMs: s.QUIRE_WEBHOOK_ROTATION_GRACE_MS,
       disableAfterMs: s.QUIRE_WEBHOOK_DISABLE_AFTER_MS,
       retentionMs: s.QUIRE_WEBHOOK_RETENTION_MS,
+      maxEndpoints: s.QUIRE_WEBHOOK_MAX_ENDPOINTS,
       allowPrivate: s.QUIRE_WEBHOOKS_ALLOW_PRIVATE,
     },
     heavyEngines: {

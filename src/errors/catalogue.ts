@@ -45,6 +45,11 @@ export const errorCatalogue = {
     title: 'The webhook URL is not an allowed http(s) target',
     retryable: false,
   },
+  webhook_endpoint_limit_exceeded: {
+    status: 409,
+    title: 'The account has as many webhook endpoints as allowed',
+    retryable: false,
+  },
   webhook_endpoint_disabled: {
     status: 409,
     title: 'The webhook endpoint is disabled',

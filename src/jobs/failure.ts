@@ -50,6 +50,7 @@ export function failureKind(code: ErrorCode): FailureKind {
     case 'job_state_conflict':
     case 'webhook_url_not_allowed':
     case 'webhook_endpoint_disabled':
+    case 'webhook_endpoint_limit_exceeded':
     case 'idempotency_key_in_use':
     case 'idempotency_key_reused':
     case 'result_expired':

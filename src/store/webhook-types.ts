@@ -92,7 +92,12 @@ export interface AttemptRecord {
 }
 
 export interface WebhookStore {
-  createEndpoint(endpoint: WebhookEndpoint): Promise<WebhookEndpoint>;
+  /**
+   * Stores a new endpoint, unless its account already has `maxPerAccount` (checked under a lock on
+   * the account, so concurrent registrations cannot pass it together): then throws
+   * `webhook_endpoint_limit_exceeded`.
+   */
+  createEndpoint(endpoint: WebhookEndpoint, maxPerAccount?: number): Promise<WebhookEndpoint>;
   /** Account-scoped: another account's endpoint is undefined (→ 404). */
   getEndpoint(accountId: string, id: string): Promise<WebhookEndpoint | undefined>;
   listEndpoints(accountId: string): Promise<WebhookEndpoint[]>;

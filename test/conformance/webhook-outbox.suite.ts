@@ -41,6 +41,27 @@ const types = async (db: Database, jobId: string) =>
 export function describeWebhookOutboxConformance(open: OpenDatabase): void {
   const db = useDatabase(open);
 
+  describe('endpoints', () => {
+    test('an account past its endpoint cap is refused, disabled ones counted, others unaffected', async () => {
+      const first = await db().webhooks.createEndpoint(endpoint(), 2);
+      await db().webhooks.updateEndpoint(ALICE, first.id, { status: 'disabled' }, T0);
+      await db().webhooks.createEndpoint(endpoint(), 2);
+      await expect(db().webhooks.createEndpoint(endpoint(), 2)).rejects.toMatchObject({
+        code: 'webhook_endpoint_limit_exceeded',
+      });
+      await db().webhooks.createEndpoint(endpoint({ accountId: BOB }), 2);
+      expect(await db().webhooks.listEndpoints(ALICE)).toHaveLength(2);
+    });
+
+    test('registrations at the same moment never pass the cap together', async () => {
+      const outcomes = await Promise.allSettled(
+        Array.from({ length: 10 }, () => db().webhooks.createEndpoint(endpoint(), 3)),
+      );
+      expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(3);
+      expect(await db().webhooks.listEndpoints(ALICE)).toHaveLength(3);
+    });
+  });
+
   describe('job event outbox', () => {
     /** An endpoint of ALICE's that receives every event, so that each transition writes one. */
     const subscribeAll = () => db().webhooks.createEndpoint(endpoint());

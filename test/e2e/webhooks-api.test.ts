@@ -168,3 +168,28 @@ describe('with QUIRE_WEBHOOKS_ALLOW_PRIVATE=true', () => {
     }
   });
 });
+
+describe('with QUIRE_WEBHOOK_MAX_ENDPOINTS=2', () => {
+  test('a third endpoint is refused with 409 webhook_endpoint_limit_exceeded until one is deleted', async () => {
+    const server = await startTestServer({ QUIRE_WEBHOOK_MAX_ENDPOINTS: '2' }, { workers: false });
+    try {
+      const client = new Client(server.url, (await server.newAccount()).key);
+      const other = new Client(server.url, (await server.newAccount()).key);
+      const create = (c: Client) => post(c, '/api/v1/webhooks', { url: PUBLIC_URL, events: ['*'] });
+      const first = (await (await create(client)).json()) as { id: string };
+      expect((await create(client)).status).toBe(201);
+      const refused = await create(client);
+      expect(refused.status).toBe(409);
+      expect(refused.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      expect(await refused.json()).toMatchObject({
+        code: 'webhook_endpoint_limit_exceeded',
+        max_endpoints: 2,
+      });
+      expect((await create(other)).status).toBe(201);
+      expect((await client.fetch(`/api/v1/webhooks/${first.id}`, { method: 'DELETE' })).status).toBe(204);
+      expect((await create(client)).status).toBe(201);
+    } finally {
+      await server.close();
+    }
+  });
+});

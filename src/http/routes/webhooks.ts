@@ -48,21 +48,24 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: AppDeps): void
       const id = `whe_${ulid()}`;
       const secret = newWebhookSecret();
       const now = Date.now();
-      const endpoint = await webhooks.createEndpoint({
-        id,
-        accountId,
-        url: request.body.url,
-        description: request.body.description,
-        events: request.body.events,
-        secretEncrypted: encryptSecret(deps.keys.webhookSecretKey, id, secret),
-        previousSecretEncrypted: null,
-        previousSecretExpiresAt: null,
-        status: 'enabled',
-        disabledReason: null,
-        failingSince: null,
-        createdAt: now,
-        updatedAt: now,
-      });
+      const endpoint = await webhooks.createEndpoint(
+        {
+          id,
+          accountId,
+          url: request.body.url,
+          description: request.body.description,
+          events: request.body.events,
+          secretEncrypted: encryptSecret(deps.keys.webhookSecretKey, id, secret),
+          previousSecretEncrypted: null,
+          previousSecretExpiresAt: null,
+          status: 'enabled',
+          disabledReason: null,
+          failingSince: null,
+          createdAt: now,
+          updatedAt: now,
+        },
+        deps.config.webhooks.maxEndpoints,
+      );
       return reply
         .code(201)
         .header('Location', `/api/v1/webhooks/${id}`)

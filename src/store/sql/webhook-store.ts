@@ -30,9 +30,30 @@ export class SqlWebhookStore implements WebhookStore {
     private readonly dialect: SqlDialect,
   ) {}
 
-  async createEndpoint(endpoint: WebhookEndpoint): Promise<WebhookEndpoint> {
-    await this.db.insertInto('webhook_endpoints').values(fromEndpoint(endpoint)).execute();
-    return endpoint;
+  async createEndpoint(endpoint: WebhookEndpoint, maxPerAccount?: number): Promise<WebhookEndpoint> {
+    return this.dialect.transaction(this.db, async (conn) => {
+      if (maxPerAccount !== undefined) {
+        // Two registrations at once each count under the account's lock, never both below the cap.
+        const account = this.dialect.lockRows(
+          conn.selectFrom('accounts').select('id').where('id', '=', endpoint.accountId),
+        );
+        await account.execute();
+        const { n } = await conn
+          .selectFrom('webhook_endpoints')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('account_id', '=', endpoint.accountId)
+          .executeTakeFirstOrThrow();
+        if (Number(n) >= maxPerAccount) {
+          throw new QuireError(
+            'webhook_endpoint_limit_exceeded',
+            `An account may have ${maxPerAccount} webhook endpoints; delete one to add another.`,
+            { extras: { max_endpoints: maxPerAccount } },
+          );
+        }
+      }
+      await conn.insertInto('webhook_endpoints').values(fromEndpoint(endpoint)).execute();
+      return endpoint;
+    });
   }
 
   async getEndpoint(accountId: string, id: string): Promise<WebhookEndpoint | undefined> {
