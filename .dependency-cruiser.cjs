@@ -1,0 +1,84 @@
+// The layer picture of docs/architecture.md, checked: a folder of src/ may import only the folders
+// listed for it (and itself). `npm run arch` fails on an import that runs upward or on a cycle.
+const allowed = {
+  errors: [],
+  model: ['errors'],
+  config: ['errors', 'model'],
+  observability: ['errors', 'model', 'config'],
+  process: ['errors', 'model', 'config'],
+  engines: ['errors', 'model', 'process'],
+  tools: ['errors', 'model', 'engines', 'process'],
+  blobs: ['errors', 'model', 'config'],
+  store: ['errors', 'model', 'config'],
+  auth: ['errors', 'model', 'config', 'store'],
+  webhooks: ['errors', 'model', 'config', 'observability', 'store', 'process'],
+  jobs: [
+    'errors',
+    'model',
+    'config',
+    'observability',
+    'process',
+    'engines',
+    'tools',
+    'blobs',
+    'store',
+    'auth',
+    'webhooks',
+  ],
+  http: [
+    'errors',
+    'model',
+    'config',
+    'observability',
+    'process',
+    'engines',
+    'tools',
+    'blobs',
+    'store',
+    'auth',
+    'webhooks',
+    'jobs',
+  ],
+  cli: null, // the composition root may import anything
+};
+
+const folders = Object.keys(allowed);
+
+const layerRules = folders
+  .filter((folder) => allowed[folder] !== null)
+  .map((folder) => {
+    const forbidden = folders.filter((other) => other !== folder && !allowed[folder].includes(other));
+    return {
+      name: `layer-${folder}`,
+      comment: `src/${folder} may import only: ${allowed[folder].join(', ') || 'nothing of ours'} (docs/architecture.md)`,
+      severity: 'error',
+      from: { path: `^src/${folder}/` },
+      to: { path: `^src/(${forbidden.join('|')})/` },
+    };
+  });
+
+module.exports = {
+  forbidden: [
+    ...layerRules,
+    {
+      name: 'no-cycles',
+      comment: 'src/ has no import cycles (docs/architecture.md)',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { circular: true },
+    },
+    {
+      name: 'known-folders-only',
+      comment: 'every module of src/ lives in a folder of the layer picture (docs/architecture.md)',
+      severity: 'error',
+      from: { path: '^src/', pathNot: `^src/(${folders.join('|')})/` },
+      to: {},
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^(node_modules|dist)' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+  },
+};
