@@ -3,10 +3,10 @@
 
 import { jobFolder } from '../blobs/keys.js';
 import type { BlobStore } from '../blobs/types.js';
+import type { JobEvents } from '../model/job-change.js';
 import type { Logger } from '../observability/logger.js';
 import { removeStaleWorkDirs } from '../process/work-dir.js';
 import type { IdempotencyStore, JobStore, RateLimiter } from '../store/types.js';
-import type { JobEvents } from './events.js';
 
 export interface SweeperDeps {
   jobs: JobStore;

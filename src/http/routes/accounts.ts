@@ -3,11 +3,11 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ulid } from 'ulid';
 import { requireScope } from '../../auth/authenticate.js';
-import { createKey } from '../../cli/initial-key.js';
+import { createKey } from '../../auth/issue-key.js';
 import { planFor, planView } from '../../config/plans.js';
 import { QuireError } from '../../errors/quire-error.js';
-import { rfc3339 } from '../../jobs/job-view.js';
-import type { Account, ApiKeyRecord, Scope } from '../../store/types.js';
+import type { Account, ApiKeyRecord, Scope } from '../../model/account.js';
+import { rfc3339 } from '../../model/job-view.js';
 import type { AppDeps } from '../deps.js';
 import { accountSchemas } from './account-schemas.js';
 
