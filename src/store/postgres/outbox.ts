@@ -64,7 +64,7 @@ export const noticesRead = sql`(SELECT count(*) FROM notice) AS notices`;
 
 /**
  * A job row's options with every option named in its secret_options replaced by the redaction
- * marker, key order kept (json, not jsonb): `scrubSecretOptions` (store/redact.ts) in SQL, for
+ * marker, key order kept (json, not jsonb): `scrubSecretOptions` (model/redact.ts) in SQL, for
  * statements that end a job or snapshot it without the row passing through TypeScript.
  */
 export function scrubbedOptions(options: Expression<string>, secretOptions: Expression<string>) {

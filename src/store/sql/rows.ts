@@ -1,5 +1,5 @@
 // Row shapes (as Kysely sees them, the same on SQLite and PostgreSQL) and the one mapping between
-// snake_case rows and the camelCase records of src/store/types.ts. Times are integer epoch ms
+// snake_case rows and the camelCase records of src/model/. Times are integer epoch ms
 // (PostgreSQL bigint, read back as numbers); JSON columns are TEXT on both, so the bytes stored are
 // the bytes read.
 import type { Generated, Insertable, Selectable } from 'kysely';
