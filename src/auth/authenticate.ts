@@ -1,7 +1,8 @@
 // Request authentication (contract §1): Bearer or X-API-Key, constant-time verification, scopes.
 import type { FastifyRequest } from 'fastify';
 import { QuireError } from '../errors/quire-error.js';
-import type { AccountStore, Scope } from '../store/types.js';
+import type { Scope } from '../model/account.js';
+import type { AccountStore } from '../store/types.js';
 import { parseApiKey, verifyKeySecret } from './api-key.js';
 
 export interface AuthContext {

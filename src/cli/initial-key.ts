@@ -3,8 +3,8 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ulid } from 'ulid';
-import { generateApiKey, hashKeySecret } from '../auth/api-key.js';
-import { allScopes, type Scope } from '../store/types.js';
+import { createKey } from '../auth/issue-key.js';
+import { allScopes } from '../model/account.js';
 import type { Runtime } from './runtime.js';
 
 export async function ensureInitialKey(runtime: Runtime): Promise<string | undefined> {
@@ -24,29 +24,4 @@ export function createDefaultAccount(runtime: Runtime) {
     plan: 'business',
     createdAt: Date.now(),
   });
-}
-
-/** Creates a key; the returned `key` string is the only time the secret exists outside the client. */
-export async function createKey(
-  runtime: Pick<Runtime, 'db' | 'keys'>,
-  accountId: string,
-  name: string,
-  scopes: Scope[],
-  mode: 'live' | 'test' = 'live',
-  expiresAt: number | null = null,
-) {
-  const generated = generateApiKey(mode);
-  const record = await runtime.db.accounts.createKey({
-    id: `key_${ulid()}`,
-    keyId: generated.keyId,
-    accountId,
-    name,
-    secretHash: hashKeySecret(runtime.keys.apiKeyPepper, generated.secret),
-    scopes,
-    mode,
-    createdAt: Date.now(),
-    expiresAt,
-    revokedAt: null,
-  });
-  return { key: generated.key, record };
 }

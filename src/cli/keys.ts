@@ -1,7 +1,9 @@
 // `quire keys create|list|revoke`: operator key management straight on the database.
+
+import { createKey } from '../auth/issue-key.js';
 import type { Config } from '../config/config.js';
-import { allScopes, type Scope } from '../store/types.js';
-import { createDefaultAccount, createKey } from './initial-key.js';
+import { allScopes, type Scope } from '../model/account.js';
+import { createDefaultAccount } from './initial-key.js';
 import { openRuntime, type Runtime } from './runtime.js';
 
 export async function runKeys(

@@ -8,7 +8,7 @@ import type { BlobStore } from '../blobs/types.js';
 import type { Config } from '../config/config.js';
 import { closeEngines, createEngines, probeEngines } from '../engines/index.js';
 import type { EngineStatus, Engines } from '../engines/types.js';
-import { JobEvents } from '../jobs/events.js';
+import { JobEvents } from '../model/job-change.js';
 import { createLogger, type Logger } from '../observability/logger.js';
 import { createMetrics, type Metrics } from '../observability/metrics.js';
 import { openDatabase } from '../store/open.js';

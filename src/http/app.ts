@@ -9,8 +9,9 @@ import Fastify, {
   LogController,
 } from 'fastify';
 import { ulid } from 'ulid';
-import type { AuthContext } from '../auth/authenticate.js';
+import { type AuthContext, requireScope } from '../auth/authenticate.js';
 import { QuireError } from '../errors/quire-error.js';
+import type { Scope } from '../model/account.js';
 import type { AppDeps } from './deps.js';
 import { registerIdempotency } from './idempotency.js';
 import { registerDocs } from './openapi.js';
@@ -25,16 +26,24 @@ import { registerWebhookRoutes } from './routes/webhooks.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** Set by `requireAuth`; absent on unauthenticated routes. */
+    /** Set by the auth hook; absent on public routes. */
     auth?: AuthContext;
   }
   interface FastifyContextConfig {
-    /** Routes that need an API key; the hook authenticates before the handler runs. */
-    authenticated?: boolean;
+    /** Who may call the route; every /api/ route declares it (see `RouteScope`). */
+    scope?: RouteScope;
     /** Marks the generated 405 routes so they are not counted as real ones. */
     methodNotAllowed?: boolean;
   }
 }
+
+/**
+ * A key holding this scope, any valid key (`any_key`), or no key at all (`public`: operations
+ * endpoints, and download links, whose token is the capability). Checked once, in the app's
+ * onRequest hook: before the route's own hooks (the job upload's size check) and before any body is
+ * read, so a client without access gets 401/403, never 413 or 400.
+ */
+export type RouteScope = Scope | 'any_key' | 'public';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -75,7 +84,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     if (/%00/.test(request.url)) {
       throw new QuireError('invalid_request', 'The URL must not contain NUL characters (%00).');
     }
-    if (request.routeOptions.config.authenticated) await authenticateAndLimit(request, reply, deps);
+    const scope = request.routeOptions.config.scope;
+    if (scope === undefined || scope === 'public') return;
+    await authenticateAndLimit(request, reply, deps);
+    if (scope !== 'any_key') requireScope(request.auth!, scope);
   });
 
   app.addHook('onResponse', async (request, reply) => {
@@ -187,6 +199,8 @@ function trackRoutes(app: FastifyInstance): void {
   app.addHook('onRoute', (route) => {
     // Only the API's own routes: plugin routes (docs assets) declare their methods themselves.
     if (route.config?.methodNotAllowed || !route.url.startsWith('/api/')) return;
+    // A route that forgot its scope would be open to anyone: refuse to build the app instead.
+    if (route.config?.scope === undefined) throw new Error(`${route.url} declares no scope`);
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     list.push({ url: route.url, methods: methods.map(String) });
   });

@@ -3,7 +3,7 @@ import type { ServerKeys } from '../auth/server-secret.js';
 import type { BlobStore } from '../blobs/types.js';
 import type { Config } from '../config/config.js';
 import type { EngineStatus } from '../engines/types.js';
-import type { JobEvents } from '../jobs/events.js';
+import type { JobEvents } from '../model/job-change.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { Database } from '../store/types.js';

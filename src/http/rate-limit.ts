@@ -6,7 +6,7 @@ import { serializeList } from 'structured-headers';
 import { authenticate } from '../auth/authenticate.js';
 import { type Plan, planFor } from '../config/plans.js';
 import { QuireError } from '../errors/quire-error.js';
-import { rfc3339 } from '../jobs/job-view.js';
+import { rfc3339 } from '../model/job-view.js';
 import type { RateDecision, RatePolicy } from '../store/types.js';
 import type { AppDeps } from './deps.js';
 

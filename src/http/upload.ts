@@ -6,7 +6,7 @@ import type { FastifyRequest } from 'fastify';
 import { jobFolder } from '../blobs/keys.js';
 import type { BlobStore } from '../blobs/types.js';
 import { QuireError } from '../errors/quire-error.js';
-import type { InputFile } from '../store/types.js';
+import type { InputFile } from '../model/job.js';
 import type { CatalogEntry, ToolCatalog } from '../tools/catalog.js';
 import { UploadGuard } from './upload-guard.js';
 

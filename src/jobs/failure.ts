@@ -3,7 +3,7 @@
 // a new code does not compile until it is classified.
 import type { ErrorCode } from '../errors/catalogue.js';
 import { QuireError } from '../errors/quire-error.js';
-import type { JobError } from '../store/types.js';
+import type { JobError } from '../model/job.js';
 
 export type FailureKind = 'input' | 'limit' | 'engine' | 'system' | 'request';
 

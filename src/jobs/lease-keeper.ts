@@ -1,8 +1,9 @@
 // Keeps the leases of running jobs: renews each at half the lease, and checks once a second whether
 // each is still held so a cancel from another process (or a sweep) stops the engine within ~1 s.
+
+import type { JobEvents } from '../model/job-change.js';
 import type { Logger } from '../observability/logger.js';
 import type { JobStore } from '../store/types.js';
-import type { JobEvents } from './events.js';
 
 /** Why a running job's engine was stopped. */
 export class LeaseLostError extends Error {

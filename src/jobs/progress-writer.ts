@@ -1,7 +1,8 @@
 // Throttles progress writes: at most one per second per job, and only when the whole percent rises,
 // with a trailing write so the last reported value is not lost (STYLE: progress is typed and throttled).
+
+import type { JobEvents } from '../model/job-change.js';
 import type { JobStore } from '../store/types.js';
-import type { JobEvents } from './events.js';
 
 const MIN_INTERVAL_MS = 1_000;
 

@@ -6,14 +6,16 @@ import type { BlobStore } from '../blobs/types.js';
 import type { Config } from '../config/config.js';
 import type { Engines } from '../engines/types.js';
 import { QuireError } from '../errors/quire-error.js';
+import type { JobResult } from '../model/job.js';
+import type { JobEvents } from '../model/job-change.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import { withWorkDir } from '../process/work-dir.js';
-import type { ClaimedJob, JobResult, JobStore } from '../store/types.js';
+import type { ClaimedJob, JobStore } from '../store/types.js';
 import type { ToolCatalog } from '../tools/catalog.js';
 import type { InputType, ToolInput } from '../tools/types.js';
-import type { JobEvents } from './events.js';
 import { failureKind, toJobError } from './failure.js';
+import { JobService } from './job-service.js';
 import { LeaseLostError } from './lease-keeper.js';
 import { createProgressReporter } from './progress.js';
 import { ProgressWriter } from './progress-writer.js';
@@ -58,30 +60,22 @@ export async function runJob(claim: ClaimedJob, signal: AbortSignal, deps: RunJo
   const { job, leaseToken } = claim;
   const log = deps.logger.child({ job: job.id, tool: job.tool, attempt: job.attempts });
   const started = Date.now();
+  const service = new JobService(deps);
   const progress = new ProgressWriter(deps.jobs, deps.events, job.id, leaseToken);
-  /** Called right after the terminal write, so metrics and waiters see the end together. */
-  const ended = (outcome: string) => {
+  /** Recorded right after the terminal write, so metrics and waiters see the end together. */
+  const ended = (outcome: string) => () => {
     const seconds = (Date.now() - started) / 1000;
     deps.metrics.jobsFinished.inc({ tool: job.tool, outcome });
     deps.metrics.jobDuration.observe({ tool: job.tool, outcome }, seconds);
-    deps.events.emit({ jobId: job.id, kind: 'terminal' });
     log.info({ outcome, ms: Math.round(seconds * 1000) }, 'job finished');
   };
   let terminal = false;
   try {
     await withWorkDir(deps.config.tmpDir, async (workDir) => {
       const result = await execute(claim, workDir, signal, progress, deps);
-      // One clock reading, so expires_at − completed_at is exactly the retention period.
-      const now = Date.now();
-      if (
-        !(await deps.jobs.complete(job.id, leaseToken, result, now + deps.config.retention.resultMs, now))
-      ) {
-        // Lost the lease between the engine and the write: the job belongs to someone else now.
-        await deps.blobs.delete(result.blobKey);
-        throw signal.reason ?? new LeaseLostError('lease lost before completion');
-      }
-      terminal = true;
-      ended('succeeded');
+      terminal = await service.complete(claim, result, deps.config.retention.resultMs, ended('succeeded'));
+      // Lost the lease between the engine and the write: the job belongs to someone else now.
+      if (!terminal) throw signal.reason ?? new LeaseLostError('lease lost before completion');
     });
   } catch (error) {
     progress.stop();
@@ -95,13 +89,11 @@ export async function runJob(claim: ClaimedJob, signal: AbortSignal, deps: RunJo
       if (kind === 'system')
         log.error({ err: { type: (error as Error).name, stack: (error as Error).stack } }, 'job failed');
       else log.info({ code: jobError.code }, 'job failed');
-      terminal = await deps.jobs.fail(job.id, leaseToken, jobError);
-      if (terminal) ended(jobError.code);
+      await service.fail(claim, jobError, ended(jobError.code));
     }
   } finally {
     progress.stop();
   }
-  if (terminal) await deleteInputs(claim, deps);
 }
 
 /** Inputs in, the tool, the result out to the blob store; returns the result to record. */
@@ -148,16 +140,6 @@ async function fetchInputs(claim: ClaimedJob, workDir: string, blobs: BlobStore)
       return { path: local, name: file.name, size: file.size, contentType };
     }),
   );
-}
-
-/** Inputs go as soon as the job ends (contract §2); the sweeper retries whatever fails here. */
-async function deleteInputs(claim: ClaimedJob, deps: RunJobDeps): Promise<void> {
-  try {
-    await Promise.all(claim.job.inputs.map((f) => deps.blobs.delete(f.blobKey)));
-    await deps.jobs.markInputsDeleted(claim.job.id);
-  } catch {
-    // Left for the sweeper.
-  }
 }
 
 function toolMissing(name: string): QuireError {

@@ -1,12 +1,12 @@
 // Periodic housekeeping: requeue expired leases (fail after too many stalls), delete inputs of ended
 // jobs and results past retention. Idempotent, so any number of processes may run it at once.
 
-import { jobFolder } from '../blobs/keys.js';
 import type { BlobStore } from '../blobs/types.js';
+import type { JobEvents } from '../model/job-change.js';
 import type { Logger } from '../observability/logger.js';
 import { removeStaleWorkDirs } from '../process/work-dir.js';
 import type { IdempotencyStore, JobStore, RateLimiter } from '../store/types.js';
-import type { JobEvents } from './events.js';
+import { JobService } from './job-service.js';
 
 export interface SweeperDeps {
   jobs: JobStore;
@@ -25,27 +25,12 @@ export interface SweeperDeps {
 const BATCH = 100;
 
 export async function sweepOnce(deps: SweeperDeps): Promise<void> {
-  const { requeued, failed } = await deps.jobs.sweepExpiredLeases(deps.maxStalls);
-  for (const id of requeued) {
-    deps.logger.warn({ job: id }, 'lease expired; job requeued');
-    // 'created' wakes idle workers in this process to claim it again.
-    deps.events.emit({ jobId: id, kind: 'created' });
-  }
-  for (const id of failed) {
+  const service = new JobService(deps);
+  const { requeued, failed } = await service.sweepExpiredLeases(deps.maxStalls);
+  for (const id of requeued) deps.logger.warn({ job: id }, 'lease expired; job requeued');
+  for (const id of failed)
     deps.logger.error({ job: id, code: 'worker_lost' }, 'job failed after repeated stalls');
-    deps.events.emit({ jobId: id, kind: 'terminal' });
-  }
-  for (const job of await deps.jobs.listEndedWithInputs(BATCH)) {
-    // Without a result to keep, the job's whole folder goes: inputs and anything an attempt that
-    // lost its lease uploaded (a worker killed between its upload and its write leaves one).
-    if (job.result) await Promise.all(job.inputs.map((f) => deps.blobs.delete(f.blobKey)));
-    else await deps.blobs.deletePrefix(jobFolder(job.id));
-    await deps.jobs.markInputsDeleted(job.id);
-  }
-  for (const job of await deps.jobs.listExpiredResults(BATCH)) {
-    await deps.blobs.deletePrefix(jobFolder(job.id));
-    await deps.jobs.markResultDeleted(job.id);
-  }
+  await service.purgeFiles(BATCH);
   await deps.idempotency?.prune();
   await deps.rateLimits?.prune();
   if (deps.workDirs) {

@@ -1,7 +1,8 @@
 // Long-poll support: resolve when a job reaches a terminal state or the wait runs out (contract §2).
-import type { JobRecord, JobStore } from '../store/types.js';
-import { terminalStatuses } from '../store/types.js';
-import type { JobEvents } from './events.js';
+import type { JobRecord } from '../model/job.js';
+import { terminalStatuses } from '../model/job.js';
+import type { JobEvents } from '../model/job-change.js';
+import type { JobStore } from '../store/types.js';
 
 /** Re-read interval when the change happens in another process (no in-process event). */
 const POLL_MS = 250;

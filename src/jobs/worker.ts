@@ -4,9 +4,10 @@ import os from 'node:os';
 import { ulid } from 'ulid';
 import type { Config } from '../config/config.js';
 import { accountLimits, FALLBACK_PLAN, planFor } from '../config/plans.js';
+import { IdleWaiters } from '../process/idle-waiters.js';
 import type { ClaimedJob, ClaimLimits } from '../store/types.js';
 import type { ToolCatalog } from '../tools/catalog.js';
-import { IdleWaiters } from './idle-waiters.js';
+import { JobService } from './job-service.js';
 import { LeaseKeeper } from './lease-keeper.js';
 import { type RunJobDeps, runJob } from './run-job.js';
 
@@ -21,6 +22,7 @@ export function startWorkers(deps: RunJobDeps): Workers {
   const { concurrency, pollMs, leaseMs } = deps.config.worker;
   const keeper = new LeaseKeeper(deps.jobs, deps.events, leaseMs, deps.logger);
   const limits = claimLimits(deps.config, deps.catalog);
+  const service = new JobService(deps);
   let stopped = false;
   const waiters = new IdleWaiters(pollMs);
   const wakeAll = () => waiters.wakeAll();
@@ -34,7 +36,7 @@ export function startWorkers(deps: RunJobDeps): Workers {
     while (!stopped) {
       let claim: ClaimedJob | undefined;
       try {
-        claim = await deps.jobs.claimNext(id, leaseMs, Date.now(), limits);
+        claim = await service.claim(id, leaseMs, limits);
       } catch (error) {
         deps.logger.error(
           { err: { type: (error as Error).name, stack: (error as Error).stack } },
@@ -45,7 +47,6 @@ export function startWorkers(deps: RunJobDeps): Workers {
         await idle();
         continue;
       }
-      deps.events.emit({ jobId: claim.job.id, kind: 'updated' });
       const signal = keeper.hold(claim.job.id, claim.leaseToken);
       try {
         await runJob(claim, signal, { ...deps, config: configForPlan(deps.config, claim.plan) });
@@ -58,7 +59,7 @@ export function startWorkers(deps: RunJobDeps): Workers {
         keeper.release(claim.leaseToken);
         // Stopping in order: hand the job straight back instead of letting its lease lapse,
         // which would delay it and count a stall towards worker_lost.
-        if (stopped) await deps.jobs.release(claim.job.id, claim.leaseToken).catch(() => false);
+        if (stopped) await service.release(claim);
       }
     }
   };

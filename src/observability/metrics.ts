@@ -1,7 +1,7 @@
 // Prometheus metrics (contract §9): HTTP latency by route template, jobs by tool and outcome,
 // queue depth and engine durations. One registry per process.
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-import type { JobStatus } from '../store/types.js';
+import type { JobStatus } from '../model/job.js';
 
 export interface Metrics {
   registry: Registry;

@@ -1,91 +1,10 @@
 // Store interfaces: operations the service needs, not generic query helpers. SQLite (the embedded
 // default) and PostgreSQL (scale-out) implement them and run the same conformance suites.
 
+import type { Account, ApiKeyRecord } from '../model/account.js';
+import type { InputFile, JobError, JobRecord, JobResult, JobStatus } from '../model/job.js';
+import type { JobChangeNotice } from '../model/job-change.js';
 import type { WebhookStore } from './webhook-types.js';
-
-export type JobStatus = 'queued' | 'processing' | 'succeeded' | 'failed' | 'canceled';
-export const terminalStatuses: readonly JobStatus[] = ['succeeded', 'failed', 'canceled'];
-
-export type Scope = 'jobs:write' | 'jobs:read' | 'results:read' | 'webhooks:manage' | 'admin';
-export const allScopes: readonly Scope[] = [
-  'jobs:write',
-  'jobs:read',
-  'results:read',
-  'webhooks:manage',
-  'admin',
-];
-
-export interface Account {
-  id: string; // acct_<ulid>
-  name: string;
-  plan: string;
-  createdAt: number; // epoch ms
-}
-
-export interface ApiKeyRecord {
-  id: string; // key_<ulid>
-  /** The 8-character public key id embedded in the key string (lookup handle). */
-  keyId: string;
-  accountId: string;
-  name: string;
-  /** HMAC-SHA-256(pepper, secret), hex. */
-  secretHash: string;
-  scopes: Scope[];
-  mode: 'live' | 'test';
-  createdAt: number;
-  expiresAt: number | null;
-  revokedAt: number | null;
-}
-
-export interface InputFile {
-  name: string;
-  size: number;
-  contentType: string;
-  /** Blob-store key; removed when the job ends. */
-  blobKey: string;
-}
-
-export interface JobResult {
-  name: string;
-  size: number;
-  contentType: string;
-  blobKey: string;
-  /** Tool-specific public facts (compress: input_size, output_size, ratio; split: files). */
-  facts: Record<string, unknown>;
-}
-
-export interface JobError {
-  code: string;
-  message: string;
-  retryable: boolean;
-}
-
-export interface JobRecord {
-  id: string; // job_<ulid>
-  accountId: string;
-  tool: string;
-  /** Options as given, secrets included while the job is active; secrets are scrubbed when it ends. */
-  options: Record<string, unknown>;
-  /** Option names holding secrets (scrubbed at the end, redacted in every view). */
-  secretOptions: string[];
-  metadata: Record<string, string>;
-  inputs: InputFile[];
-  status: JobStatus;
-  progress: number;
-  result: JobResult | null;
-  error: JobError | null;
-  createdAt: number;
-  startedAt: number | null;
-  completedAt: number | null;
-  /** When the result is deleted (succeeded jobs). */
-  expiresAt: number | null;
-  /** Set once the result blob has been deleted (retention or DELETE). */
-  resultDeletedAt: number | null;
-  /** Times the job's lease expired without the worker finishing it. */
-  stalls: number;
-  /** Times the job has been claimed. */
-  attempts: number;
-}
 
 /** A job as handed to a worker: the record plus the lease it must present on every write. */
 export interface ClaimedJob {
@@ -292,18 +211,6 @@ export interface RateLimiter {
   peek(bucket: string, policy: RatePolicy, now?: number): Promise<RateDecision>;
   /** Deletes buckets that are full again (they mean the same as no row); returns how many. */
   prune(now?: number): Promise<number>;
-}
-
-export * from './webhook-types.js';
-
-/**
- * A job changed. Within a process the JobEvents emitter carries these; between processes sharing a
- * PostgreSQL database, NOTIFY does, so idle workers wake, long-polls answer and a canceled job's
- * engine stops at once wherever they run.
- */
-export interface JobChangeNotice {
-  jobId: string;
-  kind: 'created' | 'updated' | 'terminal' | 'canceled';
 }
 
 /** One database: the stores over it plus lifecycle. Open one per process and share it. */

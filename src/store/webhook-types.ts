@@ -1,72 +1,7 @@
-// Webhook store types (contract §6): job events written in the outbox with each state change, the
-// endpoints that receive them, and messages delivered as leased work. Re-exported by types.ts.
-/** Job events (contract §6). Receivers must ignore types they do not know; we only add new ones. */
-export type JobEventType = 'job.created' | 'job.processing' | 'job.succeeded' | 'job.failed' | 'job.canceled';
-export const jobEventTypes: readonly JobEventType[] = [
-  'job.created',
-  'job.processing',
-  'job.succeeded',
-  'job.failed',
-  'job.canceled',
-];
-
-/** An outbox row: written in the same transaction as the job state change it describes. */
-export interface JobEventRecord {
-  type: JobEventType;
-  jobId: string;
-  accountId: string;
-  /** The exact payload bytes every delivery of this event sends and signs. */
-  body: Buffer;
-  createdAt: number;
-}
-
-export interface WebhookEndpoint {
-  id: string; // whe_<ulid>
-  accountId: string;
-  url: string;
-  description: string;
-  /** Event types, or ['*'] for all. */
-  events: string[];
-  /** The signing secret, encrypted at rest (opaque to the store). */
-  secretEncrypted: string;
-  /** The secret before the last rotation, still signing until `previousSecretExpiresAt`. */
-  previousSecretEncrypted: string | null;
-  previousSecretExpiresAt: number | null;
-  status: 'enabled' | 'disabled';
-  /** `gone` (the receiver answered 410), `failing` (failed continuously too long) or `manual`. */
-  disabledReason: string | null;
-  /** First failed attempt since the last success; null while healthy. */
-  failingSince: number | null;
-  createdAt: number;
-  updatedAt: number;
-}
-
-export type WebhookMessageStatus = 'pending' | 'succeeded' | 'failed';
-
-export interface WebhookAttempt {
-  attemptedAt: number;
-  /** HTTP status when the receiver answered at all. */
-  statusCode: number | null;
-  latencyMs: number;
-  /** Null on success; otherwise e.g. `http_status`, `redirect`, `timeout`, `blocked_address`. */
-  errorClass: string | null;
-  /** At most a few hundred characters of the response body. */
-  responseExcerpt: string | null;
-}
-
-/** One event for one endpoint: the unit of delivery, with the stable `webhook-id`. */
-export interface WebhookMessage {
-  id: string; // msg_<ulid>
-  endpointId: string;
-  accountId: string;
-  jobId: string;
-  eventType: JobEventType;
-  status: WebhookMessageStatus;
-  attempts: number;
-  nextAttemptAt: number | null;
-  createdAt: number;
-  completedAt: number | null;
-}
+// The webhook store interface (contract §6): job events written in the outbox with each state change,
+// the endpoints that receive them, and messages delivered as leased work.
+import type { JobEventRecord } from '../model/job-event.js';
+import type { DeliveryNext, WebhookAttempt, WebhookEndpoint, WebhookMessage } from '../model/webhook.js';
 
 /** A message claimed for one attempt, with everything needed to send it. */
 export interface DeliveryClaim {
@@ -78,9 +13,6 @@ export interface DeliveryClaim {
   previousSecretExpiresAt: number | null;
   body: Buffer;
 }
-
-/** What happens to a message after an attempt. */
-export type DeliveryNext = { kind: 'succeeded' } | { kind: 'retry'; at: number } | { kind: 'failed' };
 
 export interface AttemptRecord {
   attempt: WebhookAttempt;

@@ -2,10 +2,11 @@
 // due messages from the SQL queue under a lease, send one signed attempt each and record the outcome.
 // It sleeps until a job changes in this process or the poll interval passes (changes made elsewhere).
 import type { Config } from '../config/config.js';
-import type { JobEvents } from '../jobs/events.js';
-import { IdleWaiters } from '../jobs/idle-waiters.js';
+import type { JobEvents } from '../model/job-change.js';
+import type { DeliveryNext } from '../model/webhook.js';
 import type { Logger } from '../observability/logger.js';
-import type { DeliveryClaim, DeliveryNext, WebhookStore } from '../store/types.js';
+import { IdleWaiters } from '../process/idle-waiters.js';
+import type { DeliveryClaim, WebhookStore } from '../store/webhook-types.js';
 import { type AttemptResult, postWebhook } from './deliver.js';
 import { nextAfterFailure, parseRetryAfter } from './schedule.js';
 import { decryptSecret } from './secrets.js';

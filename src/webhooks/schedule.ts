@@ -1,6 +1,6 @@
 // When a failed delivery is tried again (contract §6): the configured schedule with ±15 % jitter, and
 // never sooner than a receiver's Retry-After on 429/503.
-import type { DeliveryNext } from '../store/types.js';
+import type { DeliveryNext } from '../model/webhook.js';
 
 /** Spreads retries of many messages that failed together (an outage) so they do not return in a burst. */
 export const JITTER = 0.15;

@@ -1,6 +1,6 @@
 // Conformance of the account store: accounts, API keys looked up by their public key id, revocation.
 import { describe, expect, test } from 'vitest';
-import type { ApiKeyRecord } from '../../src/store/types.js';
+import type { ApiKeyRecord } from '../../src/model/account.js';
 import { ALICE, BOB, type OpenDatabase, T0, useDatabase } from './support/job-fixtures.js';
 
 function key(overrides: Partial<ApiKeyRecord> = {}): ApiKeyRecord {

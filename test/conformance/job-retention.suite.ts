@@ -1,7 +1,8 @@
 // Conformance of the retention queues the cleaner drains (inputs of ended jobs, expired and deleted
 // results) and of the status counts behind the queue metrics.
 import { describe, expect, test } from 'vitest';
-import type { Database, JobRecord } from '../../src/store/types.js';
+import type { JobRecord } from '../../src/model/job.js';
+import type { Database } from '../../src/store/types.js';
 import {
   ALICE,
   LEASE_MS,

@@ -4,8 +4,9 @@
 import pg from 'pg';
 import { decodeTime } from 'ulid';
 import { afterAll, describe, expect, test } from 'vitest';
+import type { JobChangeNotice } from '../../src/model/job-change.js';
 import { openDatabase } from '../../src/store/open.js';
-import type { ClaimedJob, Database, JobChangeNotice } from '../../src/store/types.js';
+import type { ClaimedJob, Database } from '../../src/store/types.js';
 import { type PgTestServer, startPostgresServer } from '../support/pg-server.js';
 import { describeJobStoreConformance } from './job-store.suite.js';
 import { ALICE, BOB, LEASE_MS, newJob, result, T0 } from './support/job-fixtures.js';

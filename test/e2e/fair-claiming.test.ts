@@ -3,7 +3,7 @@
 // plan's result retention applies.
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { JobRecord } from '../../src/store/types.js';
+import type { JobRecord } from '../../src/model/job.js';
 import { Client } from '../support/client.js';
 import { corpusFile } from '../support/corpus.js';
 import { startTestServer, type TestServer } from '../support/server.js';

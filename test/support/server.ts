@@ -5,14 +5,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { ulid } from 'ulid';
-import { createKey } from '../../src/cli/initial-key.js';
+import { createKey } from '../../src/auth/issue-key.js';
 import { openRuntime, type Runtime } from '../../src/cli/runtime.js';
 import { loadConfig } from '../../src/config/config.js';
 import { buildApp, closeApp } from '../../src/http/app.js';
 import { startSweeper } from '../../src/jobs/sweeper.js';
 import { startWorkers, type Workers } from '../../src/jobs/worker.js';
+import { allScopes, type Scope } from '../../src/model/account.js';
 import { createLogger } from '../../src/observability/logger.js';
-import { allScopes, type Scope } from '../../src/store/types.js';
 import { type PgTestServer, startPostgresServer } from './pg-server.js';
 
 export interface TestServer {

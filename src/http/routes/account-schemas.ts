@@ -1,6 +1,6 @@
 // Route schemas for the admin account API: they validate bodies and params and feed the OpenAPI
 // document. Plan names are checked against the configuration in the handler, not here.
-import { allScopes } from '../../store/types.js';
+import { allScopes } from '../../model/account.js';
 
 const security: { [scheme: string]: string[] }[] = [{ bearerAuth: [] }, { apiKeyHeader: [] }];
 const tags = ['accounts'];

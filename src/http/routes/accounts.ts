@@ -1,102 +1,91 @@
 // /api/v1/accounts (scope `admin`, contract §1 and §5): operator management of accounts, their plan
 // and their API keys. Keys are sub-resources of the account they belong to.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { ulid } from 'ulid';
-import { requireScope } from '../../auth/authenticate.js';
-import { createKey } from '../../cli/initial-key.js';
+import { createKey } from '../../auth/issue-key.js';
+import type { Config } from '../../config/config.js';
 import { planFor, planView } from '../../config/plans.js';
 import { QuireError } from '../../errors/quire-error.js';
-import { rfc3339 } from '../../jobs/job-view.js';
-import type { Account, ApiKeyRecord, Scope } from '../../store/types.js';
+import type { Account, ApiKeyRecord, Scope } from '../../model/account.js';
+import { rfc3339 } from '../../model/job-view.js';
 import type { AppDeps } from '../deps.js';
 import { accountSchemas } from './account-schemas.js';
 
 type IdParams = { Params: { id: string } };
 const DAY_MS = 86_400_000;
 
+const admin = { scope: 'admin' } as const;
+
 export function registerAccountRoutes(app: FastifyInstance, deps: AppDeps): void {
-  const { accounts } = deps.db;
-  const config = { authenticated: true };
-  const admin = (request: FastifyRequest) => requireScope(request.auth!, 'admin');
-
-  const accountView = (account: Account) => ({
-    id: account.id,
-    object: 'account',
-    name: account.name,
-    plan: account.plan,
-    limits: planView(planFor(deps.config.plans, account.plan)),
-    created_at: rfc3339(account.createdAt),
+  registerAccounts(app, deps);
+  registerKeys(app, deps);
+  app.get('/api/v1/plans', {
+    config: admin,
+    schema: accountSchemas.plans,
+    handler: async () => ({
+      object: 'list',
+      data: Object.values(deps.config.plans).map(planView),
+      has_more: false,
+    }),
   });
+}
 
-  const checkPlan = (plan: string | undefined) => {
-    if (plan === undefined || deps.config.plans[plan]) return;
-    const known = Object.keys(deps.config.plans).join(', ');
-    throw new QuireError('invalid_request', `No plan is named "${plan}"; configured plans: ${known}.`, {
-      errors: [{ pointer: '/plan', detail: `must be one of ${known}` }],
-    });
-  };
-
-  const loadAccount = async (id: string) => {
-    const account = await accounts.getAccount(id);
-    if (!account) throw new QuireError('not_found', 'No account with this id.');
-    return account;
-  };
+function registerAccounts(app: FastifyInstance, deps: AppDeps): void {
+  const { accounts } = deps.db;
+  const view = (account: Account) => accountView(deps.config, account);
 
   app.post<{ Body: { name: string; plan?: string } }>('/api/v1/accounts', {
-    config,
+    config: admin,
     schema: accountSchemas.create,
     handler: async (request, reply) => {
-      admin(request);
-      checkPlan(request.body.plan);
+      checkPlan(deps.config, request.body.plan);
       const account = await accounts.createAccount({
         id: `acct_${ulid()}`,
         name: request.body.name,
         plan: request.body.plan ?? deps.config.defaultPlan,
         createdAt: Date.now(),
       });
-      return reply.code(201).header('Location', `/api/v1/accounts/${account.id}`).send(accountView(account));
+      return reply.code(201).header('Location', `/api/v1/accounts/${account.id}`).send(view(account));
     },
   });
 
   app.get('/api/v1/accounts', {
-    config,
+    config: admin,
     schema: accountSchemas.list,
-    handler: async (request) => {
-      admin(request);
+    handler: async () => {
       const all = await accounts.listAccounts();
-      return { object: 'list', data: all.map(accountView), has_more: false };
+      return { object: 'list', data: all.map(view), has_more: false };
     },
   });
 
   app.get<IdParams>('/api/v1/accounts/:id', {
-    config,
+    config: admin,
     schema: accountSchemas.get,
-    handler: async (request) => {
-      admin(request);
-      return accountView(await loadAccount(request.params.id));
-    },
+    handler: async (request) => view(await loadAccount(deps, request.params.id)),
   });
 
   app.patch<IdParams & { Body: { name?: string; plan?: string } }>('/api/v1/accounts/:id', {
-    config,
+    config: admin,
     schema: accountSchemas.update,
     handler: async (request) => {
-      admin(request);
-      checkPlan(request.body.plan);
+      checkPlan(deps.config, request.body.plan);
       const updated = await accounts.updateAccount(request.params.id, request.body);
       if (!updated) throw new QuireError('not_found', 'No account with this id.');
-      return accountView(updated);
+      return view(updated);
     },
   });
+}
+
+function registerKeys(app: FastifyInstance, deps: AppDeps): void {
+  const { accounts } = deps.db;
 
   app.post<IdParams & { Body: NewKeyBody }>('/api/v1/accounts/:id/keys', {
     // A replayed key creation must not hand out the secret a second time from storage: the stored
     // copy has the key redacted, so the idempotency table never holds a usable API key.
-    config: { ...config, idempotencyStoredBody: redactKeySecret },
+    config: { ...admin, idempotencyStoredBody: redactKeySecret },
     schema: accountSchemas.createKey,
     handler: async (request, reply) => {
-      admin(request);
-      const account = await loadAccount(request.params.id);
+      const account = await loadAccount(deps, request.params.id);
       const body = request.body;
       const expiresAt =
         body.expires_in_days === undefined ? null : Date.now() + body.expires_in_days * DAY_MS;
@@ -110,21 +99,19 @@ export function registerAccountRoutes(app: FastifyInstance, deps: AppDeps): void
   });
 
   app.get<IdParams>('/api/v1/accounts/:id/keys', {
-    config,
+    config: admin,
     schema: accountSchemas.listKeys,
     handler: async (request) => {
-      admin(request);
-      const account = await loadAccount(request.params.id);
+      const account = await loadAccount(deps, request.params.id);
       const keys = await accounts.listKeys(account.id);
       return { object: 'list', data: keys.map(keyView), has_more: false };
     },
   });
 
   app.delete<{ Params: { id: string; key_id: string } }>('/api/v1/accounts/:id/keys/:key_id', {
-    config,
+    config: admin,
     schema: accountSchemas.revokeKey,
     handler: async (request, reply) => {
-      admin(request);
       const keys = await accounts.listKeys(request.params.id);
       const record = keys.find((k) => k.id === request.params.key_id);
       if (!record) throw new QuireError('not_found', 'No key with this id in this account.');
@@ -132,15 +119,31 @@ export function registerAccountRoutes(app: FastifyInstance, deps: AppDeps): void
       return reply.code(204).send();
     },
   });
+}
 
-  app.get('/api/v1/plans', {
-    config,
-    schema: accountSchemas.plans,
-    handler: async (request) => {
-      admin(request);
-      return { object: 'list', data: Object.values(deps.config.plans).map(planView), has_more: false };
-    },
+function accountView(config: Config, account: Account) {
+  return {
+    id: account.id,
+    object: 'account',
+    name: account.name,
+    plan: account.plan,
+    limits: planView(planFor(config.plans, account.plan)),
+    created_at: rfc3339(account.createdAt),
+  };
+}
+
+function checkPlan(config: Config, plan: string | undefined): void {
+  if (plan === undefined || config.plans[plan]) return;
+  const known = Object.keys(config.plans).join(', ');
+  throw new QuireError('invalid_request', `No plan is named "${plan}"; configured plans: ${known}.`, {
+    errors: [{ pointer: '/plan', detail: `must be one of ${known}` }],
   });
+}
+
+async function loadAccount(deps: AppDeps, id: string): Promise<Account> {
+  const account = await deps.db.accounts.getAccount(id);
+  if (!account) throw new QuireError('not_found', 'No account with this id.');
+  return account;
 }
 
 interface NewKeyBody {

@@ -10,6 +10,8 @@ import type { AppDeps } from '../deps.js';
 
 export function registerFileRoutes(app: FastifyInstance, deps: AppDeps): void {
   app.get<{ Params: { token: string } }>('/api/v1/files/:token', {
+    // The token is the capability: no API key.
+    config: { scope: 'public' },
     schema: {
       tags: ['files'],
       summary: 'Download through a temporary link (no API key; the link is the capability)',

@@ -3,13 +3,20 @@ import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../deps.js';
 
 export function registerOpsRoutes(app: FastifyInstance, deps: AppDeps): void {
-  app.get('/healthz', { schema: { tags: ['operations'], summary: 'The process is up' } }, async () => ({
-    status: 'ok',
-  }));
+  app.get(
+    '/healthz',
+    { config: { scope: 'public' }, schema: { tags: ['operations'], summary: 'The process is up' } },
+    async () => ({
+      status: 'ok',
+    }),
+  );
 
   app.get(
     '/readyz',
-    { schema: { tags: ['operations'], summary: 'Database, storage and engines are reachable' } },
+    {
+      config: { scope: 'public' },
+      schema: { tags: ['operations'], summary: 'Database, storage and engines are reachable' },
+    },
     async (_request, reply) => {
       const [database, storage] = await Promise.all([
         check(() => deps.db.ping()),
@@ -34,7 +41,7 @@ export function registerOpsRoutes(app: FastifyInstance, deps: AppDeps): void {
 
   app.get(
     '/metrics',
-    { schema: { tags: ['operations'], summary: 'Prometheus metrics' } },
+    { config: { scope: 'public' }, schema: { tags: ['operations'], summary: 'Prometheus metrics' } },
     async (_request, reply) => {
       reply.type(deps.metrics.registry.contentType);
       return deps.metrics.registry.metrics();

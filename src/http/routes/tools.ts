@@ -17,7 +17,8 @@ function engineInfo(deps: AppDeps, name: EngineName) {
 
 export function registerToolRoutes(app: FastifyInstance, deps: AppDeps): void {
   app.get('/api/v1/tools', {
-    config: { authenticated: true },
+    // Any valid key: a client needs the catalogue and its own limits whatever it may do.
+    config: { scope: 'any_key' },
     schema: {
       tags: ['tools'],
       summary: 'List the tools with their option schemas and availability, and the caller’s limits',

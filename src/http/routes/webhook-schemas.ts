@@ -1,6 +1,6 @@
 // Route schemas for /api/v1/webhooks (contract §6): they validate bodies, params and queries and feed
 // the OpenAPI document. Whether a URL is an allowed target is checked in the handler (it resolves DNS).
-import { jobEventTypes } from '../../store/types.js';
+import { jobEventTypes } from '../../model/job-event.js';
 
 const security: { [scheme: string]: string[] }[] = [{ bearerAuth: [] }, { apiKeyHeader: [] }];
 const tags = ['webhooks'];

@@ -1,11 +1,10 @@
 // /api/v1/webhooks (scope `webhooks:manage`, contract §6): endpoint management, secret rotation and the
 // delivery log. Everything is scoped to the key's account; another account's endpoint is 404.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { ulid } from 'ulid';
-import { requireScope } from '../../auth/authenticate.js';
 import { QuireError } from '../../errors/quire-error.js';
-import { rfc3339 } from '../../jobs/job-view.js';
-import type { WebhookAttempt, WebhookEndpoint, WebhookMessage } from '../../store/types.js';
+import { rfc3339 } from '../../model/job-view.js';
+import type { WebhookAttempt, WebhookEndpoint, WebhookMessage } from '../../model/webhook.js';
 import { urlRefusal } from '../../webhooks/address-guard.js';
 import { encryptSecret, newWebhookSecret } from '../../webhooks/secrets.js';
 import type { AppDeps } from '../deps.js';
@@ -15,43 +14,33 @@ type IdParams = { Params: { id: string } };
 type EndpointBody = { url: string; events: string[]; description: string };
 type UpdateBody = Partial<EndpointBody> & { status?: 'enabled' | 'disabled' };
 
+const manage = { scope: 'webhooks:manage' } as const;
+// The secret is in the 201/200 body once; the stored replay copy must not keep it.
+const manageWithSecret = { ...manage, idempotencyStoredBody: redactSecret };
+
 export function registerWebhookRoutes(app: FastifyInstance, deps: AppDeps): void {
+  registerSecretIssuingRoutes(app, deps);
+  registerEndpoints(app, deps);
+  registerDeliveries(app, deps);
+}
+
+/** The two routes whose answer carries a signing secret (creation and rotation). */
+function registerSecretIssuingRoutes(app: FastifyInstance, deps: AppDeps): void {
   const { webhooks } = deps.db;
   const settings = deps.config.webhooks;
-  const manage = (request: FastifyRequest) => {
-    requireScope(request.auth!, 'webhooks:manage');
-    return request.auth!.accountId;
-  };
-  // The secret is in the 201/200 body once; the stored replay copy must not keep it.
-  const config = { authenticated: true, idempotencyStoredBody: redactSecret };
-
-  const checkUrl = async (url: string) => {
-    const refusal = await urlRefusal(url, settings.allowPrivate);
-    if (refusal) {
-      throw new QuireError('webhook_url_not_allowed', `The url ${refusal}.`, {
-        errors: [{ pointer: '/url', detail: refusal }],
-      });
-    }
-  };
-  const load = async (accountId: string, id: string) => {
-    const endpoint = await webhooks.getEndpoint(accountId, id);
-    if (!endpoint) throw new QuireError('not_found', 'No webhook endpoint with this id.');
-    return endpoint;
-  };
 
   app.post<{ Body: EndpointBody }>('/api/v1/webhooks', {
-    config,
+    config: manageWithSecret,
     schema: webhookSchemas.create,
     handler: async (request, reply) => {
-      const accountId = manage(request);
-      await checkUrl(request.body.url);
+      await checkUrl(request.body.url, settings.allowPrivate);
       const id = `whe_${ulid()}`;
       const secret = newWebhookSecret();
       const now = Date.now();
       const endpoint = await webhooks.createEndpoint(
         {
           id,
-          accountId,
+          accountId: request.auth!.accountId,
           url: request.body.url,
           description: request.body.description,
           events: request.body.events,
@@ -64,7 +53,7 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: AppDeps): void
           createdAt: now,
           updatedAt: now,
         },
-        deps.config.webhooks.maxEndpoints,
+        settings.maxEndpoints,
       );
       return reply
         .code(201)
@@ -73,73 +62,80 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: AppDeps): void
     },
   });
 
-  app.get('/api/v1/webhooks', {
-    config: { authenticated: true },
-    schema: webhookSchemas.list,
-    handler: async (request) => {
-      const all = await webhooks.listEndpoints(manage(request));
-      return { object: 'list', data: all.map(endpointView), has_more: false };
-    },
-  });
-
-  app.get<IdParams>('/api/v1/webhooks/:id', {
-    config: { authenticated: true },
-    schema: webhookSchemas.get,
-    handler: async (request) => endpointView(await load(manage(request), request.params.id)),
-  });
-
-  app.patch<IdParams & { Body: UpdateBody }>('/api/v1/webhooks/:id', {
-    config: { authenticated: true },
-    schema: webhookSchemas.update,
-    handler: async (request) => {
-      const accountId = manage(request);
-      await load(accountId, request.params.id);
-      if (request.body.url !== undefined) await checkUrl(request.body.url);
-      const updated = await webhooks.updateEndpoint(accountId, request.params.id, request.body);
-      if (!updated) throw new QuireError('not_found', 'No webhook endpoint with this id.');
-      return endpointView(updated);
-    },
-  });
-
-  app.delete<IdParams>('/api/v1/webhooks/:id', {
-    config: { authenticated: true },
-    schema: webhookSchemas.remove,
-    handler: async (request, reply) => {
-      if (!(await webhooks.deleteEndpoint(manage(request), request.params.id))) {
-        throw new QuireError('not_found', 'No webhook endpoint with this id.');
-      }
-      return reply.code(204).send();
-    },
-  });
-
   app.post<IdParams & { Body: { grace_period_seconds?: number } | null }>(
     '/api/v1/webhooks/:id/rotate-secret',
     {
-      config,
+      config: manageWithSecret,
       schema: webhookSchemas.rotate,
       handler: async (request) => {
-        const accountId = manage(request);
+        const accountId = request.auth!.accountId;
         const id = request.params.id;
-        await load(accountId, id);
+        await loadEndpoint(deps, accountId, id);
         const secret = newWebhookSecret();
         const graceMs = (request.body?.grace_period_seconds ?? settings.rotationGraceMs / 1000) * 1000;
         const now = Date.now();
         const encrypted = encryptSecret(deps.keys.webhookSecretKey, id, secret);
         const rotated = await webhooks.rotateSecret(accountId, id, encrypted, now + graceMs, now);
-        if (!rotated) throw new QuireError('not_found', 'No webhook endpoint with this id.');
+        if (!rotated) throw notFound();
         return { ...endpointView(rotated), secret };
       },
     },
   );
+}
+
+function registerEndpoints(app: FastifyInstance, deps: AppDeps): void {
+  const { webhooks } = deps.db;
+
+  app.get('/api/v1/webhooks', {
+    config: manage,
+    schema: webhookSchemas.list,
+    handler: async (request) => {
+      const all = await webhooks.listEndpoints(request.auth!.accountId);
+      return { object: 'list', data: all.map(endpointView), has_more: false };
+    },
+  });
+
+  app.get<IdParams>('/api/v1/webhooks/:id', {
+    config: manage,
+    schema: webhookSchemas.get,
+    handler: async (request) =>
+      endpointView(await loadEndpoint(deps, request.auth!.accountId, request.params.id)),
+  });
+
+  app.patch<IdParams & { Body: UpdateBody }>('/api/v1/webhooks/:id', {
+    config: manage,
+    schema: webhookSchemas.update,
+    handler: async (request) => {
+      const accountId = request.auth!.accountId;
+      await loadEndpoint(deps, accountId, request.params.id);
+      if (request.body.url !== undefined) await checkUrl(request.body.url, deps.config.webhooks.allowPrivate);
+      const updated = await webhooks.updateEndpoint(accountId, request.params.id, request.body);
+      if (!updated) throw notFound();
+      return endpointView(updated);
+    },
+  });
+
+  app.delete<IdParams>('/api/v1/webhooks/:id', {
+    config: manage,
+    schema: webhookSchemas.remove,
+    handler: async (request, reply) => {
+      if (!(await webhooks.deleteEndpoint(request.auth!.accountId, request.params.id))) throw notFound();
+      return reply.code(204).send();
+    },
+  });
+}
+
+function registerDeliveries(app: FastifyInstance, deps: AppDeps): void {
+  const { webhooks } = deps.db;
 
   app.get<IdParams & { Querystring: { limit: number; starting_after?: string } }>(
     '/api/v1/webhooks/:id/deliveries',
     {
-      config: { authenticated: true },
+      config: manage,
       schema: webhookSchemas.deliveries,
       handler: async (request) => {
-        const accountId = manage(request);
-        await load(accountId, request.params.id);
+        const accountId = request.auth!.accountId;
+        await loadEndpoint(deps, accountId, request.params.id);
         const { limit, starting_after: startingAfter } = request.query;
         const page = await webhooks.listMessages(accountId, request.params.id, { limit, startingAfter });
         return { object: 'list', data: page.messages.map(deliveryView), has_more: page.hasMore };
@@ -148,11 +144,11 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: AppDeps): void
   );
 
   app.post<{ Params: { id: string; msg_id: string } }>('/api/v1/webhooks/:id/deliveries/:msg_id/retry', {
-    config: { authenticated: true },
+    config: manage,
     schema: webhookSchemas.retry,
     handler: async (request, reply) => {
-      const accountId = manage(request);
-      const endpoint = await load(accountId, request.params.id);
+      const accountId = request.auth!.accountId;
+      const endpoint = await loadEndpoint(deps, accountId, request.params.id);
       if (endpoint.status === 'disabled') {
         throw new QuireError('webhook_endpoint_disabled', 'Re-enable the endpoint (PATCH status) first.');
       }
@@ -162,6 +158,25 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: AppDeps): void
       return reply.code(202).send(deliveryView({ ...message, attemptLog: [] }));
     },
   });
+}
+
+async function checkUrl(url: string, allowPrivate: boolean): Promise<void> {
+  const refusal = await urlRefusal(url, allowPrivate);
+  if (refusal) {
+    throw new QuireError('webhook_url_not_allowed', `The url ${refusal}.`, {
+      errors: [{ pointer: '/url', detail: refusal }],
+    });
+  }
+}
+
+async function loadEndpoint(deps: AppDeps, accountId: string, id: string): Promise<WebhookEndpoint> {
+  const endpoint = await deps.db.webhooks.getEndpoint(accountId, id);
+  if (!endpoint) throw notFound();
+  return endpoint;
+}
+
+function notFound(): QuireError {
+  return new QuireError('not_found', 'No webhook endpoint with this id.');
 }
 
 function endpointView(endpoint: WebhookEndpoint) {

@@ -2,9 +2,9 @@
 // a worker's finish each in one statement, GCRA with greatest(), and NOTIFY so other processes hear
 // of job changes at once.
 import { type Kysely, sql } from 'kysely';
+import type { JobChangeNotice } from '../../model/job-change.js';
 import type { SqlDialect } from '../sql/dialect.js';
 import type { Tables } from '../sql/rows.js';
-import type { JobChangeNotice } from '../types.js';
 import { transaction } from './connection.js';
 import { claimNextFairly } from './job-claim.js';
 import { finishLeased } from './job-finish.js';

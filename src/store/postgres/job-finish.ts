@@ -2,7 +2,7 @@
 // still holds the lease, and whose tail writes the event and the change notice. A refused write (the
 // lease was lost) matches no row, and so writes no event either.
 import { type Kysely, sql } from 'kysely';
-import { eventTypeFor } from '../../webhooks/payload.js';
+import { eventTypeFor } from '../../model/job-event.js';
 import type { JobEnding } from '../sql/dialect.js';
 import type { Tables } from '../sql/rows.js';
 import { noticesRead, outboxTail, scrubbedOptions } from './outbox.js';

@@ -2,7 +2,7 @@
 // cannot stay subscribed). Notices only speed things up: workers still poll and running jobs still
 // check their leases, so a notice lost while reconnecting delays work by one poll, never loses it.
 import pg from 'pg';
-import type { JobChangeNotice } from '../types.js';
+import type { JobChangeNotice } from '../../model/job-change.js';
 import { pgTypes } from './connection.js';
 import { CHANGES_CHANNEL, type ChangePayload } from './notices.js';
 

@@ -1,7 +1,7 @@
 // The NOTIFY channel PostgreSQL processes hear each other's job changes on: what a notice carries,
 // and the notice as SQL, sent in the transaction of the change and so delivered only if it commits.
 import { type Expression, type RawBuilder, sql } from 'kysely';
-import type { JobChangeNotice } from '../types.js';
+import type { JobChangeNotice } from '../../model/job-change.js';
 
 export const CHANGES_CHANNEL = 'quire_job_changes';
 

@@ -2,11 +2,12 @@
 // event, the event's messages and the change notice are CTEs after the change, so they commit with
 // it, and a claim or a completion stays one round trip (SQLite's outbox: sql/job-outbox.ts).
 import { type Expression, type Kysely, type RawBuilder, sql } from 'kysely';
-import { eventBody, eventTypeFor } from '../../webhooks/payload.js';
-import { REDACTED } from '../redact.js';
+import type { JobChangeNotice } from '../../model/job-change.js';
+import type { JobEventType } from '../../model/job-event.js';
+import { eventBody, eventTypeFor } from '../../model/job-event.js';
+import { REDACTED } from '../../model/redact.js';
 import { noticeKinds } from '../sql/job-outbox.js';
 import { type JobRow, type Tables, toJob } from '../sql/rows.js';
-import type { JobChangeNotice, JobEventType } from '../types.js';
 import { notifySql } from './notices.js';
 
 export interface OutboxTail {
@@ -63,7 +64,7 @@ export const noticesRead = sql`(SELECT count(*) FROM notice) AS notices`;
 
 /**
  * A job row's options with every option named in its secret_options replaced by the redaction
- * marker, key order kept (json, not jsonb): `scrubSecretOptions` (store/redact.ts) in SQL, for
+ * marker, key order kept (json, not jsonb): `scrubSecretOptions` (model/redact.ts) in SQL, for
  * statements that end a job or snapshot it without the row passing through TypeScript.
  */
 export function scrubbedOptions(options: Expression<string>, secretOptions: Expression<string>) {

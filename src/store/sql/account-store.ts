@@ -1,7 +1,8 @@
 // The account store (SQLite and PostgreSQL): accounts and their API keys (stored as keyed hashes, looked up by the
 // public key id embedded in the key string, contract §1).
 import type { Kysely } from 'kysely';
-import type { Account, AccountStore, ApiKeyRecord } from '../types.js';
+import type { Account, ApiKeyRecord } from '../../model/account.js';
+import type { AccountStore } from '../types.js';
 import { fromAccount, fromApiKey, type Tables, toAccount, toApiKey } from './rows.js';
 
 export class SqlAccountStore implements AccountStore {

@@ -2,7 +2,9 @@
 // written once with Kysely and runs on both: the SQLite file of the embedded default and PostgreSQL
 // for scale-out.
 import type { Kysely, SelectQueryBuilder } from 'kysely';
-import type { ClaimedJob, ClaimLimits, JobChangeNotice, JobError, JobResult, RatePolicy } from '../types.js';
+import type { JobError, JobResult } from '../../model/job.js';
+import type { JobChangeNotice } from '../../model/job-change.js';
+import type { ClaimedJob, ClaimLimits, RatePolicy } from '../types.js';
 import type { JobRow, Tables } from './rows.js';
 
 /** One forward-only schema step; each dialect keeps its own numbered list. */

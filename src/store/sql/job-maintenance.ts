@@ -2,8 +2,9 @@
 // drains (inputs of ended jobs, expired or deleted results), plus the counts behind queue metrics.
 import { type Kysely, sql } from 'kysely';
 import { errorCatalogue } from '../../errors/catalogue.js';
-import { scrubSecretOptions } from '../redact.js';
-import type { JobError, JobRecord, JobStatus, SweepOutcome } from '../types.js';
+import type { JobError, JobRecord, JobStatus } from '../../model/job.js';
+import { scrubSecretOptions } from '../../model/redact.js';
+import type { SweepOutcome } from '../types.js';
 import type { SqlDialect } from './dialect.js';
 import { noLease, type Tables, toJob } from './rows.js';
 

@@ -6,8 +6,9 @@
 // is no second stage that could lag or crash between outbox and delivery queue.
 import type { Kysely } from 'kysely';
 import { ulid } from 'ulid';
-import { eventBody, eventTypeFor, subscribes } from '../../webhooks/payload.js';
-import type { JobChangeNotice, JobStatus } from '../types.js';
+import type { JobStatus } from '../../model/job.js';
+import type { JobChangeNotice } from '../../model/job-change.js';
+import { eventBody, eventTypeFor, subscribes } from '../../model/job-event.js';
 import { type JobRow, type Tables, toJob, type WebhookEventsTable } from './rows.js';
 
 /** The change notice other processes get for each new status. */

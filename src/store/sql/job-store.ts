@@ -3,21 +3,18 @@
 // worker that lost its lease (expired, swept, canceled) can never overwrite what happened since.
 import type { Kysely } from 'kysely';
 import { QuireError } from '../../errors/quire-error.js';
-import { scrubSecretOptions } from '../redact.js';
+import type { JobError, JobRecord, JobResult, JobStatus } from '../../model/job.js';
+import { terminalStatuses } from '../../model/job.js';
+import { scrubSecretOptions } from '../../model/redact.js';
 import type {
   CancelOutcome,
   ClaimedJob,
   ClaimLimits,
-  JobError,
-  JobRecord,
-  JobResult,
-  JobStatus,
   JobStore,
   ListJobsQuery,
   NewJob,
   SweepOutcome,
 } from '../types.js';
-import { terminalStatuses } from '../types.js';
 import type { SqlDialect } from './dialect.js';
 import {
   countJobsByStatus,

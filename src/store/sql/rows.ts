@@ -1,21 +1,13 @@
 // Row shapes (as Kysely sees them, the same on SQLite and PostgreSQL) and the one mapping between
-// snake_case rows and the camelCase records of src/store/types.ts. Times are integer epoch ms
+// snake_case rows and the camelCase records of src/model/. Times are integer epoch ms
 // (PostgreSQL bigint, read back as numbers); JSON columns are TEXT on both, so the bytes stored are
 // the bytes read.
 import type { Generated, Insertable, Selectable } from 'kysely';
-import type {
-  Account,
-  ApiKeyRecord,
-  InputFile,
-  JobError,
-  JobEventType,
-  JobRecord,
-  JobResult,
-  JobStatus,
-  NewJob,
-  Scope,
-  WebhookMessageStatus,
-} from '../types.js';
+import type { Account, ApiKeyRecord, Scope } from '../../model/account.js';
+import type { InputFile, JobError, JobRecord, JobResult, JobStatus } from '../../model/job.js';
+import type { JobEventType } from '../../model/job-event.js';
+import type { WebhookMessageStatus } from '../../model/webhook.js';
+import type { NewJob } from '../types.js';
 
 export interface AccountsTable {
   id: string;

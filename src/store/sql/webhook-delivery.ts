@@ -2,15 +2,9 @@
 // attempt is recorded with the message's next state and the endpoint's health in one transaction.
 import { randomUUID } from 'node:crypto';
 import { type Kysely, type Selectable, sql } from 'kysely';
-import type {
-  AttemptRecord,
-  DeliveryClaim,
-  JobEventRecord,
-  JobEventType,
-  WebhookAttempt,
-  WebhookMessage,
-  WebhookMessageStatus,
-} from '../types.js';
+import type { JobEventRecord, JobEventType } from '../../model/job-event.js';
+import type { WebhookAttempt, WebhookMessage, WebhookMessageStatus } from '../../model/webhook.js';
+import type { AttemptRecord, DeliveryClaim } from '../webhook-types.js';
 import type { SqlDialect } from './dialect.js';
 import { eventBodyOf } from './job-outbox.js';
 import type { Tables, WebhookAttemptsTable } from './rows.js';

@@ -2,15 +2,9 @@
 // queue itself (claim, record attempt) lives in webhook-delivery.ts.
 import type { Kysely, Selectable } from 'kysely';
 import { QuireError } from '../../errors/quire-error.js';
-import type {
-  AttemptRecord,
-  DeliveryClaim,
-  JobEventRecord,
-  WebhookAttempt,
-  WebhookEndpoint,
-  WebhookMessage,
-  WebhookStore,
-} from '../types.js';
+import type { JobEventRecord } from '../../model/job-event.js';
+import type { WebhookAttempt, WebhookEndpoint, WebhookMessage } from '../../model/webhook.js';
+import type { AttemptRecord, DeliveryClaim, WebhookStore } from '../webhook-types.js';
 import type { SqlDialect } from './dialect.js';
 import type { Tables, WebhookEndpointsTable } from './rows.js';
 import {

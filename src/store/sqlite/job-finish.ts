@@ -1,7 +1,7 @@
 // How a worker ends a job on SQLite: under the write lock, the conditional update, the secret scrub
 // and the job's event, committed together (PostgreSQL does it in one statement: postgres/job-finish.ts).
 import type { Kysely } from 'kysely';
-import { scrubSecretOptions } from '../redact.js';
+import { scrubSecretOptions } from '../../model/redact.js';
 import type { JobEnding } from '../sql/dialect.js';
 import { writeJobEvent } from '../sql/job-outbox.js';
 import { noLease, type Tables } from '../sql/rows.js';

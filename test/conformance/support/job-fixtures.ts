@@ -1,7 +1,8 @@
 // Shared set-up for the job-store conformance suites: a fresh migrated database per test, two
 // accounts, and job/result builders with sensible defaults.
 import { afterEach, beforeEach } from 'vitest';
-import type { Database, JobResult, NewJob } from '../../../src/store/types.js';
+import type { JobResult } from '../../../src/model/job.js';
+import type { Database, NewJob } from '../../../src/store/types.js';
 
 export type OpenDatabase = () => Promise<Database>;
 

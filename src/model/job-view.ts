@@ -1,6 +1,6 @@
 // The public job object (contract §2): snake_case, RFC 3339 times, secrets redacted, links.
-import { scrubSecretOptions } from '../store/redact.js';
-import type { JobRecord } from '../store/types.js';
+import type { JobRecord } from './job.js';
+import { scrubSecretOptions } from './redact.js';
 
 /** RFC 3339 UTC without milliseconds, as the contract writes timestamps. */
 export const rfc3339 = (ms: number | null) =>

@@ -1,6 +1,6 @@
 // Idle polling loops that can be woken early: each waiter sleeps until its poll interval passes or
-// `wakeAll` is called (an in-process event that there may be work). Used by the job worker slots
-// and the webhook delivery slots.
+// `wakeAll` is called (an in-process event that there may be work). Both the job worker slots and the
+// webhook delivery slots run such loops, so it lives below both.
 
 export class IdleWaiters {
   private readonly sleepers = new Set<() => void>();

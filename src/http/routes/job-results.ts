@@ -1,0 +1,119 @@
+// /api/v1/jobs/{id}/download (the temporary link to the result) and /api/v1/jobs/{id}/events (the
+// job as a server-sent event stream until it ends).
+import type { OutgoingHttpHeaders } from 'node:http';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { QuireError } from '../../errors/quire-error.js';
+import { nextChange } from '../../jobs/wait.js';
+import { type JobRecord, type JobResult, terminalStatuses } from '../../model/job.js';
+import { jobView, rfc3339 } from '../../model/job-view.js';
+import type { AppDeps } from '../deps.js';
+import { jobSchemas } from './job-schemas.js';
+
+type IdParams = { Params: { id: string } };
+
+export function registerJobResultRoutes(app: FastifyInstance, deps: AppDeps): void {
+  registerDownload(app, deps);
+  registerEventStream(app, deps);
+}
+
+function registerDownload(app: FastifyInstance, deps: AppDeps): void {
+  const { db, blobs, config } = deps;
+  app.get<IdParams>('/api/v1/jobs/:id/download', {
+    config: { scope: 'results:read' },
+    schema: jobSchemas.download,
+    handler: async (request, reply) => {
+      const job = await db.jobs.get(request.auth!.accountId, request.params.id);
+      if (!job) throw new QuireError('not_found', 'No job with this id.');
+      const result = downloadableResult(job);
+      const expiresAt = Math.min(
+        Date.now() + config.retention.downloadLinkTtlMs,
+        job.expiresAt ?? Number.POSITIVE_INFINITY,
+      );
+      const url = await blobs.temporaryUrl(result.blobKey, {
+        expiresAt,
+        filename: result.name,
+        contentType: result.contentType,
+      });
+      reply.header('Cache-Control', 'no-store');
+      if (prefersJson(request)) return { url, expires_at: rfc3339(expiresAt) };
+      return reply.code(302).header('Location', url).send();
+    },
+  });
+}
+
+function registerEventStream(app: FastifyInstance, deps: AppDeps): void {
+  const { db, events } = deps;
+  app.get<IdParams>('/api/v1/jobs/:id/events', {
+    config: { scope: 'jobs:read' },
+    schema: jobSchemas.events,
+    handler: async (request, reply) => {
+      const accountId = request.auth!.accountId;
+      let job = await db.jobs.get(accountId, request.params.id);
+      if (!job) throw new QuireError('not_found', 'No job with this id.');
+      const closed = abortOnClose(reply);
+      reply.hijack();
+      reply.raw.writeHead(200, {
+        // Headers set before the hijack (RateLimit-Policy, RateLimit) would otherwise be lost.
+        ...(reply.getHeaders() as OutgoingHttpHeaders),
+        'Content-Type': 'text/event-stream; charset=utf-8',
+        'Cache-Control': 'no-store',
+        Connection: 'keep-alive',
+        'X-Request-Id': request.id,
+      });
+      let last = '';
+      for (;;) {
+        const data = JSON.stringify(jobView(job));
+        if (data !== last)
+          reply.raw.write(`event: job\nid: ${job.status}-${job.progress}\ndata: ${data}\n\n`);
+        last = data;
+        if (terminalStatuses.includes(job.status) || closed.aborted) break;
+        await nextChange(events, job.id, 1000, closed);
+        const next = await db.jobs.get(accountId, job.id);
+        if (!next) break;
+        job = next;
+      }
+      reply.raw.end();
+    },
+  });
+}
+
+/** The result a download link may point at, or the problem that says why there is none. */
+function downloadableResult(job: JobRecord): JobResult {
+  switch (job.status) {
+    case 'queued':
+    case 'processing':
+      throw new QuireError('job_not_ready', `The job is ${job.status}; wait for it to succeed.`, {
+        extras: { job_status: job.status },
+      });
+    case 'failed':
+      throw new QuireError('job_failed', 'The job failed; see its error.', {
+        extras: { job_status: job.status },
+      });
+    case 'canceled':
+      throw new QuireError('job_canceled', 'The job was canceled.', { extras: { job_status: job.status } });
+    case 'succeeded':
+      if (
+        !job.result ||
+        job.resultDeletedAt !== null ||
+        (job.expiresAt !== null && job.expiresAt <= Date.now())
+      ) {
+        throw new QuireError('result_expired', 'The result was deleted at the end of its retention period.');
+      }
+      return job.result;
+  }
+}
+
+function prefersJson(request: FastifyRequest): boolean {
+  const accept = request.headers.accept ?? '';
+  return /\bapplication\/json\b/i.test(accept);
+}
+
+/**
+ * An AbortSignal that fires when the client goes away, so long-polls stop early. The response's
+ * 'close' is used because the request's fires as soon as its (empty) body has been read.
+ */
+export function abortOnClose(reply: FastifyReply): AbortSignal {
+  const controller = new AbortController();
+  reply.raw.once('close', () => controller.abort());
+  return controller.signal;
+}

@@ -1,0 +1,151 @@
+// The job's state changes, each in one place: the store write, the blobs that go with it and the
+// in-process notice. HTTP routes, workers and the sweeper call these instead of doing the steps.
+import { jobFolder } from '../blobs/keys.js';
+import type { BlobStore } from '../blobs/types.js';
+import { QuireError } from '../errors/quire-error.js';
+import type { InputFile, JobError, JobRecord, JobResult } from '../model/job.js';
+import type { JobEvents } from '../model/job-change.js';
+import type { ClaimedJob, ClaimLimits, JobStore, NewJob, SweepOutcome } from '../store/types.js';
+
+export interface JobServiceDeps {
+  jobs: JobStore;
+  blobs: BlobStore;
+  events: JobEvents;
+}
+
+/**
+ * Runs after a terminal write and before its notice, so what it records (metrics, the log line) is
+ * there for everyone the notice wakes.
+ */
+export type OnRecorded = () => void;
+
+export class JobService {
+  constructor(private readonly deps: JobServiceDeps) {}
+
+  /** Stores the job whose inputs are already uploaded; on a failed write its files go too. */
+  async create(job: NewJob): Promise<JobRecord> {
+    const { jobs, blobs, events } = this.deps;
+    const created = await jobs.create(job).catch(async (error: unknown) => {
+      // No job row, no sweep would ever find these files: delete them now. Only when the job is
+      // known to be absent — a commit whose answer was lost may still have created it.
+      const absent = await jobs.get(job.accountId, job.id).then(
+        (found) => found === undefined,
+        () => false,
+      );
+      if (absent) await blobs.deletePrefix(jobFolder(job.id)).catch(() => undefined);
+      throw error;
+    });
+    events.emit({ jobId: job.id, kind: 'created' });
+    return created;
+  }
+
+  /** Files of an upload that did not become a job (a replayed or refused request). */
+  async discardUpload(inputs: readonly InputFile[]): Promise<void> {
+    await Promise.allSettled(inputs.map((f) => this.deps.blobs.delete(f.blobKey)));
+  }
+
+  /** queued/processing → canceled; the running engine stops when its lease is found lost. */
+  async cancel(accountId: string, id: string): Promise<JobRecord> {
+    const outcome = await this.deps.jobs.cancel(accountId, id);
+    if (outcome.outcome === 'not_found') throw notFound();
+    if (outcome.outcome === 'terminal') {
+      throw new QuireError('job_state_conflict', `The job is already ${outcome.job.status}.`, {
+        extras: { job_status: outcome.job.status },
+      });
+    }
+    this.deps.events.emit({ jobId: outcome.job.id, kind: 'canceled' });
+    return outcome.job;
+  }
+
+  /** Hides the job (canceling it if active) and deletes its files now. */
+  async remove(accountId: string, id: string): Promise<void> {
+    const { jobs, blobs, events } = this.deps;
+    const job = await jobs.delete(accountId, id);
+    if (!job) throw notFound();
+    events.emit({ jobId: job.id, kind: 'canceled' });
+    // Delete now rather than at the next sweep; the sweeper retries whatever fails here.
+    await blobs.deletePrefix(jobFolder(job.id));
+    await jobs.markInputsDeleted(job.id);
+    if (job.result) await jobs.markResultDeleted(job.id);
+  }
+
+  /** The next job for this worker in fair order, or undefined when nothing is queued. */
+  async claim(workerId: string, leaseMs: number, limits: ClaimLimits): Promise<ClaimedJob | undefined> {
+    const claim = await this.deps.jobs.claimNext(workerId, leaseMs, Date.now(), limits);
+    if (claim) this.deps.events.emit({ jobId: claim.job.id, kind: 'updated' });
+    return claim;
+  }
+
+  /** Gives a claimed job back to the queue; false when the lease was already lost. */
+  release(claim: ClaimedJob): Promise<boolean> {
+    return this.deps.jobs.release(claim.job.id, claim.leaseToken).catch(() => false);
+  }
+
+  /**
+   * processing → succeeded, while the claim's lease still holds; then the inputs go. False when the
+   * lease was lost: the job belongs to someone else now, and this attempt's result is deleted.
+   */
+  async complete(
+    claim: ClaimedJob,
+    result: JobResult,
+    retentionMs: number,
+    onRecorded: OnRecorded,
+  ): Promise<boolean> {
+    const { job, leaseToken } = claim;
+    // One clock reading, so expires_at − completed_at is exactly the retention period.
+    const now = Date.now();
+    if (!(await this.deps.jobs.complete(job.id, leaseToken, result, now + retentionMs, now))) {
+      await this.deps.blobs.delete(result.blobKey);
+      return false;
+    }
+    await this.ended(job, onRecorded);
+    return true;
+  }
+
+  /** processing → failed, while the claim's lease still holds; then the inputs go. */
+  async fail(claim: ClaimedJob, error: JobError, onRecorded: OnRecorded): Promise<boolean> {
+    if (!(await this.deps.jobs.fail(claim.job.id, claim.leaseToken, error))) return false;
+    await this.ended(claim.job, onRecorded);
+    return true;
+  }
+
+  /** Expired leases: requeued jobs wake idle workers here, failed ones (`worker_lost`) their waiters. */
+  async sweepExpiredLeases(maxStalls: number): Promise<SweepOutcome> {
+    const outcome = await this.deps.jobs.sweepExpiredLeases(maxStalls);
+    for (const id of outcome.requeued) this.deps.events.emit({ jobId: id, kind: 'created' });
+    for (const id of outcome.failed) this.deps.events.emit({ jobId: id, kind: 'terminal' });
+    return outcome;
+  }
+
+  /** Up to `batch` each: inputs of ended jobs, results past retention (or of deleted jobs). */
+  async purgeFiles(batch: number): Promise<void> {
+    const { jobs, blobs } = this.deps;
+    for (const job of await jobs.listEndedWithInputs(batch)) {
+      // Without a result to keep, the job's whole folder goes: inputs and anything an attempt that
+      // lost its lease uploaded (a worker killed between its upload and its write leaves one).
+      if (job.result) await Promise.all(job.inputs.map((f) => blobs.delete(f.blobKey)));
+      else await blobs.deletePrefix(jobFolder(job.id));
+      await jobs.markInputsDeleted(job.id);
+    }
+    for (const job of await jobs.listExpiredResults(batch)) {
+      await blobs.deletePrefix(jobFolder(job.id));
+      await jobs.markResultDeleted(job.id);
+    }
+  }
+
+  private async ended(job: JobRecord, onRecorded: OnRecorded): Promise<void> {
+    onRecorded();
+    this.deps.events.emit({ jobId: job.id, kind: 'terminal' });
+    // Inputs go as soon as the job ends (contract §2); the sweeper retries whatever fails here.
+    try {
+      await Promise.all(job.inputs.map((f) => this.deps.blobs.delete(f.blobKey)));
+      await this.deps.jobs.markInputsDeleted(job.id);
+    } catch {
+      // Left for the sweeper.
+    }
+  }
+}
+
+function notFound(): QuireError {
+  return new QuireError('not_found', 'No job with this id.');
+}

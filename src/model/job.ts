@@ -1,0 +1,55 @@
+// The job as the domain knows it: its statuses, its record, its input files, result and error. Every
+// layer (stores, workers, HTTP, webhooks, metrics) speaks these types.
+
+export type JobStatus = 'queued' | 'processing' | 'succeeded' | 'failed' | 'canceled';
+export const terminalStatuses: readonly JobStatus[] = ['succeeded', 'failed', 'canceled'];
+
+export interface InputFile {
+  name: string;
+  size: number;
+  contentType: string;
+  /** Blob-store key; removed when the job ends. */
+  blobKey: string;
+}
+
+export interface JobResult {
+  name: string;
+  size: number;
+  contentType: string;
+  blobKey: string;
+  /** Tool-specific public facts (compress: input_size, output_size, ratio; split: files). */
+  facts: Record<string, unknown>;
+}
+
+export interface JobError {
+  code: string;
+  message: string;
+  retryable: boolean;
+}
+
+export interface JobRecord {
+  id: string; // job_<ulid>
+  accountId: string;
+  tool: string;
+  /** Options as given, secrets included while the job is active; secrets are scrubbed when it ends. */
+  options: Record<string, unknown>;
+  /** Option names holding secrets (scrubbed at the end, redacted in every view). */
+  secretOptions: string[];
+  metadata: Record<string, string>;
+  inputs: InputFile[];
+  status: JobStatus;
+  progress: number;
+  result: JobResult | null;
+  error: JobError | null;
+  createdAt: number;
+  startedAt: number | null;
+  completedAt: number | null;
+  /** When the result is deleted (succeeded jobs). */
+  expiresAt: number | null;
+  /** Set once the result blob has been deleted (retention or DELETE). */
+  resultDeletedAt: number | null;
+  /** Times the job's lease expired without the worker finishing it. */
+  stalls: number;
+  /** Times the job has been claimed. */
+  attempts: number;
+}
