@@ -4,8 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { type Static, type TSchema, Type } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import { parseS3Url } from '../blobs/s3-location.js';
 import { isPlanVariable, loadPlans, type Plan } from './plans.js';
+import { parseS3Url } from './storage-url.js';
 
 const MiB = 1024 * 1024;
 /** Contract §6: 0, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h — about three days in all. */

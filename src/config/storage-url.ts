@@ -1,6 +1,6 @@
 // Parses `s3://bucket/prefix?endpoint=…&region=…&force_path_style=true`. Kept apart from the S3 store
 // so that config validation can check the URL at start without loading the AWS SDK.
-import { assertValidKey } from './keys.js';
+import { assertValidKey } from '../blobs/keys.js';
 
 export interface S3Location {
   bucket: string;
