@@ -162,6 +162,9 @@ export interface AccountLimits {
   resultRetentionMs: number;
 }
 
+/** What a running job is held to: its account's page limit and result retention. */
+export type JobLimits = Pick<AccountLimits, 'maxPages' | 'resultRetentionMs'>;
+
 export function accountLimits(caps: PlanCaps, planName: string): AccountLimits {
   const p = planFor(caps.plans, planName);
   return {

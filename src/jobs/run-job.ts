@@ -4,6 +4,7 @@ import path from 'node:path';
 import { jobFolder } from '../blobs/keys.js';
 import type { BlobStore } from '../blobs/types.js';
 import type { Config } from '../config/config.js';
+import type { JobLimits } from '../config/plans.js';
 import type { Engines } from '../engines/types.js';
 import { QuireError } from '../errors/quire-error.js';
 import type { Logger } from '../observability/logger.js';
@@ -54,7 +55,13 @@ const EXTENSIONS: Record<InputType, string> = {
   'application/zip': '.zip',
 };
 
-export async function runJob(claim: ClaimedJob, signal: AbortSignal, deps: RunJobDeps): Promise<void> {
+/** `limits` are the job's plan's, capped by the server-wide settings (plans.ts accountLimits). */
+export async function runJob(
+  claim: ClaimedJob,
+  signal: AbortSignal,
+  deps: RunJobDeps,
+  limits: JobLimits,
+): Promise<void> {
   const { job, leaseToken } = claim;
   const log = deps.logger.child({ job: job.id, tool: job.tool, attempt: job.attempts });
   const started = Date.now();
@@ -70,12 +77,10 @@ export async function runJob(claim: ClaimedJob, signal: AbortSignal, deps: RunJo
   let terminal = false;
   try {
     await withWorkDir(deps.config.tmpDir, async (workDir) => {
-      const result = await execute(claim, workDir, signal, progress, deps);
+      const result = await execute(claim, workDir, signal, progress, deps, limits);
       // One clock reading, so expires_at − completed_at is exactly the retention period.
       const now = Date.now();
-      if (
-        !(await deps.jobs.complete(job.id, leaseToken, result, now + deps.config.retention.resultMs, now))
-      ) {
+      if (!(await deps.jobs.complete(job.id, leaseToken, result, now + limits.resultRetentionMs, now))) {
         // Lost the lease between the engine and the write: the job belongs to someone else now.
         await deps.blobs.delete(result.blobKey);
         throw signal.reason ?? new LeaseLostError('lease lost before completion');
@@ -111,6 +116,7 @@ async function execute(
   signal: AbortSignal,
   progress: ProgressWriter,
   deps: RunJobDeps,
+  limits: JobLimits,
 ): Promise<JobResult> {
   const { job } = claim;
   const entry = deps.catalog.get(job.tool);
@@ -125,7 +131,7 @@ async function execute(
     progress: createProgressReporter(entry.tool.steps ?? { run: 100 }, (p) => progress.offer(p.percent)),
     engines: deps.engines,
     limits: {
-      maxPages: deps.config.limits.maxPages,
+      maxPages: limits.maxPages,
       timeoutMs: deps.config.limits.engineTimeoutMs,
       memoryBytes: deps.config.limits.engineMemoryBytes,
     },
