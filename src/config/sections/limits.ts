@@ -41,8 +41,9 @@ export const limits = {
   ),
 } satisfies Section;
 
-export type Limits = SectionValues<typeof limits>;
+type Limits = SectionValues<typeof limits>;
 
+/** A file cap above the request cap could never be reached: a mistake, refused at start. */
 export function checkLimits(values: Limits): Limits {
   if (values.uploadMaxFileBytes > values.uploadMaxTotalBytes) {
     throw new ConfigError('QUIRE_UPLOAD_MAX_FILE_BYTES must not exceed QUIRE_UPLOAD_MAX_TOTAL_BYTES');
