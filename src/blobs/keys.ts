@@ -1,15 +1,6 @@
 // Blob keys and blob errors shared by every blob store: one key validation, so that no key, however
 // it was built, can name a path outside the store's root (local disk) or an unexpected object (S3).
-
-/** Longest key accepted; far above `jobs/<job id>/result-12` and below every filesystem's PATH_MAX. */
-const MAX_KEY_LENGTH = 512;
-
-/**
- * Segments start with a letter or digit and use only [A-Za-z0-9._-]: no empty, `.` or `..`
- * segments, no leading or trailing slash, no backslashes or control characters. A leading dot is
- * reserved for the local store's in-progress temporary files, which can never collide with a key.
- */
-const KEY_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]*(?:\/[A-Za-z0-9][A-Za-z0-9._-]*)*$/;
+import { isObjectPath } from '../config/storage-url.js';
 
 export class InvalidBlobKeyError extends Error {
   override name = 'InvalidBlobKeyError';
@@ -17,7 +8,7 @@ export class InvalidBlobKeyError extends Error {
 
 /** Throws InvalidBlobKeyError unless `key` is a safe relative object key. */
 export function assertValidKey(key: string): void {
-  if (typeof key !== 'string' || key.length > MAX_KEY_LENGTH || !KEY_PATTERN.test(key)) {
+  if (!isObjectPath(key)) {
     throw new InvalidBlobKeyError(`Invalid blob key ${JSON.stringify(String(key).slice(0, 80))}`);
   }
 }

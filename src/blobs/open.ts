@@ -2,8 +2,8 @@
 // the embedded local-disk default never loads it.
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
+import { parseS3Url } from '../config/storage-url.js';
 import { LocalBlobStore } from './local.js';
-import { parseS3Url } from './s3-location.js';
 import type { BlobStore } from './types.js';
 
 export interface OpenBlobStoreOptions {

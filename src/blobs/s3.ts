@@ -18,9 +18,9 @@ import {
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import type { S3Location } from '../config/storage-url.js';
 import { attachmentDisposition } from './content-disposition.js';
 import { assertValidKey, BlobNotFoundError } from './keys.js';
-import type { S3Location } from './s3-location.js';
 import type { BlobInfo, BlobStore, ByteRange, TemporaryUrlOptions } from './types.js';
 
 /**

@@ -2,7 +2,8 @@
 // The `quire` command: serve (API + workers, the embedded default), api, worker, migrate, keys,
 // accounts.
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig } from '../config/config.js';
+import { loadConfig } from '../config/config.js';
+import { ConfigError } from '../config/section.js';
 import { runAccounts } from './accounts.js';
 import { runKeys } from './keys.js';
 import { runApi, runServe, runWorker } from './serve.js';

@@ -1,7 +1,6 @@
 // Plans as configuration (contract §5): the built-in table, a JSON file that adds or changes plans,
 // and QUIRE_PLAN_<PLAN>_<FIELD> variables on top. Read once at start with the rest of the config.
 import { readFileSync } from 'node:fs';
-import type { Config } from './config.js';
 
 const MiB = 1024 * 1024;
 const GiB = 1024 * MiB;
@@ -141,6 +140,18 @@ export function planView(p: Plan): Record<string, unknown> {
   return view;
 }
 
+/** The server-wide settings every plan is capped by: the slice of the configuration plans need. */
+export interface PlanCaps {
+  plans: Readonly<Record<string, Plan>>;
+  limits: {
+    maxPages: number;
+    uploadMaxFileBytes: number;
+    uploadMaxTotalBytes: number;
+    uploadMaxFiles: number;
+  };
+  retention: { resultMs: number };
+}
+
 /** What one account may do: its plan's numbers, each capped by the server-wide setting. */
 export interface AccountLimits {
   plan: Plan;
@@ -151,14 +162,17 @@ export interface AccountLimits {
   resultRetentionMs: number;
 }
 
-export function accountLimits(config: Config, planName: string): AccountLimits {
-  const p = planFor(config.plans, planName);
+/** What a running job is held to: its account's page limit and result retention. */
+export type JobLimits = Pick<AccountLimits, 'maxPages' | 'resultRetentionMs'>;
+
+export function accountLimits(caps: PlanCaps, planName: string): AccountLimits {
+  const p = planFor(caps.plans, planName);
   return {
     plan: p,
-    maxFileBytes: Math.min(p.maxFileBytes, config.limits.uploadMaxFileBytes),
-    maxTotalBytes: config.limits.uploadMaxTotalBytes,
-    maxFiles: Math.min(p.filesPerJob, config.limits.uploadMaxFiles),
-    maxPages: Math.min(p.maxPages, config.limits.maxPages),
-    resultRetentionMs: Math.min(p.resultRetentionMs, config.retention.resultMs),
+    maxFileBytes: Math.min(p.maxFileBytes, caps.limits.uploadMaxFileBytes),
+    maxTotalBytes: caps.limits.uploadMaxTotalBytes,
+    maxFiles: Math.min(p.filesPerJob, caps.limits.uploadMaxFiles),
+    maxPages: Math.min(p.maxPages, caps.limits.maxPages),
+    resultRetentionMs: Math.min(p.resultRetentionMs, caps.retention.resultMs),
   };
 }

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { jobFolder } from '../blobs/keys.js';
 import type { BlobStore } from '../blobs/types.js';
 import type { Config } from '../config/config.js';
+import type { JobLimits } from '../config/plans.js';
 import type { Engines } from '../engines/types.js';
 import { QuireError } from '../errors/quire-error.js';
 import type { JobResult } from '../model/job.js';
@@ -56,7 +57,13 @@ const EXTENSIONS: Record<InputType, string> = {
   'application/zip': '.zip',
 };
 
-export async function runJob(claim: ClaimedJob, signal: AbortSignal, deps: RunJobDeps): Promise<void> {
+/** `limits` are the job's plan's, capped by the server-wide settings (plans.ts accountLimits). */
+export async function runJob(
+  claim: ClaimedJob,
+  signal: AbortSignal,
+  deps: RunJobDeps,
+  limits: JobLimits,
+): Promise<void> {
   const { job, leaseToken } = claim;
   const log = deps.logger.child({ job: job.id, tool: job.tool, attempt: job.attempts });
   const started = Date.now();
@@ -72,8 +79,8 @@ export async function runJob(claim: ClaimedJob, signal: AbortSignal, deps: RunJo
   let terminal = false;
   try {
     await withWorkDir(deps.config.tmpDir, async (workDir) => {
-      const result = await execute(claim, workDir, signal, progress, deps);
-      terminal = await service.complete(claim, result, deps.config.retention.resultMs, ended('succeeded'));
+      const result = await execute(claim, workDir, signal, progress, deps, limits);
+      terminal = await service.complete(claim, result, limits.resultRetentionMs, ended('succeeded'));
       // Lost the lease between the engine and the write: the job belongs to someone else now.
       if (!terminal) throw signal.reason ?? new LeaseLostError('lease lost before completion');
     });
@@ -103,6 +110,7 @@ async function execute(
   signal: AbortSignal,
   progress: ProgressWriter,
   deps: RunJobDeps,
+  limits: JobLimits,
 ): Promise<JobResult> {
   const { job } = claim;
   const entry = deps.catalog.get(job.tool);
@@ -117,7 +125,7 @@ async function execute(
     progress: createProgressReporter(entry.tool.steps ?? { run: 100 }, (p) => progress.offer(p.percent)),
     engines: deps.engines,
     limits: {
-      maxPages: deps.config.limits.maxPages,
+      maxPages: limits.maxPages,
       timeoutMs: deps.config.limits.engineTimeoutMs,
       memoryBytes: deps.config.limits.engineMemoryBytes,
     },

@@ -49,7 +49,7 @@ export function startWorkers(deps: RunJobDeps): Workers {
       }
       const signal = keeper.hold(claim.job.id, claim.leaseToken);
       try {
-        await runJob(claim, signal, { ...deps, config: configForPlan(deps.config, claim.plan) });
+        await runJob(claim, signal, deps, accountLimits(deps.config, claim.plan));
       } catch (error) {
         deps.logger.error(
           { job: claim.job.id, err: { type: (error as Error).name, stack: (error as Error).stack } },
@@ -96,18 +96,5 @@ export function claimLimits(config: Config, catalog?: ToolCatalog): ClaimLimits 
     ),
     defaultConcurrentJobs: planFor(config.plans, FALLBACK_PLAN).concurrentJobs,
     ...(runnable.length < entries.length ? { tools: runnable } : {}),
-  };
-}
-
-/**
- * The configuration a job of this plan runs under: the plan's page limit and result retention,
- * each capped by the server-wide value, so the job runner needs no knowledge of plans.
- */
-function configForPlan(config: Config, plan: string): Config {
-  const limits = accountLimits(config, plan);
-  return {
-    ...config,
-    limits: { ...config.limits, maxPages: limits.maxPages },
-    retention: { ...config.retention, resultMs: limits.resultRetentionMs },
   };
 }

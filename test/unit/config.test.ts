@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config/config.js';
+import { loadConfig } from '../../src/config/config.js';
+import { ConfigError } from '../../src/config/section.js';
 
 describe('configuration', () => {
   it('uses documented defaults under the data directory', () => {

@@ -4,8 +4,9 @@ import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config/config.js';
+import { loadConfig } from '../../src/config/config.js';
 import { accountLimits } from '../../src/config/plans.js';
+import { ConfigError } from '../../src/config/section.js';
 import { isQuireError } from '../../src/errors/quire-error.js';
 import { fingerprintOf, parseIdempotencyKey } from '../../src/http/idempotency.js';
 

@@ -1,8 +1,9 @@
 // The S3 storage URL: what parses, what is refused (and that refusals never echo a value), and the
 // config check at start (that only s3:// loads the AWS SDK: lazy-drivers.test.ts).
 import { describe, expect, it } from 'vitest';
-import { parseS3Url } from '../../src/blobs/s3-location.js';
-import { ConfigError, loadConfig } from '../../src/config/config.js';
+import { loadConfig } from '../../src/config/config.js';
+import { ConfigError } from '../../src/config/section.js';
+import { parseS3Url } from '../../src/config/storage-url.js';
 
 describe('S3 storage URL', () => {
   it.each([

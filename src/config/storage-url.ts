@@ -1,6 +1,23 @@
-// Parses `s3://bucket/prefix?endpoint=…&region=…&force_path_style=true`. Kept apart from the S3 store
-// so that config validation can check the URL at start without loading the AWS SDK.
-import { assertValidKey } from './keys.js';
+// The storage URL's grammar: `s3://bucket/prefix?endpoint=…&region=…&force_path_style=true` and the
+// object paths under it. In config so that a bad URL fails at start, without loading the AWS SDK.
+
+/** Longest object path accepted; far above `jobs/<job id>/result-12` and below every filesystem's PATH_MAX. */
+const MAX_OBJECT_PATH_LENGTH = 512;
+
+/**
+ * Segments start with a letter or digit and use only [A-Za-z0-9._-]: no empty, `.` or `..`
+ * segments, no leading or trailing slash, no backslashes or control characters. A leading dot is
+ * reserved for the local store's in-progress temporary files, which can never collide with a key.
+ */
+const OBJECT_PATH = /^[A-Za-z0-9][A-Za-z0-9._-]*(?:\/[A-Za-z0-9][A-Za-z0-9._-]*)*$/;
+
+/**
+ * Whether `value` is a safe relative path inside a store: every blob key, and the S3 prefix the
+ * store puts before them, so that no key, however built, names a path outside the store's root.
+ */
+export function isObjectPath(value: string): boolean {
+  return typeof value === 'string' && value.length <= MAX_OBJECT_PATH_LENGTH && OBJECT_PATH.test(value);
+}
 
 export interface S3Location {
   bucket: string;
@@ -53,15 +70,7 @@ export function parseS3Url(url: string): S3Location {
     .slice('s3://'.length)
     .split(/[?#]/)[0]!
     .replace(/^[^/]*/, '');
-  let prefix = rawPath;
-  if (prefix !== '') {
-    try {
-      prefix = decodeURIComponent(rawPath).replace(/^\/+|\/+$/g, '');
-      if (prefix !== '') assertValidKey(prefix);
-    } catch {
-      throw new InvalidS3UrlError('S3 storage URL prefix must be segments of [A-Za-z0-9._-]');
-    }
-  }
+  const prefix = rawPath === '' ? '' : decodePrefix(rawPath);
   const endpoint = parsed.searchParams.get('endpoint') ?? undefined;
   if (endpoint !== undefined && !/^https?:\/\/[^/?#]+\/?$/.test(endpoint)) {
     throw new InvalidS3UrlError('S3 storage URL endpoint must be http(s)://host[:port]');
@@ -72,4 +81,18 @@ export function parseS3Url(url: string): S3Location {
   }
   const region = parsed.searchParams.get('region') || undefined;
   return { bucket: parsed.hostname, prefix, endpoint, region, forcePathStyle: forcePathStyle === 'true' };
+}
+
+const BAD_PREFIX = 'S3 storage URL prefix must be segments of [A-Za-z0-9._-]';
+
+function decodePrefix(rawPath: string): string {
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(rawPath);
+  } catch {
+    throw new InvalidS3UrlError(BAD_PREFIX);
+  }
+  const prefix = decoded.replace(/^\/+|\/+$/g, '');
+  if (prefix !== '' && !isObjectPath(prefix)) throw new InvalidS3UrlError(BAD_PREFIX);
+  return prefix;
 }

@@ -1,0 +1,24 @@
+// The HTTP listener and the public origin of download links: `config.http`.
+import { Type } from '@sinclair/typebox';
+import { int, type Section, setting } from '../section.js';
+
+export const http = {
+  QUIRE_HOST: setting(
+    'host',
+    Type.String({ default: '127.0.0.1', minLength: 1, description: 'Address the HTTP server binds to.' }),
+  ),
+  QUIRE_PORT: setting('port', int(0, 65535, 8080, 'HTTP port.')),
+  QUIRE_PUBLIC_BASE_URL: setting(
+    'publicBaseUrl',
+    // Without its trailing slash, so that links are `${publicBaseUrl}/files/…` either way.
+    Type.Transform(
+      Type.String({
+        default: '',
+        description:
+          'Absolute base for temporary download links (e.g. https://pdf.example.com); relative when empty.',
+      }),
+    )
+      .Decode((url) => url.replace(/\/$/, ''))
+      .Encode((url) => url),
+  ),
+} satisfies Section;
