@@ -13,7 +13,7 @@ import { createLogger, type Logger } from '../observability/logger.js';
 import { createMetrics, type Metrics } from '../observability/metrics.js';
 import { openDatabase } from '../store/open.js';
 import type { Database } from '../store/types.js';
-import { ToolCatalog } from '../tools/catalog.js';
+import { ToolCatalog } from '../tools/lib/catalog.js';
 import { publishOcrLanguages } from '../tools/ocr.js';
 import { tools } from '../tools/registry.js';
 

@@ -10,12 +10,12 @@ import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import { withWorkDir } from '../process/work-dir.js';
 import type { ClaimedJob, JobResult, JobStore } from '../store/types.js';
-import type { ToolCatalog } from '../tools/catalog.js';
-import type { InputType, ToolInput } from '../tools/types.js';
+import type { ToolCatalog } from '../tools/lib/catalog.js';
+import { createProgressReporter } from '../tools/lib/progress.js';
+import type { InputType, ToolInput } from '../tools/lib/types.js';
 import type { JobEvents } from './events.js';
 import { failureKind, toJobError } from './failure.js';
 import { LeaseLostError } from './lease-keeper.js';
-import { createProgressReporter } from './progress.js';
 import { ProgressWriter } from './progress-writer.js';
 
 export interface RunJobDeps {

@@ -5,7 +5,7 @@ import { ulid } from 'ulid';
 import type { Config } from '../config/config.js';
 import { accountLimits, FALLBACK_PLAN, planFor } from '../config/plans.js';
 import type { ClaimedJob, ClaimLimits } from '../store/types.js';
-import type { ToolCatalog } from '../tools/catalog.js';
+import type { ToolCatalog } from '../tools/lib/catalog.js';
 import { IdleWaiters } from './idle-waiters.js';
 import { LeaseKeeper } from './lease-keeper.js';
 import { type RunJobDeps, runJob } from './run-job.js';

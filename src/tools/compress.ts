@@ -4,11 +4,11 @@ import { copyFile, stat } from 'node:fs/promises';
 import { type Static, Type } from '@sinclair/typebox';
 import type { LossyLevel } from '../engines/ghostscript.js';
 import { isQuireError } from '../errors/quire-error.js';
-import { checkPageLimit, engineCall, onlyInput, openInput } from './inputs.js';
-import { outputName, workFile } from './output-name.js';
-import { StringEnum } from './schema.js';
-import type { ToolContext, ToolInput } from './types.js';
-import { defineTool } from './types.js';
+import { checkPageLimit, engineCall, onlyInput, openInput } from './lib/inputs.js';
+import { outputName, workFile } from './lib/output-name.js';
+import { StringEnum } from './lib/schema.js';
+import type { ToolContext, ToolInput } from './lib/types.js';
+import { defineTool } from './lib/types.js';
 
 const options = Type.Object(
   {

@@ -4,11 +4,11 @@ import { readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { type Static, Type } from '@sinclair/typebox';
 import type { ImageEntry } from '../engines/poppler.js';
-import { checkPageLimit, engineCall, onlyInput, openInput } from './inputs.js';
-import { fileStem, workFile } from './output-name.js';
-import { PageSelectionSchema, pageRuns, resolvePageSet } from './page-selection.js';
-import { defineTool } from './types.js';
-import { writeZip, type ZipEntry } from './zip.js';
+import { checkPageLimit, engineCall, onlyInput, openInput } from './lib/inputs.js';
+import { fileStem, workFile } from './lib/output-name.js';
+import { PageSelectionSchema, pageRuns, resolvePageSet } from './lib/page-selection.js';
+import { defineTool } from './lib/types.js';
+import { writeZip, type ZipEntry } from './lib/zip.js';
 
 const options = Type.Object(
   {

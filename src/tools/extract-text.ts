@@ -4,11 +4,11 @@
 import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
 import { type Static, Type } from '@sinclair/typebox';
-import { checkPageLimit, engineCall, onlyInput, openInput } from './inputs.js';
-import { outputName, workFile } from './output-name.js';
-import { PageSelectionSchema, pageRuns, resolvePageList } from './page-selection.js';
-import { StringEnum } from './schema.js';
-import { defineTool } from './types.js';
+import { checkPageLimit, engineCall, onlyInput, openInput } from './lib/inputs.js';
+import { outputName, workFile } from './lib/output-name.js';
+import { PageSelectionSchema, pageRuns, resolvePageList } from './lib/page-selection.js';
+import { StringEnum } from './lib/schema.js';
+import { defineTool } from './lib/types.js';
 
 const options = Type.Object(
   {

@@ -2,12 +2,12 @@
 // --flatten-annotations), so they can no longer be edited and look the same in every reader.
 import { readFile, writeFile } from 'node:fs/promises';
 import { Type } from '@sinclair/typebox';
-import { annotationCount, type QpdfJsonFile, restorePlan, stashPlan } from './flatten-plan.js';
-import { checkPageLimit, engineCall, onlyInput, openInput } from './inputs.js';
-import { outputName, workFile } from './output-name.js';
-import { StringEnum } from './schema.js';
-import type { ToolContext } from './types.js';
-import { defineTool } from './types.js';
+import { annotationCount, type QpdfJsonFile, restorePlan, stashPlan } from './lib/flatten-plan.js';
+import { checkPageLimit, engineCall, onlyInput, openInput } from './lib/inputs.js';
+import { outputName, workFile } from './lib/output-name.js';
+import { StringEnum } from './lib/schema.js';
+import type { ToolContext } from './lib/types.js';
+import { defineTool } from './lib/types.js';
 
 const options = Type.Object(
   {

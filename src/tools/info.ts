@@ -2,10 +2,10 @@
 // structure flags (qpdf JSON) plus fonts and images (poppler).
 import { writeFile } from 'node:fs/promises';
 import { Type } from '@sinclair/typebox';
-import { buildInfoReport, type QpdfInfoJson } from './info-report.js';
-import { checkPageLimit, engineCall, onlyInput, openInput } from './inputs.js';
-import { outputName, workFile } from './output-name.js';
-import { defineTool } from './types.js';
+import { buildInfoReport, type QpdfInfoJson } from './lib/info-report.js';
+import { checkPageLimit, engineCall, onlyInput, openInput } from './lib/inputs.js';
+import { outputName, workFile } from './lib/output-name.js';
+import { defineTool } from './lib/types.js';
 
 const options = Type.Object({}, { additionalProperties: false, examples: [{}] });
 

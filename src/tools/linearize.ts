@@ -2,9 +2,9 @@
 // result with qpdf's own linearization check before handing it out.
 import { Type } from '@sinclair/typebox';
 import { QuireError } from '../errors/quire-error.js';
-import { checkPageLimit, engineCall, onlyInput, openInput } from './inputs.js';
-import { outputName, workFile } from './output-name.js';
-import { defineTool } from './types.js';
+import { checkPageLimit, engineCall, onlyInput, openInput } from './lib/inputs.js';
+import { outputName, workFile } from './lib/output-name.js';
+import { defineTool } from './lib/types.js';
 
 const options = Type.Object({}, { additionalProperties: false, examples: [{}] });
 

@@ -3,13 +3,13 @@
 import { writeFile } from 'node:fs/promises';
 import { type Static, Type } from '@sinclair/typebox';
 import { QuireError } from '../errors/quire-error.js';
-import { engineCall, openAll } from './inputs.js';
-import { type MergedFile, outlineTree, outlineUpdate, type QpdfOutline } from './merge-outlines.js';
-import { fileStem, workFile } from './output-name.js';
-import { PageSelectionSchema, resolvePageList, toQpdfRange } from './page-selection.js';
-import { StringEnum } from './schema.js';
-import type { ToolContext } from './types.js';
-import { defineTool } from './types.js';
+import { engineCall, openAll } from './lib/inputs.js';
+import { type MergedFile, outlineTree, outlineUpdate, type QpdfOutline } from './lib/merge-outlines.js';
+import { fileStem, workFile } from './lib/output-name.js';
+import { PageSelectionSchema, resolvePageList, toQpdfRange } from './lib/page-selection.js';
+import { StringEnum } from './lib/schema.js';
+import type { ToolContext } from './lib/types.js';
+import { defineTool } from './lib/types.js';
 
 const options = Type.Object(
   {

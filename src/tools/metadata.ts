@@ -3,10 +3,10 @@
 import { writeFile } from 'node:fs/promises';
 import { type Static, Type } from '@sinclair/typebox';
 import type { QpdfCall } from '../engines/qpdf.js';
-import { checkPageLimit, engineCall, onlyInput, openInput } from './inputs.js';
-import { outputName, workFile } from './output-name.js';
-import type { ToolContext } from './types.js';
-import { defineTool } from './types.js';
+import { checkPageLimit, engineCall, onlyInput, openInput } from './lib/inputs.js';
+import { outputName, workFile } from './lib/output-name.js';
+import type { ToolContext } from './lib/types.js';
+import { defineTool } from './lib/types.js';
 
 /** Option name → /Info key (PDF 32000-1, 14.3.3, "Document Information Dictionary"). */
 const FIELDS = {

@@ -2,10 +2,10 @@
 // Tesseract. The `languages` enum lists the languages installed on this server.
 import { Type } from '@sinclair/typebox';
 import type { FieldError } from '../errors/quire-error.js';
-import { checkPageLimit, onlyInput, openInput } from './inputs.js';
-import { outputName, workFile } from './output-name.js';
-import { StringEnum } from './schema.js';
-import { defineTool } from './types.js';
+import { checkPageLimit, onlyInput, openInput } from './lib/inputs.js';
+import { outputName, workFile } from './lib/output-name.js';
+import { StringEnum } from './lib/schema.js';
+import { defineTool } from './lib/types.js';
 
 /** What scripts/setup.sh installs; replaced by the start-up probe's answer (publishOcrLanguages). */
 const installedLanguages: string[] = ['deu', 'eng', 'fra', 'spa'];

@@ -2,12 +2,12 @@
 // over the input by qpdf, so the number is real, extractable text on each page.
 import { type Static, Type } from '@sinclair/typebox';
 import { rgb } from 'pdf-lib';
-import { checkPageLimit, engineCall, onlyInput, openInput } from './inputs.js';
-import { outputName, workFile } from './output-name.js';
-import { PageSelectionSchema, resolvePageSet } from './page-selection.js';
-import { StringEnum } from './schema.js';
-import { drawCenteredText, isStampEncodable, writeStamp } from './stamp.js';
-import { defineTool } from './types.js';
+import { checkPageLimit, engineCall, onlyInput, openInput } from './lib/inputs.js';
+import { outputName, workFile } from './lib/output-name.js';
+import { PageSelectionSchema, resolvePageSet } from './lib/page-selection.js';
+import { StringEnum } from './lib/schema.js';
+import { drawCenteredText, isStampEncodable, writeStamp } from './lib/stamp.js';
+import { defineTool } from './lib/types.js';
 
 const options = Type.Object(
   {

@@ -2,10 +2,10 @@
 // keeping the document's catalog (metadata, bookmarks into surviving pages).
 import { type Static, Type } from '@sinclair/typebox';
 import { QuireError } from '../errors/quire-error.js';
-import { checkPageLimit, engineCall, onlyInput, openInput } from './inputs.js';
-import { outputName, workFile } from './output-name.js';
-import { PageSelectionSchema, resolvePageList, resolvePageSet, toQpdfRange } from './page-selection.js';
-import { defineTool } from './types.js';
+import { checkPageLimit, engineCall, onlyInput, openInput } from './lib/inputs.js';
+import { outputName, workFile } from './lib/output-name.js';
+import { PageSelectionSchema, resolvePageList, resolvePageSet, toQpdfRange } from './lib/page-selection.js';
+import { defineTool } from './lib/types.js';
 
 /**
  * An explicit selection: `""` would mean "all pages", which makes `keep` a plain copy and

@@ -5,12 +5,12 @@ import path from 'node:path';
 import { type Static, Type } from '@sinclair/typebox';
 import sharp from 'sharp';
 import { QuireError } from '../errors/quire-error.js';
-import { checkPageLimit, engineCall, onlyInput, openInput } from './inputs.js';
-import { fileStem, workFile } from './output-name.js';
-import { PageSelectionSchema, pageRuns, resolvePageSet } from './page-selection.js';
-import { StringEnum } from './schema.js';
-import { defineTool, type ToolContext } from './types.js';
-import { writeZip } from './zip.js';
+import { checkPageLimit, engineCall, onlyInput, openInput } from './lib/inputs.js';
+import { fileStem, workFile } from './lib/output-name.js';
+import { PageSelectionSchema, pageRuns, resolvePageSet } from './lib/page-selection.js';
+import { StringEnum } from './lib/schema.js';
+import { defineTool, type ToolContext } from './lib/types.js';
+import { writeZip } from './lib/zip.js';
 
 const options = Type.Object(
   {

@@ -4,10 +4,10 @@
 // as they are (Ghostscript's PDF/A mode must convert every colour to one process space).
 import { Type } from '@sinclair/typebox';
 import type { PdfaPart } from '../engines/ocrmypdf.js';
-import { checkPageLimit, onlyInput, openInput } from './inputs.js';
-import { outputName, workFile } from './output-name.js';
-import { StringEnum } from './schema.js';
-import { defineTool } from './types.js';
+import { checkPageLimit, onlyInput, openInput } from './lib/inputs.js';
+import { outputName, workFile } from './lib/output-name.js';
+import { StringEnum } from './lib/schema.js';
+import { defineTool } from './lib/types.js';
 
 const options = Type.Object(
   {

@@ -1,10 +1,10 @@
 // rotate: turns selected pages clockwise by 90/180/270 degrees on top of their current rotation.
 import { Type } from '@sinclair/typebox';
-import { checkPageLimit, engineCall, onlyInput, openInput } from './inputs.js';
-import { outputName, workFile } from './output-name.js';
-import { PageSelectionSchema, resolvePageSet, toQpdfRange } from './page-selection.js';
-import { IntegerEnum } from './schema.js';
-import { defineTool } from './types.js';
+import { checkPageLimit, engineCall, onlyInput, openInput } from './lib/inputs.js';
+import { outputName, workFile } from './lib/output-name.js';
+import { PageSelectionSchema, resolvePageSet, toQpdfRange } from './lib/page-selection.js';
+import { IntegerEnum } from './lib/schema.js';
+import { defineTool } from './lib/types.js';
 
 const options = Type.Object(
   {

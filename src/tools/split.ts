@@ -2,13 +2,13 @@
 // `<stem>-<part>.pdf`, or the PDF itself when there is only one part.
 import { type Static, Type } from '@sinclair/typebox';
 import { QuireError } from '../errors/quire-error.js';
-import { checkPageLimit, engineCall, onlyInput, openInput } from './inputs.js';
-import { fileStem, workFile } from './output-name.js';
-import { PageSelectionSchema, resolvePageList, toQpdfRange } from './page-selection.js';
-import { StringEnum } from './schema.js';
-import type { ToolContext, ToolInput } from './types.js';
-import { defineTool } from './types.js';
-import { writeZip, type ZipEntry } from './zip.js';
+import { checkPageLimit, engineCall, onlyInput, openInput } from './lib/inputs.js';
+import { fileStem, workFile } from './lib/output-name.js';
+import { PageSelectionSchema, resolvePageList, toQpdfRange } from './lib/page-selection.js';
+import { StringEnum } from './lib/schema.js';
+import type { ToolContext, ToolInput } from './lib/types.js';
+import { defineTool } from './lib/types.js';
+import { writeZip, type ZipEntry } from './lib/zip.js';
 
 const options = Type.Object(
   {

@@ -1,8 +1,8 @@
 // unlock: removes encryption given the user or the owner password.
 import { Type } from '@sinclair/typebox';
-import { checkPageLimit, engineCall, onlyInput, openInput } from './inputs.js';
-import { outputName, workFile } from './output-name.js';
-import { defineTool } from './types.js';
+import { checkPageLimit, engineCall, onlyInput, openInput } from './lib/inputs.js';
+import { outputName, workFile } from './lib/output-name.js';
+import { defineTool } from './lib/types.js';
 
 const options = Type.Object(
   {

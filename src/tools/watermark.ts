@@ -5,10 +5,10 @@ import { type Static, Type } from '@sinclair/typebox';
 import type { PDFImage } from 'pdf-lib';
 import sharp from 'sharp';
 import { QuireError } from '../errors/quire-error.js';
-import { checkPageLimit, engineCall, openInput } from './inputs.js';
-import { outputName, workFile } from './output-name.js';
-import { PageSelectionSchema, resolvePageSet } from './page-selection.js';
-import { StringEnum } from './schema.js';
+import { checkPageLimit, engineCall, openInput } from './lib/inputs.js';
+import { outputName, workFile } from './lib/output-name.js';
+import { PageSelectionSchema, resolvePageSet } from './lib/page-selection.js';
+import { StringEnum } from './lib/schema.js';
 import {
   drawCenteredText,
   drawSearchableText,
@@ -20,8 +20,8 @@ import {
   type TextStyle,
   withRotation,
   writeStamp,
-} from './stamp.js';
-import { defineTool, type ToolContext, type ToolInput } from './types.js';
+} from './lib/stamp.js';
+import { defineTool, type ToolContext, type ToolInput } from './lib/types.js';
 
 const POSITIONS = [
   'center',

@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createEngines } from '../../src/engines/index.js';
-import { createProgressReporter, type Progress } from '../../src/jobs/progress.js';
-import type { AnyToolDefinition, ToolContext, ToolInput, ToolLimits } from '../../src/tools/types.js';
+import { createProgressReporter, type Progress } from '../../src/tools/lib/progress.js';
+import type { AnyToolDefinition, ToolContext, ToolInput, ToolLimits } from '../../src/tools/lib/types.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 /** CI checks the corpus out beside the repository. */

@@ -1,7 +1,7 @@
 // What every PDF tool does before its real work: open each input with qpdf (typed errors for
 // encrypted and damaged files), enforce the page limit, and build engine call options.
-import type { EngineCallOptions } from '../engines/call-options.js';
-import { QuireError } from '../errors/quire-error.js';
+import type { EngineCallOptions } from '../../engines/call-options.js';
+import { QuireError } from '../../errors/quire-error.js';
 import type { ToolContext, ToolInput } from './types.js';
 
 /** Engine call options bound to the job: its work dir, cancel signal and per-tool limits. */

@@ -1,8 +1,8 @@
 // The tool catalogue at run time: definitions plus compiled option validators and engine availability.
 // GET /tools, request validation and the OpenAPI document all read from this one object.
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import type { EngineStatus } from '../engines/types.js';
-import type { FieldError } from '../errors/quire-error.js';
+import type { EngineStatus } from '../../engines/types.js';
+import type { FieldError } from '../../errors/quire-error.js';
 import type { AnyToolDefinition } from './types.js';
 
 export interface CatalogEntry {
