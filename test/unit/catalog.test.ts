@@ -51,6 +51,28 @@ describe('tool catalogue validation', () => {
   });
 });
 
+describe('the ocr languages', () => {
+  const withTesseract = new ToolCatalog(tools, [
+    { name: 'tesseract', available: true, languages: ['eng', 'nld'] },
+  ]);
+  const languagesOf = (c: ToolCatalog) =>
+    (c.get('ocr')!.tool.options.properties.languages as unknown as { items: { enum: string[] } }).items.enum;
+
+  it('are the languages the engine status names, each catalogue its own', () => {
+    expect(languagesOf(withTesseract)).toEqual(['eng', 'nld']);
+    expect(withTesseract.checkOptions('ocr', { languages: ['nld'] }).ok).toBe(true);
+    expect(withTesseract.checkOptions('ocr', { languages: ['deu'] }).ok).toBe(false);
+    // `catalog` was built before `withTesseract`: a later catalogue leaves it as it was.
+    expect(languagesOf(catalog)).toEqual(['deu', 'eng', 'fra', 'spa']);
+    expect(languagesOf(withTesseract)).toEqual(['eng', 'nld']);
+  });
+
+  it('fall back to what setup installs when the status names none', () => {
+    expect(catalog.checkOptions('ocr', { languages: ['eng', 'deu'] }).ok).toBe(true);
+    expect(catalog.checkOptions('ocr', { languages: ['nld'] }).ok).toBe(false);
+  });
+});
+
 describe('what a worker claims', () => {
   it('restricts claims to the tools whose engines this worker has', async () => {
     const { claimLimits } = await import('../../src/jobs/worker.js');

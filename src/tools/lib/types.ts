@@ -1,6 +1,6 @@
 // The declarative shape every tool file exports; the catalogue, validation and OpenAPI derive from it.
 import type { Static, TObject } from '@sinclair/typebox';
-import type { EngineName, Engines } from '../../engines/types.js';
+import type { EngineName, EngineStatus, Engines } from '../../engines/types.js';
 import type { FieldError } from '../../errors/quire-error.js';
 import type { ProgressReporter } from './progress.js';
 
@@ -75,8 +75,11 @@ export interface ToolDefinition<S extends TObject = TObject> {
     maxFiles: number | 'plan';
     accepts: readonly InputType[];
   };
-  /** JSON Schema (TypeBox) of the options; `additionalProperties: false` always. */
-  options: S;
+  /**
+   * JSON Schema (TypeBox) of the options; `additionalProperties: false` always. A function of the
+   * engine status when the schema depends on what this server has installed (ocr: its languages).
+   */
+  options: S | ((engines: readonly EngineStatus[]) => S);
   /** Option names whose values are secrets: redacted on the job and never logged. */
   secretOptions?: readonly string[];
   output: { contentType: string };
@@ -94,6 +97,9 @@ export interface ToolDefinition<S extends TObject = TObject> {
 /** Erases the options type so heterogenous tools can live in one list. */
 // biome-ignore lint/suspicious/noExplicitAny: the registry holds tools of every options type
 export type AnyToolDefinition = ToolDefinition<any>;
+
+/** A definition as one server publishes it: its options schema built for that server's engines. */
+export type PublishedTool = Omit<AnyToolDefinition, 'options'> & { options: TObject };
 
 export function defineTool<S extends TObject>(definition: ToolDefinition<S>): ToolDefinition<S> {
   return definition;
