@@ -3,7 +3,7 @@
 import { Type } from '@sinclair/typebox';
 import type { EngineStatus } from '../engines/types.js';
 import type { FieldError } from '../errors/quire-error.js';
-import { checkPageLimit, onlyInput, openInput } from './lib/inputs.js';
+import { onlyInput } from './lib/inputs.js';
 import { outputName, workFile } from './lib/output-name.js';
 import { StringEnum } from './lib/schema.js';
 import { defineTool } from './lib/types.js';
@@ -57,7 +57,12 @@ export const ocrTool = defineTool({
   title: 'Make a scan searchable (OCR)',
   description:
     'Recognises the text of a scanned PDF or an image (JPEG, PNG, TIFF) and adds it as an invisible, selectable text layer.',
-  inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf', 'image/jpeg', 'image/png', 'image/tiff'] },
+  inputs: {
+    minFiles: 1,
+    maxFiles: 1,
+    accepts: ['application/pdf', 'image/jpeg', 'image/png', 'image/tiff'],
+    opens: 'pdf',
+  },
   options,
   output: { contentType: 'application/pdf' },
   engines: ['ocrmypdf', 'tesseract', 'qpdf'],
@@ -72,9 +77,8 @@ export const ocrTool = defineTool({
   async run(ctx) {
     const input = onlyInput(ctx);
     const image = input.contentType !== 'application/pdf';
-    ctx.progress.step('inspect');
-    const pages = image ? 1 : await openInput(ctx, input);
-    checkPageLimit(pages, ctx.limits.maxPages);
+    // The runner opens a PDF; an image is one page.
+    const pages = ctx.pages[0] ?? 1;
 
     ctx.progress.step('recognise');
     const output = workFile(ctx.workDir, 'ocr');

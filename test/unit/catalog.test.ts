@@ -51,6 +51,14 @@ describe('tool catalogue validation', () => {
   });
 });
 
+describe('declared inputs', () => {
+  it('every tool whose PDFs the runner opens declares the inspect step the opening runs in', () => {
+    const opening = tools.filter((tool) => tool.inputs.opens === 'pdf');
+    expect(opening.length).toBe(19);
+    for (const tool of opening) expect(Object.keys(tool.steps ?? {}), tool.name).toContain('inspect');
+  });
+});
+
 describe('the ocr languages', () => {
   const withTesseract = new ToolCatalog(tools, [
     { name: 'tesseract', available: true, languages: ['eng', 'nld'] },

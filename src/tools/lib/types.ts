@@ -44,7 +44,8 @@ export interface ToolLimits {
   memoryBytes: number;
 }
 
-export interface ToolContext<O> {
+/** What the runner hands over for one job: its options and inputs, a work dir and what it may use. */
+export interface RunContext<O> {
   options: O;
   inputs: ToolInput[];
   /** A private directory for this job, removed after the job; write outputs here. */
@@ -53,6 +54,28 @@ export interface ToolContext<O> {
   progress: ProgressReporter;
   engines: Engines;
   limits: ToolLimits;
+}
+
+/** What `run` receives: the run context plus what the runner found opening the inputs. */
+export interface ToolContext<O> extends RunContext<O> {
+  /** The page count of each PDF input the runner opened (`inputs.opens`), in upload order. */
+  pages: readonly number[];
+}
+
+export interface ToolInputs<O> {
+  minFiles: number;
+  /** `'plan'` means the calling account's plan decides (e.g. merge). */
+  maxFiles: number | 'plan';
+  accepts: readonly InputType[];
+  /**
+   * `'pdf'`: before `run`, in the tool's `inspect` step, the runner opens every PDF input with qpdf
+   * (typed errors for encrypted and damaged files), enforces the page limit on their running
+   * total and hands the counts over as `ctx.pages`. Tools that take no PDF, or whose limit is on
+   * the pages they produce, leave it out.
+   */
+  opens?: 'pdf';
+  /** The option holding the password the PDFs open with (unlock); without one, encrypted fails. */
+  passwordOption?: keyof O & string;
 }
 
 export interface ToolOutput {
@@ -69,12 +92,7 @@ export interface ToolDefinition<S extends TObject = TObject> {
   name: string;
   title: string;
   description: string;
-  inputs: {
-    minFiles: number;
-    /** `'plan'` means the calling account's plan decides (e.g. merge). */
-    maxFiles: number | 'plan';
-    accepts: readonly InputType[];
-  };
+  inputs: ToolInputs<Static<S>>;
   /**
    * JSON Schema (TypeBox) of the options; `additionalProperties: false` always. A function of the
    * engine status when the schema depends on what this server has installed (ocr: its languages).
@@ -91,6 +109,11 @@ export interface ToolDefinition<S extends TObject = TObject> {
    * file); run once the upload is complete, before the job exists. Pointers are under `/options`.
    */
   checkRequest?(options: Static<S>, fileCount: number): FieldError[];
+  /**
+   * Refusals that need no engine, run before the runner opens any input (e.g. watermark: the first
+   * file must be the PDF), so they are what a job fails with, whatever its files hold.
+   */
+  checkJob?(options: Static<S>, inputs: readonly ToolInput[]): void;
   run(ctx: ToolContext<Static<S>>): Promise<ToolOutput>;
 }
 
