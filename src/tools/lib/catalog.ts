@@ -1,4 +1,5 @@
-// The tool catalogue at run time: definitions plus compiled option validators and engine availability.
+// The tool catalogue of one server: definitions with options built for its engines, compiled option
+// validators and engine availability.
 // GET /tools, request validation and the OpenAPI document all read from this one object.
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import type { EngineStatus } from '../../engines/types.js';
