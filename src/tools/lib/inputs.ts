@@ -58,7 +58,8 @@ async function openPdfs<O>(ctx: RunContext<O>, password: string | undefined): Pr
       counts.reduce((a, b) => a + b, 0),
       ctx.limits.maxPages,
     );
-    // Opening is most of merge's inspection; a single file's tool goes on inspecting it after.
+    // Several files: each is a share of the step (merge). One file: the tool goes on inspecting it
+    // within the step, so opening it alone does not advance the bar.
     if (pdfs.length > 1) ctx.progress.fraction(i + 1, pdfs.length);
   }
   return counts;

@@ -74,7 +74,7 @@ export interface ToolInputs<O> {
    * the pages they produce, leave it out.
    */
   opens?: 'pdf';
-  /** The option holding the password the PDFs open with (unlock); without one, encrypted fails. */
+  /** The option whose value the PDFs open with (unlock); without one, encrypted is `pdf_encrypted`. */
   passwordOption?: keyof O & string;
 }
 
