@@ -13,8 +13,7 @@ import { createLogger, type Logger } from '../observability/logger.js';
 import { createMetrics, type Metrics } from '../observability/metrics.js';
 import { openDatabase } from '../store/open.js';
 import type { Database } from '../store/types.js';
-import { ToolCatalog } from '../tools/catalog.js';
-import { publishOcrLanguages } from '../tools/ocr.js';
+import { ToolCatalog } from '../tools/lib/catalog.js';
 import { tools } from '../tools/registry.js';
 
 export interface Runtime {
@@ -51,8 +50,6 @@ export async function openRuntime(config: Config, logger = createLogger(config.l
         'engine unavailable; its tools are disabled',
       );
   }
-  // The `ocr` schema's languages enum must be the installed list before the catalogue compiles it.
-  publishOcrLanguages(engineStatus.find((e) => e.name === 'tesseract')?.languages ?? []);
   const engines = createEngines({
     timeoutMs: config.limits.engineTimeoutMs,
     memoryBytes: config.limits.engineMemoryBytes,

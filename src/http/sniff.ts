@@ -1,7 +1,7 @@
 // Content sniffing for uploads: the type comes from the bytes, never from the name or declared type.
 // Hand-written rather than `file-type` because PDF's header may sit anywhere in the first 1024 bytes
 // (ISO 32000-2 §7.5.2; real files carry prefixes), which file-type's offset-0 check refuses.
-import type { InputType } from '../tools/types.js';
+import type { InputType } from '../tools/lib/types.js';
 import { sniffCfb, sniffText, sniffZip } from './sniff-office.js';
 
 /**

@@ -7,7 +7,7 @@ import { jobFolder } from '../blobs/keys.js';
 import type { BlobStore } from '../blobs/types.js';
 import { QuireError } from '../errors/quire-error.js';
 import type { InputFile } from '../model/job.js';
-import type { CatalogEntry, ToolCatalog } from '../tools/catalog.js';
+import type { CatalogEntry, ToolCatalog } from '../tools/lib/catalog.js';
 import { UploadGuard } from './upload-guard.js';
 
 /** The caller's plan limits, already capped by the server-wide settings. */

@@ -13,12 +13,13 @@ import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import { withWorkDir } from '../process/work-dir.js';
 import type { ClaimedJob, JobStore } from '../store/types.js';
-import type { ToolCatalog } from '../tools/catalog.js';
-import type { InputType, ToolInput } from '../tools/types.js';
+import type { ToolCatalog } from '../tools/lib/catalog.js';
+import { openAndRun } from '../tools/lib/inputs.js';
+import { createProgressReporter } from '../tools/lib/progress.js';
+import type { InputType, ToolInput } from '../tools/lib/types.js';
 import { failureKind, toJobError } from './failure.js';
 import { JobService } from './job-service.js';
 import { LeaseLostError } from './lease-keeper.js';
-import { createProgressReporter } from './progress.js';
 import { ProgressWriter } from './progress-writer.js';
 
 export interface RunJobDeps {
@@ -103,7 +104,7 @@ export async function runJob(
   }
 }
 
-/** Inputs in, the tool, the result out to the blob store; returns the result to record. */
+/** Inputs in (opened as the tool declares), the tool, the result out to the blob store. */
 async function execute(
   claim: ClaimedJob,
   workDir: string,
@@ -117,7 +118,7 @@ async function execute(
   if (!entry?.available) throw toolMissing(job.tool);
   const inputs = await fetchInputs(claim, workDir, deps.blobs);
   signal.throwIfAborted();
-  const output = await entry.tool.run({
+  const output = await openAndRun(entry.tool, {
     options: job.options,
     inputs,
     workDir,

@@ -6,7 +6,7 @@ import type { Config } from '../config/config.js';
 import { accountLimits, FALLBACK_PLAN, planFor } from '../config/plans.js';
 import { IdleWaiters } from '../process/idle-waiters.js';
 import type { ClaimedJob, ClaimLimits } from '../store/types.js';
-import type { ToolCatalog } from '../tools/catalog.js';
+import type { ToolCatalog } from '../tools/lib/catalog.js';
 import { JobService } from './job-service.js';
 import { LeaseKeeper } from './lease-keeper.js';
 import { type RunJobDeps, runJob } from './run-job.js';

@@ -4,11 +4,11 @@ import { copyFile, stat } from 'node:fs/promises';
 import { type Static, Type } from '@sinclair/typebox';
 import type { LossyLevel } from '../engines/ghostscript.js';
 import { isQuireError } from '../errors/quire-error.js';
-import { checkPageLimit, engineCall, onlyInput, openInput } from './inputs.js';
-import { outputName, workFile } from './output-name.js';
-import { StringEnum } from './schema.js';
-import type { ToolContext, ToolInput } from './types.js';
-import { defineTool } from './types.js';
+import { engineCall, engineCallWithProgress, onlyPdf } from './lib/inputs.js';
+import { outputName, workFile } from './lib/output-name.js';
+import { StringEnum } from './lib/schema.js';
+import type { ToolContext, ToolInput } from './lib/types.js';
+import { defineTool } from './lib/types.js';
 
 const options = Type.Object(
   {
@@ -41,13 +41,12 @@ async function lossyPass(
   const level = ctx.options.level ?? 'medium';
   const gsLevel: LossyLevel = level === 'lossless' ? 'keep' : level;
   const output = workFile(ctx.workDir, 'lossy');
-  const call = engineCall(ctx, (done, total) => ctx.progress.fraction(done, total));
   try {
     await ctx.engines.ghostscript.pdfwrite(
       input.path,
       output,
       { level: gsLevel, grayscale: ctx.options.grayscale ?? false },
-      call,
+      engineCallWithProgress(ctx),
     );
     // gs can exit 0 with a blank or short file (tools.md): trust only a full page count.
     const pages = await ctx.engines.qpdf.pageCount(output, engineCall(ctx));
@@ -67,17 +66,14 @@ export const compressTool = defineTool({
   title: 'Compress a PDF',
   description:
     'Makes a PDF smaller by downsampling images (lossy levels) and restructuring it losslessly. Never returns a larger file.',
-  inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'] },
+  inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'], opens: 'pdf' },
   options,
   output: { contentType: 'application/pdf' },
   engines: ['qpdf', 'ghostscript'],
   steps: { inspect: 5, lossy: 70, lossless: 20, compare: 5 },
   async run(ctx) {
-    const input = onlyInput(ctx);
+    const { input, pageCount } = onlyPdf(ctx);
     const level = ctx.options.level ?? 'medium';
-    ctx.progress.step('inspect');
-    const pageCount = await openInput(ctx, input);
-    checkPageLimit(pageCount, ctx.limits.maxPages);
     const inputSize = await sizeOf(input.path);
 
     const wantsLossy = level !== 'lossless' || ctx.options.grayscale === true;

@@ -4,11 +4,11 @@ import { readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { type Static, Type } from '@sinclair/typebox';
 import type { ImageEntry } from '../engines/poppler.js';
-import { checkPageLimit, engineCall, onlyInput, openInput } from './inputs.js';
-import { fileStem, workFile } from './output-name.js';
-import { PageSelectionSchema, pageRuns, resolvePageSet } from './page-selection.js';
-import { defineTool } from './types.js';
-import { writeZip, type ZipEntry } from './zip.js';
+import { engineCall, onlyPdf } from './lib/inputs.js';
+import { fileStem, workFile } from './lib/output-name.js';
+import { PageSelectionSchema, pageRuns, resolvePageSet } from './lib/page-selection.js';
+import { defineTool } from './lib/types.js';
+import { writeZip, type ZipEntry } from './lib/zip.js';
 
 const options = Type.Object(
   {
@@ -61,18 +61,15 @@ export const extractImagesTool = defineTool({
   title: 'Extract images',
   description:
     'Extracts the images embedded in the selected pages into a ZIP: JPEG and JPEG 2000 as stored, CMYK as TIFF, others as PNG.',
-  inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'] },
+  inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'], opens: 'pdf' },
   options,
   output: { contentType: 'application/zip' },
   engines: ['qpdf', 'poppler'],
   steps: { inspect: 10, extract: 80, package: 10 },
   async run(ctx) {
-    const input = onlyInput(ctx);
+    const { input, pageCount } = onlyPdf(ctx);
     const opts: Options = ctx.options;
-    ctx.progress.step('inspect');
-    const count = await openInput(ctx, input);
-    checkPageLimit(count, ctx.limits.maxPages);
-    const pages = resolvePageSet(opts.pages, count);
+    const pages = resolvePageSet(opts.pages, pageCount);
 
     ctx.progress.step('extract');
     const stem = fileStem(input.name);

@@ -4,11 +4,11 @@
 import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
 import { type Static, Type } from '@sinclair/typebox';
-import { checkPageLimit, engineCall, onlyInput, openInput } from './inputs.js';
-import { outputName, workFile } from './output-name.js';
-import { PageSelectionSchema, pageRuns, resolvePageList } from './page-selection.js';
-import { StringEnum } from './schema.js';
-import { defineTool } from './types.js';
+import { engineCall, onlyPdf } from './lib/inputs.js';
+import { outputName, workFile } from './lib/output-name.js';
+import { PageSelectionSchema, pageRuns, resolvePageList } from './lib/page-selection.js';
+import { StringEnum } from './lib/schema.js';
+import { defineTool } from './lib/types.js';
 
 const options = Type.Object(
   {
@@ -41,7 +41,6 @@ type Options = Static<typeof options>;
  */
 const PAGES_PER_RUN = 25;
 
-/** The selection as runs of consecutive ascending pages, in the order given. */
 /** pdftotext ends every page with a form feed, so a run of n pages splits into n texts. */
 function splitPages(text: string, count: number): string[] {
   const parts = text.split('\f').slice(0, count);
@@ -53,18 +52,15 @@ export const extractTextTool = defineTool({
   name: 'extract-text',
   title: 'Extract text',
   description: 'Extracts the text of the selected pages as UTF-8 text or as JSON with one entry per page.',
-  inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'] },
+  inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'], opens: 'pdf' },
   options,
   output: { contentType: 'text/plain; charset=utf-8' },
   engines: ['qpdf', 'poppler'],
   steps: { inspect: 10, extract: 90 },
   async run(ctx) {
-    const input = onlyInput(ctx);
+    const { input, pageCount } = onlyPdf(ctx);
     const opts: Options = ctx.options;
-    ctx.progress.step('inspect');
-    const count = await openInput(ctx, input);
-    checkPageLimit(count, ctx.limits.maxPages);
-    const pages = resolvePageList(opts.pages, count);
+    const pages = resolvePageList(opts.pages, pageCount);
 
     ctx.progress.step('extract');
     const json = opts.format === 'json';

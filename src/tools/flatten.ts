@@ -2,12 +2,12 @@
 // --flatten-annotations), so they can no longer be edited and look the same in every reader.
 import { readFile, writeFile } from 'node:fs/promises';
 import { Type } from '@sinclair/typebox';
-import { annotationCount, type QpdfJsonFile, restorePlan, stashPlan } from './flatten-plan.js';
-import { checkPageLimit, engineCall, onlyInput, openInput } from './inputs.js';
-import { outputName, workFile } from './output-name.js';
-import { StringEnum } from './schema.js';
-import type { ToolContext } from './types.js';
-import { defineTool } from './types.js';
+import { annotationCount, type QpdfJsonFile, restorePlan, stashPlan } from './lib/flatten-plan.js';
+import { engineCall, engineCallWithProgress, onlyPdf } from './lib/inputs.js';
+import { outputName, workFile } from './lib/output-name.js';
+import { StringEnum } from './lib/schema.js';
+import type { ToolContext } from './lib/types.js';
+import { defineTool } from './lib/types.js';
 
 const options = Type.Object(
   {
@@ -39,17 +39,14 @@ export const flattenTool = defineTool({
   title: 'Flatten forms and annotations',
   description:
     'Draws form fields and/or annotations into the page content so they can no longer be changed; fields without appearances get them generated first.',
-  inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'] },
+  inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'], opens: 'pdf' },
   options,
   output: { contentType: 'application/pdf' },
   engines: ['qpdf'],
   steps: { inspect: 15, flatten: 60, restore: 15, count: 10 },
   async run(ctx) {
-    const input = onlyInput(ctx);
+    const { input, pageCount } = onlyPdf(ctx);
     const what = ctx.options.what ?? 'all';
-    ctx.progress.step('inspect');
-    const pageCount = await openInput(ctx, input);
-    checkPageLimit(pageCount, ctx.limits.maxPages);
     const before = await readJson(ctx, input.path);
     const plan = what === 'all' ? undefined : stashPlan(before, what === 'forms' ? 'others' : 'widgets');
 
@@ -61,7 +58,7 @@ export const flattenTool = defineTool({
       flattened,
       // Widgets that rely on /NeedAppearances have nothing to flatten until appearances exist.
       { generateAppearances: what !== 'annotations', ...(updateFile ? { updateFile } : {}) },
-      engineCall(ctx, (done, total) => ctx.progress.fraction(done, total)),
+      engineCallWithProgress(ctx),
     );
 
     ctx.progress.step('restore');

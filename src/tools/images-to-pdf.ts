@@ -3,11 +3,11 @@
 import { type Static, Type } from '@sinclair/typebox';
 import sharp from 'sharp';
 import { QuireError } from '../errors/quire-error.js';
-import { decodedPage, type ImageFacts, jpegPage, type Placement } from './image-page.js';
-import { checkPageLimit, engineCall } from './inputs.js';
-import { outputName, workFile } from './output-name.js';
-import { StringEnum } from './schema.js';
-import { defineTool, type ToolInput } from './types.js';
+import { decodedPage, type ImageFacts, jpegPage, type Placement } from './lib/image-page.js';
+import { checkPageLimit, engineCall } from './lib/inputs.js';
+import { outputName, workFile } from './lib/output-name.js';
+import { StringEnum } from './lib/schema.js';
+import { defineTool, type ToolInput } from './lib/types.js';
 
 const options = Type.Object(
   {

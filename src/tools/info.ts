@@ -2,10 +2,10 @@
 // structure flags (qpdf JSON) plus fonts and images (poppler).
 import { writeFile } from 'node:fs/promises';
 import { Type } from '@sinclair/typebox';
-import { buildInfoReport, type QpdfInfoJson } from './info-report.js';
-import { checkPageLimit, engineCall, onlyInput, openInput } from './inputs.js';
-import { outputName, workFile } from './output-name.js';
-import { defineTool } from './types.js';
+import { buildInfoReport, type QpdfInfoJson } from './lib/info-report.js';
+import { engineCall, onlyPdf } from './lib/inputs.js';
+import { outputName, workFile } from './lib/output-name.js';
+import { defineTool } from './lib/types.js';
 
 const options = Type.Object({}, { additionalProperties: false, examples: [{}] });
 
@@ -14,17 +14,14 @@ export const infoTool = defineTool({
   title: 'Document information',
   description:
     'Reports pages, page sizes and rotation, PDF version, encryption and permissions, metadata, linearization, forms, JavaScript, attachments, outlines, fonts and image count as JSON.',
-  inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'] },
+  inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'], opens: 'pdf' },
   options,
   output: { contentType: 'application/json' },
   engines: ['qpdf', 'poppler'],
   steps: { inspect: 20, details: 40, fonts: 20, images: 20 },
   async run(ctx) {
-    const input = onlyInput(ctx);
+    const { input, pageCount } = onlyPdf(ctx);
     const call = engineCall(ctx);
-    ctx.progress.step('inspect');
-    const pageCount = await openInput(ctx, input);
-    checkPageLimit(pageCount, ctx.limits.maxPages);
     const json = (await ctx.engines.qpdf.json(
       input.path,
       ['encrypt', 'outlines', 'attachments', 'acroform'],

@@ -2,9 +2,9 @@
 // result with qpdf's own linearization check before handing it out.
 import { Type } from '@sinclair/typebox';
 import { QuireError } from '../errors/quire-error.js';
-import { checkPageLimit, engineCall, onlyInput, openInput } from './inputs.js';
-import { outputName, workFile } from './output-name.js';
-import { defineTool } from './types.js';
+import { engineCall, engineCallWithProgress, onlyPdf } from './lib/inputs.js';
+import { outputName, workFile } from './lib/output-name.js';
+import { defineTool } from './lib/types.js';
 
 const options = Type.Object({}, { additionalProperties: false, examples: [{}] });
 
@@ -12,21 +12,16 @@ export const linearizeTool = defineTool({
   name: 'linearize',
   title: 'Optimize for fast web view',
   description: 'Linearizes the PDF so a browser can show the first page before the whole file has arrived.',
-  inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'] },
+  inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'], opens: 'pdf' },
   options,
   output: { contentType: 'application/pdf' },
   engines: ['qpdf'],
   steps: { inspect: 10, linearize: 80, verify: 10 },
   async run(ctx) {
-    const input = onlyInput(ctx);
-    ctx.progress.step('inspect');
-    const pageCount = await openInput(ctx, input);
-    checkPageLimit(pageCount, ctx.limits.maxPages);
-
+    const { input, pageCount } = onlyPdf(ctx);
     ctx.progress.step('linearize');
     const output = workFile(ctx.workDir, 'linearized');
-    const call = engineCall(ctx, (done, total) => ctx.progress.fraction(done, total));
-    await ctx.engines.qpdf.linearize(input.path, output, call);
+    await ctx.engines.qpdf.linearize(input.path, output, engineCallWithProgress(ctx));
 
     // A file that claims linearization but has wrong hints is worse than none: readers trust it.
     ctx.progress.step('verify');

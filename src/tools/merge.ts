@@ -3,13 +3,13 @@
 import { writeFile } from 'node:fs/promises';
 import { type Static, Type } from '@sinclair/typebox';
 import { QuireError } from '../errors/quire-error.js';
-import { engineCall, openAll } from './inputs.js';
-import { type MergedFile, outlineTree, outlineUpdate, type QpdfOutline } from './merge-outlines.js';
-import { fileStem, workFile } from './output-name.js';
-import { PageSelectionSchema, resolvePageList, toQpdfRange } from './page-selection.js';
-import { StringEnum } from './schema.js';
-import type { ToolContext } from './types.js';
-import { defineTool } from './types.js';
+import { engineCall, engineCallWithProgress } from './lib/inputs.js';
+import { type MergedFile, outlineTree, outlineUpdate, type QpdfOutline } from './lib/merge-outlines.js';
+import { fileStem, workFile } from './lib/output-name.js';
+import { PageSelectionSchema, resolvePageList, toQpdfRange } from './lib/page-selection.js';
+import { StringEnum } from './lib/schema.js';
+import type { ToolContext } from './lib/types.js';
+import { defineTool } from './lib/types.js';
 
 const options = Type.Object(
   {
@@ -119,7 +119,7 @@ export const mergeTool = defineTool({
   name: 'merge',
   title: 'Merge PDFs',
   description: 'Combines several PDFs into one, in upload order, optionally taking selected pages of each.',
-  inputs: { minFiles: 2, maxFiles: 'plan', accepts: ['application/pdf'] },
+  inputs: { minFiles: 2, maxFiles: 'plan', accepts: ['application/pdf'], opens: 'pdf' },
   options,
   checkRequest(opts, fileCount) {
     const given = opts.pages_per_file?.length ?? 0;
@@ -130,22 +130,18 @@ export const mergeTool = defineTool({
   output: { contentType: 'application/pdf' },
   engines: ['qpdf'],
   steps: { inspect: 15, merge: 75, bookmarks: 10 },
+  checkJob(_options, inputs) {
+    if (inputs.length < 2) throw new QuireError('missing_file', 'Merging needs at least two PDFs');
+  },
   async run(ctx) {
-    if (ctx.inputs.length < 2) throw new QuireError('missing_file', 'Merging needs at least two PDFs');
     const mode = ctx.options.bookmarks ?? 'keep';
-    ctx.progress.step('inspect');
-    const counts = await openAll(ctx);
-    const { pages, files } = plan(ctx, counts);
+    const { pages, files } = plan(ctx, ctx.pages);
     if (mode !== 'none') await readOutlines(ctx, files);
 
     ctx.progress.step('merge');
     const merged = workFile(ctx.workDir, 'merged');
     const parts = ctx.inputs.map((input, i) => ({ path: input.path, pages: toQpdfRange(pages[i]!) }));
-    await ctx.engines.qpdf.merge(
-      parts,
-      merged,
-      engineCall(ctx, (done, total) => ctx.progress.fraction(done, total)),
-    );
+    await ctx.engines.qpdf.merge(parts, merged, engineCallWithProgress(ctx));
 
     ctx.progress.step('bookmarks');
     // Rebuilding the outline reads and rewrites the whole merged file; skip it when there is none.

@@ -3,10 +3,10 @@
 import { writeFile } from 'node:fs/promises';
 import { type Static, Type } from '@sinclair/typebox';
 import type { QpdfCall } from '../engines/qpdf.js';
-import { checkPageLimit, engineCall, onlyInput, openInput } from './inputs.js';
-import { outputName, workFile } from './output-name.js';
-import type { ToolContext } from './types.js';
-import { defineTool } from './types.js';
+import { engineCall, engineCallWithProgress, onlyPdf } from './lib/inputs.js';
+import { outputName, workFile } from './lib/output-name.js';
+import type { ToolContext } from './lib/types.js';
+import { defineTool } from './lib/types.js';
 
 /** Option name → /Info key (PDF 32000-1, 14.3.3, "Document Information Dictionary"). */
 const FIELDS = {
@@ -98,23 +98,19 @@ export const metadataTool = defineTool({
   title: 'Edit document properties',
   description:
     'Sets or clears the title, author, subject, keywords, creator and producer in the document information.',
-  inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'] },
+  inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'], opens: 'pdf' },
   options,
   output: { contentType: 'application/pdf' },
   engines: ['qpdf'],
   steps: { inspect: 20, write: 80 },
   async run(ctx) {
-    const input = onlyInput(ctx);
-    ctx.progress.step('inspect');
-    const pageCount = await openInput(ctx, input);
-    checkPageLimit(pageCount, ctx.limits.maxPages);
+    const { input, pageCount } = onlyPdf(ctx);
     const update = workFile(ctx.workDir, 'info', 'json');
     await writeFile(update, JSON.stringify(await infoUpdate(ctx, input.path)), { mode: 0o600 });
 
     ctx.progress.step('write');
     const output = workFile(ctx.workDir, 'metadata');
-    const call = engineCall(ctx, (done, total) => ctx.progress.fraction(done, total));
-    await ctx.engines.qpdf.updateFromJson(input.path, update, output, call);
+    await ctx.engines.qpdf.updateFromJson(input.path, update, output, engineCallWithProgress(ctx));
     const changed = Object.keys(FIELDS).filter((name) => ctx.options[name as Field] !== undefined);
     return {
       path: output,

@@ -1,66 +1,68 @@
 // ocr: a searchable PDF (invisible text layer) from a scanned PDF or an image, with ocrmypdf and
 // Tesseract. The `languages` enum lists the languages installed on this server.
 import { Type } from '@sinclair/typebox';
+import type { EngineStatus } from '../engines/types.js';
 import type { FieldError } from '../errors/quire-error.js';
-import { checkPageLimit, onlyInput, openInput } from './inputs.js';
-import { outputName, workFile } from './output-name.js';
-import { StringEnum } from './schema.js';
-import { defineTool } from './types.js';
+import { onlyInput } from './lib/inputs.js';
+import { outputName, workFile } from './lib/output-name.js';
+import { StringEnum } from './lib/schema.js';
+import { defineTool } from './lib/types.js';
 
-/** What scripts/setup.sh installs; replaced by the start-up probe's answer (publishOcrLanguages). */
-const installedLanguages: string[] = ['deu', 'eng', 'fra', 'spa'];
+/** What scripts/setup.sh installs: offered when the engine status names no languages (no Tesseract). */
+const SETUP_LANGUAGES: readonly string[] = ['deu', 'eng', 'fra', 'spa'];
 
 /** Tesseract refuses more at once in practice: each language multiplies recognition time. */
 const MAX_LANGUAGES = 4;
 
-const options = Type.Object(
-  {
-    languages: Type.Optional(
-      Type.Array(Type.Unsafe<string>({ type: 'string', enum: installedLanguages }), {
-        minItems: 1,
-        maxItems: MAX_LANGUAGES,
-        uniqueItems: true,
-        default: ['eng'],
-        description:
-          'Tesseract language codes of the text, most likely first. The enum is what this server has installed.',
-      }),
-    ),
-    mode: Type.Optional(
-      StringEnum(['skip-text', 'force', 'redo'], {
-        default: 'skip-text',
-        description:
-          '`skip-text`: pages that already have text are left untouched. `force`: rasterise and OCR every page (existing text becomes image). `redo`: replace an earlier OCR layer, keep real text.',
-      }),
-    ),
-    deskew: Type.Optional(Type.Boolean({ default: false, description: 'Straighten crooked scans first.' })),
-    rotate_pages: Type.Optional(
-      Type.Boolean({ default: false, description: 'Turn pages whose text runs sideways or upside down.' }),
-    ),
-    output: Type.Optional(
-      StringEnum(['pdf', 'pdfa'], { default: 'pdf', description: '`pdfa` writes PDF/A-2b.' }),
-    ),
-  },
-  {
-    additionalProperties: false,
-    examples: [{}, { languages: ['eng', 'deu'], mode: 'force', deskew: true, output: 'pdfa' }],
-  },
-);
-
-/**
- * Replaces the `languages` enum with the probed list, in place: the catalogue compiles its
- * validators from this schema object right after the probe. `osd` is never offered.
- */
-export function publishOcrLanguages(languages: readonly string[]): void {
-  if (languages.length === 0) return;
-  installedLanguages.splice(0, installedLanguages.length, ...languages);
-}
+/** The options schema for this server: the `languages` enum is what its Tesseract has installed. */
+const options = (engines: readonly EngineStatus[]) => {
+  const probed = engines.find((e) => e.name === 'tesseract')?.languages ?? [];
+  const installed = probed.length > 0 ? probed : SETUP_LANGUAGES;
+  return Type.Object(
+    {
+      languages: Type.Optional(
+        Type.Array(Type.Unsafe<string>({ type: 'string', enum: [...installed] }), {
+          minItems: 1,
+          maxItems: MAX_LANGUAGES,
+          uniqueItems: true,
+          default: ['eng'],
+          description:
+            'Tesseract language codes of the text, most likely first. The enum is what this server has installed.',
+        }),
+      ),
+      mode: Type.Optional(
+        StringEnum(['skip-text', 'force', 'redo'], {
+          default: 'skip-text',
+          description:
+            '`skip-text`: pages that already have text are left untouched. `force`: rasterise and OCR every page (existing text becomes image). `redo`: replace an earlier OCR layer, keep real text.',
+        }),
+      ),
+      deskew: Type.Optional(Type.Boolean({ default: false, description: 'Straighten crooked scans first.' })),
+      rotate_pages: Type.Optional(
+        Type.Boolean({ default: false, description: 'Turn pages whose text runs sideways or upside down.' }),
+      ),
+      output: Type.Optional(
+        StringEnum(['pdf', 'pdfa'], { default: 'pdf', description: '`pdfa` writes PDF/A-2b.' }),
+      ),
+    },
+    {
+      additionalProperties: false,
+      examples: [{}, { languages: ['eng', 'deu'], mode: 'force', deskew: true, output: 'pdfa' }],
+    },
+  );
+};
 
 export const ocrTool = defineTool({
   name: 'ocr',
   title: 'Make a scan searchable (OCR)',
   description:
     'Recognises the text of a scanned PDF or an image (JPEG, PNG, TIFF) and adds it as an invisible, selectable text layer.',
-  inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf', 'image/jpeg', 'image/png', 'image/tiff'] },
+  inputs: {
+    minFiles: 1,
+    maxFiles: 1,
+    accepts: ['application/pdf', 'image/jpeg', 'image/png', 'image/tiff'],
+    opens: 'pdf',
+  },
   options,
   output: { contentType: 'application/pdf' },
   engines: ['ocrmypdf', 'tesseract', 'qpdf'],
@@ -75,9 +77,8 @@ export const ocrTool = defineTool({
   async run(ctx) {
     const input = onlyInput(ctx);
     const image = input.contentType !== 'application/pdf';
-    ctx.progress.step('inspect');
-    const pages = image ? 1 : await openInput(ctx, input);
-    checkPageLimit(pages, ctx.limits.maxPages);
+    // The runner opens a PDF; an image is one page.
+    const pages = ctx.pages[0] ?? 1;
 
     ctx.progress.step('recognise');
     const output = workFile(ctx.workDir, 'ocr');

@@ -2,11 +2,11 @@
 // of LibreOffice instances; an optional page selection is then cut out of the result with qpdf.
 import { Type } from '@sinclair/typebox';
 import { QuireError } from '../errors/quire-error.js';
-import { checkPageLimit, onlyInput } from './inputs.js';
-import { outputName, workFile } from './output-name.js';
-import { PageSelectionSchema, resolvePageList, toQpdfRange } from './page-selection.js';
-import type { InputType } from './types.js';
-import { defineTool } from './types.js';
+import { checkPageLimit, onlyInput } from './lib/inputs.js';
+import { outputName, workFile } from './lib/output-name.js';
+import { PageSelectionSchema, resolvePageList, toQpdfRange } from './lib/page-selection.js';
+import type { InputType } from './lib/types.js';
+import { defineTool } from './lib/types.js';
 
 const options = Type.Object(
   {

@@ -2,12 +2,12 @@
 // over the input by qpdf, so the number is real, extractable text on each page.
 import { type Static, Type } from '@sinclair/typebox';
 import { rgb } from 'pdf-lib';
-import { checkPageLimit, engineCall, onlyInput, openInput } from './inputs.js';
-import { outputName, workFile } from './output-name.js';
-import { PageSelectionSchema, resolvePageSet } from './page-selection.js';
-import { StringEnum } from './schema.js';
-import { drawCenteredText, isStampEncodable, writeStamp } from './stamp.js';
-import { defineTool } from './types.js';
+import { onlyPdf } from './lib/inputs.js';
+import { outputName } from './lib/output-name.js';
+import { PageSelectionSchema, resolvePageSet } from './lib/page-selection.js';
+import { StringEnum } from './lib/schema.js';
+import { applyStamp, drawCenteredText, isStampEncodable, stampTargets, writeStamp } from './lib/stamp.js';
+import { defineTool } from './lib/types.js';
 
 const options = Type.Object(
   {
@@ -81,7 +81,7 @@ export const pageNumbersTool = defineTool({
   title: 'Add page numbers',
   description:
     'Writes page numbers (with an optional "{n} of {total}" format) on the selected pages at a corner or edge.',
-  inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'] },
+  inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'], opens: 'pdf' },
   options,
   output: { contentType: 'application/pdf' },
   engines: ['qpdf', 'poppler'],
@@ -99,19 +99,15 @@ export const pageNumbersTool = defineTool({
     return [];
   },
   async run(ctx) {
-    const input = onlyInput(ctx);
+    const { input, pageCount: count } = onlyPdf(ctx);
     const opts = ctx.options;
-    ctx.progress.step('inspect');
-    const count = await openInput(ctx, input);
-    checkPageLimit(count, ctx.limits.maxPages);
     const pages = resolvePageSet(opts.pages, count);
-    const geometry = await ctx.engines.poppler.pageGeometry(input.path, count, engineCall(ctx));
+    const targets = await stampTargets(ctx, input, pages, count);
 
     ctx.progress.step('stamp');
     const size = opts.font_size ?? 10;
     const margin = (opts.margin_mm ?? 10) * MM;
     const [vertical, horizontal] = (opts.position ?? 'bottom-center').split('-');
-    const targets = pages.map((page) => ({ page, geometry: geometry[page - 1]! }));
     // One stamp page per numbered page: every label differs. Each is a few hundred bytes.
     const plan = await writeStamp(
       ctx.workDir,
@@ -140,9 +136,7 @@ export const pageNumbersTool = defineTool({
     );
 
     ctx.progress.step('apply');
-    const output = workFile(ctx.workDir, 'numbered');
-    const call = engineCall(ctx, (done, total) => ctx.progress.fraction(done, total));
-    await ctx.engines.qpdfOverlay.stamp(input.path, output, { ...plan, layer: 'over' }, call);
+    const output = await applyStamp(ctx, input, plan, 'over', 'numbered');
     return {
       path: output,
       name: outputName(input.name, 'numbered'),

@@ -2,10 +2,10 @@
 // keeping the document's catalog (metadata, bookmarks into surviving pages).
 import { type Static, Type } from '@sinclair/typebox';
 import { QuireError } from '../errors/quire-error.js';
-import { checkPageLimit, engineCall, onlyInput, openInput } from './inputs.js';
-import { outputName, workFile } from './output-name.js';
-import { PageSelectionSchema, resolvePageList, resolvePageSet, toQpdfRange } from './page-selection.js';
-import { defineTool } from './types.js';
+import { checkPageLimit, engineCallWithProgress, onlyPdf } from './lib/inputs.js';
+import { outputName, workFile } from './lib/output-name.js';
+import { PageSelectionSchema, resolvePageList, resolvePageSet, toQpdfRange } from './lib/page-selection.js';
+import { defineTool } from './lib/types.js';
 
 /**
  * An explicit selection: `""` would mean "all pages", which makes `keep` a plain copy and
@@ -57,24 +57,20 @@ export const pagesTool = defineTool({
   title: 'Keep or remove pages',
   description:
     'Keeps the selected pages in the order given (pages may repeat), or removes the selected pages.',
-  inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'] },
+  inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'], opens: 'pdf' },
   options,
   output: { contentType: 'application/pdf' },
   engines: ['qpdf'],
   steps: { inspect: 10, select: 90 },
   async run(ctx) {
-    const input = onlyInput(ctx);
-    ctx.progress.step('inspect');
-    const pageCount = await openInput(ctx, input);
-    checkPageLimit(pageCount, ctx.limits.maxPages);
+    const { input, pageCount } = onlyPdf(ctx);
     const pages = outputPages(ctx.options, pageCount);
     // Repeats multiply the output: the limit applies to what is written too.
     checkPageLimit(pages.length, ctx.limits.maxPages);
 
     ctx.progress.step('select');
     const output = workFile(ctx.workDir, 'pages');
-    const call = engineCall(ctx, (done, total) => ctx.progress.fraction(done, total));
-    await ctx.engines.qpdf.selectPages(input.path, toQpdfRange(pages), output, call);
+    await ctx.engines.qpdf.selectPages(input.path, toQpdfRange(pages), output, engineCallWithProgress(ctx));
     return {
       path: output,
       name: outputName(input.name, 'pages'),

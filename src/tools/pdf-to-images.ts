@@ -5,12 +5,12 @@ import path from 'node:path';
 import { type Static, Type } from '@sinclair/typebox';
 import sharp from 'sharp';
 import { QuireError } from '../errors/quire-error.js';
-import { checkPageLimit, engineCall, onlyInput, openInput } from './inputs.js';
-import { fileStem, workFile } from './output-name.js';
-import { PageSelectionSchema, pageRuns, resolvePageSet } from './page-selection.js';
-import { StringEnum } from './schema.js';
-import { defineTool, type ToolContext } from './types.js';
-import { writeZip } from './zip.js';
+import { engineCall, onlyPdf } from './lib/inputs.js';
+import { fileStem, workFile } from './lib/output-name.js';
+import { PageSelectionSchema, pageRuns, resolvePageSet } from './lib/page-selection.js';
+import { StringEnum } from './lib/schema.js';
+import { defineTool, type ToolContext } from './lib/types.js';
+import { writeZip } from './lib/zip.js';
 
 const options = Type.Object(
   {
@@ -98,17 +98,14 @@ export const pdfToImagesTool = defineTool({
   name: 'pdf-to-images',
   title: 'Render pages to images',
   description: 'Renders the selected pages to PNG or JPEG at a given dpi; several pages come as a ZIP.',
-  inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'] },
+  inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'], opens: 'pdf' },
   options,
   output: { contentType: 'application/zip' },
   engines: ['qpdf', 'poppler'],
   steps: { inspect: 5, render: 90, package: 5 },
   async run(ctx) {
-    const input = onlyInput(ctx);
+    const { input, pageCount: count } = onlyPdf(ctx);
     const opts = ctx.options;
-    ctx.progress.step('inspect');
-    const count = await openInput(ctx, input);
-    checkPageLimit(count, ctx.limits.maxPages);
     const pages = resolvePageSet(opts.pages, count);
     await checkPixels(ctx, input.path, pages, count);
 

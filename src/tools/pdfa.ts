@@ -4,10 +4,10 @@
 // as they are (Ghostscript's PDF/A mode must convert every colour to one process space).
 import { Type } from '@sinclair/typebox';
 import type { PdfaPart } from '../engines/ocrmypdf.js';
-import { checkPageLimit, onlyInput, openInput } from './inputs.js';
-import { outputName, workFile } from './output-name.js';
-import { StringEnum } from './schema.js';
-import { defineTool } from './types.js';
+import { onlyPdf } from './lib/inputs.js';
+import { outputName, workFile } from './lib/output-name.js';
+import { StringEnum } from './lib/schema.js';
+import { defineTool } from './lib/types.js';
 
 const options = Type.Object(
   {
@@ -27,17 +27,13 @@ export const pdfaTool = defineTool({
   title: 'Convert a PDF to PDF/A',
   description:
     'Rewrites a PDF as PDF/A (ISO 19005) for long-term archiving: fonts embedded, colours tagged with an ICC profile, XMP metadata declaring the conformance.',
-  inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'] },
+  inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'], opens: 'pdf' },
   options,
   output: { contentType: 'application/pdf' },
   engines: ['ocrmypdf', 'qpdf'],
   steps: { inspect: 5, convert: 90, check: 5 },
   async run(ctx) {
-    const input = onlyInput(ctx);
-    ctx.progress.step('inspect');
-    const pages = await openInput(ctx, input);
-    checkPageLimit(pages, ctx.limits.maxPages);
-
+    const { input, pageCount: pages } = onlyPdf(ctx);
     ctx.progress.step('convert');
     const conformance = ctx.options.conformance ?? '2b';
     const output = workFile(ctx.workDir, 'pdfa');

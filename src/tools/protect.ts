@@ -3,10 +3,10 @@ import { randomBytes } from 'node:crypto';
 import { type Static, Type } from '@sinclair/typebox';
 import type { Permissions } from '../engines/qpdf-encrypt.js';
 import { QuireError } from '../errors/quire-error.js';
-import { checkPageLimit, engineCall, onlyInput, openInput } from './inputs.js';
-import { outputName, workFile } from './output-name.js';
-import { StringEnum } from './schema.js';
-import { defineTool } from './types.js';
+import { engineCall, onlyPdf } from './lib/inputs.js';
+import { outputName, workFile } from './lib/output-name.js';
+import { StringEnum } from './lib/schema.js';
+import { defineTool } from './lib/types.js';
 
 /** qpdf reads passwords from the first line of a file, so a line break could never be typed back. */
 export const PasswordSchema = (description: string) =>
@@ -71,21 +71,20 @@ export const protectTool = defineTool({
   name: 'protect',
   title: 'Protect with a password',
   description: 'Encrypts the PDF (AES-256 or AES-128) with a user and/or owner password and permissions.',
-  inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'] },
+  inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'], opens: 'pdf' },
   options,
   secretOptions: ['user_password', 'owner_password'],
   output: { contentType: 'application/pdf' },
   engines: ['qpdf'],
   steps: { inspect: 10, encrypt: 90 },
-  async run(ctx) {
-    const { user_password: user, owner_password: owner } = ctx.options;
+  checkJob({ user_password: user, owner_password: owner }) {
     if (user === undefined && owner === undefined) {
       throw new QuireError('invalid_options', 'Give user_password, owner_password or both');
     }
-    const input = onlyInput(ctx);
-    ctx.progress.step('inspect');
-    checkPageLimit(await openInput(ctx, input), ctx.limits.maxPages);
-
+  },
+  async run(ctx) {
+    const { user_password: user, owner_password: owner } = ctx.options;
+    const { input } = onlyPdf(ctx);
     ctx.progress.step('encrypt');
     const output = workFile(ctx.workDir, 'protected');
     await ctx.engines.qpdf.encrypt(

@@ -6,6 +6,7 @@ import { flattenTool } from './flatten.js';
 import { htmlToPdfTool } from './html-to-pdf.js';
 import { imagesToPdfTool } from './images-to-pdf.js';
 import { infoTool } from './info.js';
+import type { AnyToolDefinition } from './lib/types.js';
 import { linearizeTool } from './linearize.js';
 import { mergeTool } from './merge.js';
 import { metadataTool } from './metadata.js';
@@ -19,7 +20,6 @@ import { protectTool } from './protect.js';
 import { repairTool } from './repair.js';
 import { rotateTool } from './rotate.js';
 import { splitTool } from './split.js';
-import type { AnyToolDefinition } from './types.js';
 import { unlockTool } from './unlock.js';
 import { watermarkTool } from './watermark.js';
 

@@ -2,10 +2,10 @@
 // copy still fails `qpdf --check` (e.g. undecodable stream data) re-distils it with Ghostscript.
 import { Type } from '@sinclair/typebox';
 import { isQuireError } from '../errors/quire-error.js';
-import { checkPageLimit, engineCall, onlyInput, openInput } from './inputs.js';
-import { outputName, workFile } from './output-name.js';
-import type { ToolContext } from './types.js';
-import { defineTool } from './types.js';
+import { engineCall, engineCallWithProgress, onlyPdf } from './lib/inputs.js';
+import { outputName, workFile } from './lib/output-name.js';
+import type { ToolContext } from './lib/types.js';
+import { defineTool } from './lib/types.js';
 
 const options = Type.Object({}, { additionalProperties: false, examples: [{}] });
 
@@ -53,26 +53,19 @@ export const repairTool = defineTool({
   title: 'Repair a damaged PDF',
   description:
     'Rebuilds a damaged PDF (cross-reference table, stream lengths, broken objects) into a clean file; a file beyond repair fails with pdf_corrupt.',
-  inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'] },
+  inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'], opens: 'pdf' },
   options,
   output: { contentType: 'application/pdf' },
   engines: ['qpdf', 'ghostscript'],
   steps: { inspect: 15, rebuild: 55, verify: 10, fallback: 20 },
   async run(ctx) {
-    const input = onlyInput(ctx);
-    ctx.progress.step('inspect');
-    // Opening is qpdf's reconstruction; a file it cannot open at all is pdf_corrupt here.
-    const pageCount = await openInput(ctx, input);
-    checkPageLimit(pageCount, ctx.limits.maxPages);
+    // The runner's opening is qpdf's reconstruction; a file it cannot open at all is pdf_corrupt.
+    const { input, pageCount } = onlyPdf(ctx);
     const wasDamaged = !(await passesCheck(ctx, input.path));
 
     ctx.progress.step('rebuild');
     const rebuilt = workFile(ctx.workDir, 'repaired');
-    await ctx.engines.qpdf.rewrite(
-      input.path,
-      rebuilt,
-      engineCall(ctx, (done, total) => ctx.progress.fraction(done, total)),
-    );
+    await ctx.engines.qpdf.rewrite(input.path, rebuilt, engineCallWithProgress(ctx));
     ctx.progress.step('verify');
     let output = rebuilt;
     let method = 'qpdf';

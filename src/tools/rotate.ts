@@ -1,10 +1,10 @@
 // rotate: turns selected pages clockwise by 90/180/270 degrees on top of their current rotation.
 import { Type } from '@sinclair/typebox';
-import { checkPageLimit, engineCall, onlyInput, openInput } from './inputs.js';
-import { outputName, workFile } from './output-name.js';
-import { PageSelectionSchema, resolvePageSet, toQpdfRange } from './page-selection.js';
-import { IntegerEnum } from './schema.js';
-import { defineTool } from './types.js';
+import { engineCallWithProgress, onlyPdf } from './lib/inputs.js';
+import { outputName, workFile } from './lib/output-name.js';
+import { PageSelectionSchema, resolvePageSet, toQpdfRange } from './lib/page-selection.js';
+import { IntegerEnum } from './lib/schema.js';
+import { defineTool } from './lib/types.js';
 
 const options = Type.Object(
   {
@@ -22,22 +22,18 @@ export const rotateTool = defineTool({
   title: 'Rotate pages',
   description:
     'Rotates the selected pages clockwise by 90, 180 or 270 degrees relative to their current rotation.',
-  inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'] },
+  inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'], opens: 'pdf' },
   options,
   output: { contentType: 'application/pdf' },
   engines: ['qpdf'],
   steps: { inspect: 10, rotate: 90 },
   async run(ctx) {
-    const input = onlyInput(ctx);
-    ctx.progress.step('inspect');
-    const pageCount = await openInput(ctx, input);
-    checkPageLimit(pageCount, ctx.limits.maxPages);
+    const { input, pageCount } = onlyPdf(ctx);
     const pages = toQpdfRange(resolvePageSet(ctx.options.pages, pageCount));
 
     ctx.progress.step('rotate');
     const output = workFile(ctx.workDir, 'rotated');
-    const call = engineCall(ctx, (done, total) => ctx.progress.fraction(done, total));
-    await ctx.engines.qpdf.rotate(input.path, output, ctx.options.angle, pages, call);
+    await ctx.engines.qpdf.rotate(input.path, output, ctx.options.angle, pages, engineCallWithProgress(ctx));
     return {
       path: output,
       name: outputName(input.name, 'rotated'),

@@ -2,13 +2,13 @@
 // `<stem>-<part>.pdf`, or the PDF itself when there is only one part.
 import { type Static, Type } from '@sinclair/typebox';
 import { QuireError } from '../errors/quire-error.js';
-import { checkPageLimit, engineCall, onlyInput, openInput } from './inputs.js';
-import { fileStem, workFile } from './output-name.js';
-import { PageSelectionSchema, resolvePageList, toQpdfRange } from './page-selection.js';
-import { StringEnum } from './schema.js';
-import type { ToolContext, ToolInput } from './types.js';
-import { defineTool } from './types.js';
-import { writeZip, type ZipEntry } from './zip.js';
+import { engineCall, engineCallWithProgress, onlyPdf } from './lib/inputs.js';
+import { fileStem, workFile } from './lib/output-name.js';
+import { PageSelectionSchema, resolvePageList, toQpdfRange } from './lib/page-selection.js';
+import { StringEnum } from './lib/schema.js';
+import type { ToolContext, ToolInput } from './lib/types.js';
+import { defineTool } from './lib/types.js';
+import { writeZip, type ZipEntry } from './lib/zip.js';
 
 const options = Type.Object(
   {
@@ -85,13 +85,12 @@ async function splitByRanges(
 
 async function splitEvery(ctx: ToolContext<Options>, input: ToolInput, pageCount: number, every: number) {
   const count = Math.ceil(pageCount / every);
-  const call = engineCall(ctx, (done, total) => ctx.progress.fraction(done, total));
   const files = await ctx.engines.qpdf.splitEvery(
     input.path,
     every,
     workFile(ctx.workDir, 'split', ''),
     count,
-    call,
+    engineCallWithProgress(ctx),
   );
   if (files.length !== count)
     throw new QuireError('engine_failed', `qpdf wrote ${files.length} of ${count} parts`);
@@ -107,21 +106,19 @@ export const splitTool = defineTool({
   title: 'Split a PDF',
   description:
     'Splits a PDF into parts by page ranges, every N pages or one part per page; several parts come as a ZIP.',
-  inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'] },
+  inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'], opens: 'pdf' },
   options,
   output: { contentType: 'application/zip' },
   engines: ['qpdf'],
   steps: { inspect: 5, split: 80, package: 15 },
-  async run(ctx) {
-    const input = onlyInput(ctx);
-    const mode = ctx.options.mode ?? 'each';
-    if (mode === 'every' && ctx.options.pages === undefined) {
+  checkJob(opts) {
+    if (opts.mode === 'every' && opts.pages === undefined) {
       throw new QuireError('invalid_options', 'Mode `every` needs `pages`');
     }
-    ctx.progress.step('inspect');
-    const pageCount = await openInput(ctx, input);
-    checkPageLimit(pageCount, ctx.limits.maxPages);
-
+  },
+  async run(ctx) {
+    const { input, pageCount } = onlyPdf(ctx);
+    const mode = ctx.options.mode ?? 'each';
     ctx.progress.step('split');
     const parts =
       mode === 'ranges'

@@ -1,8 +1,8 @@
 // unlock: removes encryption given the user or the owner password.
 import { Type } from '@sinclair/typebox';
-import { checkPageLimit, engineCall, onlyInput, openInput } from './inputs.js';
-import { outputName, workFile } from './output-name.js';
-import { defineTool } from './types.js';
+import { engineCall, engineCallWithProgress, onlyPdf } from './lib/inputs.js';
+import { outputName, workFile } from './lib/output-name.js';
+import { defineTool } from './lib/types.js';
 
 const options = Type.Object(
   {
@@ -21,24 +21,29 @@ export const unlockTool = defineTool({
   title: 'Remove a password',
   description:
     'Writes an unencrypted copy of a password-protected PDF; a wrong password fails with invalid_password.',
-  inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'] },
+  inputs: {
+    minFiles: 1,
+    maxFiles: 1,
+    accepts: ['application/pdf'],
+    // Opening with the password is what raises invalid_password, before any output is written.
+    opens: 'pdf',
+    passwordOption: 'password',
+  },
   options,
   secretOptions: ['password'],
   output: { contentType: 'application/pdf' },
   engines: ['qpdf'],
   steps: { inspect: 10, decrypt: 90 },
   async run(ctx) {
-    const input = onlyInput(ctx);
-    const password = ctx.options.password;
-    ctx.progress.step('inspect');
+    const { input } = onlyPdf(ctx);
     const state = await ctx.engines.qpdf.encryptionState(input.path, engineCall(ctx));
-    // Opening with the password is what raises invalid_password, before any output is written.
-    checkPageLimit(await openInput(ctx, input, password), ctx.limits.maxPages);
 
     ctx.progress.step('decrypt');
     const output = workFile(ctx.workDir, 'unlocked');
-    const call = engineCall(ctx, (done, total) => ctx.progress.fraction(done, total));
-    await ctx.engines.qpdf.decrypt(input.path, output, { ...call, password });
+    await ctx.engines.qpdf.decrypt(input.path, output, {
+      ...engineCallWithProgress(ctx),
+      password: ctx.options.password,
+    });
     return {
       path: output,
       name: outputName(input.name, 'unlocked'),

@@ -5,11 +5,12 @@ import { type Static, Type } from '@sinclair/typebox';
 import type { PDFImage } from 'pdf-lib';
 import sharp from 'sharp';
 import { QuireError } from '../errors/quire-error.js';
-import { checkPageLimit, engineCall, openInput } from './inputs.js';
-import { outputName, workFile } from './output-name.js';
-import { PageSelectionSchema, resolvePageSet } from './page-selection.js';
-import { StringEnum } from './schema.js';
+import { onlyPdf } from './lib/inputs.js';
+import { outputName } from './lib/output-name.js';
+import { PageSelectionSchema, resolvePageSet } from './lib/page-selection.js';
+import { StringEnum } from './lib/schema.js';
 import {
+  applyStamp,
   drawCenteredText,
   drawSearchableText,
   isStampEncodable,
@@ -17,11 +18,12 @@ import {
   rotatedExtent,
   type StampPage,
   sizeKey,
+  stampTargets,
   type TextStyle,
   withRotation,
   writeStamp,
-} from './stamp.js';
-import { defineTool, type ToolContext, type ToolInput } from './types.js';
+} from './lib/stamp.js';
+import { defineTool, type ToolContext, type ToolInput } from './lib/types.js';
 
 const POSITIONS = [
   'center',
@@ -208,8 +210,7 @@ async function writeWatermarkStamp(
   pages: number[],
   count: number,
 ) {
-  const geometry = await ctx.engines.poppler.pageGeometry(input.path, count, engineCall(ctx));
-  const targets = pages.map((page) => ({ page, geometry: geometry[page - 1]! }));
+  const targets = await stampTargets(ctx, input, pages, count);
   const imageInput = ctx.inputs[1];
   const png = imageInput ? await stampImagePng(imageInput) : undefined;
   let image: PDFImage | undefined;
@@ -229,6 +230,7 @@ export const watermarkTool = defineTool({
     minFiles: 1,
     maxFiles: 2,
     accepts: ['application/pdf', 'image/jpeg', 'image/png', 'image/tiff', 'image/webp', 'image/gif'],
+    opens: 'pdf',
   },
   options,
   output: { contentType: 'application/pdf' },
@@ -251,8 +253,7 @@ export const watermarkTool = defineTool({
     }
     return [];
   },
-  async run(ctx) {
-    const [input, image] = ctx.inputs;
+  checkJob(_options, [input, image]) {
     if (input?.contentType !== 'application/pdf') {
       throw new QuireError('unsupported_file', 'The first file must be the PDF to watermark');
     }
@@ -262,23 +263,16 @@ export const watermarkTool = defineTool({
         'The second file must be an image (JPEG, PNG, TIFF, WebP or GIF)',
       );
     }
-    ctx.progress.step('inspect');
-    const count = await openInput(ctx, input);
-    checkPageLimit(count, ctx.limits.maxPages);
+  },
+  async run(ctx) {
+    const { input, pageCount: count } = onlyPdf(ctx);
     const pages = resolvePageSet(ctx.options.pages, count);
 
     ctx.progress.step('stamp');
     const plan = await writeWatermarkStamp(ctx, input, pages, count);
 
     ctx.progress.step('apply');
-    const output = workFile(ctx.workDir, 'watermarked');
-    const call = engineCall(ctx, (done, total) => ctx.progress.fraction(done, total));
-    await ctx.engines.qpdfOverlay.stamp(
-      input.path,
-      output,
-      { ...plan, layer: ctx.options.layer ?? 'over' },
-      call,
-    );
+    const output = await applyStamp(ctx, input, plan, ctx.options.layer ?? 'over', 'watermarked');
     return {
       path: output,
       name: outputName(input.name, 'watermarked'),

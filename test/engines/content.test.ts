@@ -8,9 +8,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { extractImagesTool } from '../../src/tools/extract-images.js';
 import { extractTextTool } from '../../src/tools/extract-text.js';
 import { imagesToPdfTool } from '../../src/tools/images-to-pdf.js';
+import { openAndRun } from '../../src/tools/lib/inputs.js';
+import type { AnyToolDefinition, InputType } from '../../src/tools/lib/types.js';
 import { pageNumbersTool } from '../../src/tools/page-numbers.js';
 import { pdfToImagesTool } from '../../src/tools/pdf-to-images.js';
-import type { AnyToolDefinition, InputType } from '../../src/tools/types.js';
 import { watermarkTool } from '../../src/tools/watermark.js';
 import { toFile, unzip } from '../support/pdf.js';
 import { checkPasses, pageCount, pageText } from '../support/pdf-checks.js';
@@ -26,7 +27,7 @@ async function run(tool: AnyToolDefinition, files: string[], options: unknown, t
   const test = await makeToolContext({ tool, files, options });
   cleanups.push(test.cleanup);
   for (const [i, type] of types.entries()) if (type) test.ctx.inputs[i]!.contentType = type;
-  const output = await tool.run(test.ctx);
+  const output = await openAndRun(tool, test.ctx);
   return { ...test, output };
 }
 

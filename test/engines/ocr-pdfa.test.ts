@@ -5,9 +5,10 @@ import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeEngines, createEngines } from '../../src/engines/index.js';
 import { isAbortedError } from '../../src/process/runner.js';
+import { openAndRun } from '../../src/tools/lib/inputs.js';
+import type { AnyToolDefinition, InputType } from '../../src/tools/lib/types.js';
 import { ocrTool } from '../../src/tools/ocr.js';
 import { pdfaTool } from '../../src/tools/pdfa.js';
-import type { AnyToolDefinition, InputType } from '../../src/tools/types.js';
 import { concatPdfs, imagePdf, scanPng, textPdf } from '../support/heavy-fixtures.js';
 import { pageText } from '../support/pdf.js';
 import { corpus, makeToolContext } from '../support/tool-context.js';
@@ -35,7 +36,7 @@ async function runWith(tool: AnyToolDefinition, file: string, options: unknown, 
   test.ctx.engines = engines;
   if (type) test.ctx.inputs[0]!.contentType = type;
   cleanups.push(test.cleanup);
-  return { ...test, output: await tool.run(test.ctx) };
+  return { ...test, output: await openAndRun(tool, test.ctx) };
 }
 
 const words = ['QUIRE OCR CHECK', 'Harbour lighthouse 1987'];
@@ -96,7 +97,7 @@ describe('ocr', () => {
       options: { mode: 'force' as const, deskew: true },
     });
     test.ctx.engines = engines;
-    const running = ocrTool.run(test.ctx);
+    const running = openAndRun(ocrTool, test.ctx);
     running.catch(() => {});
     const deadline = Date.now() + 60_000;
     while (enginesIn(test.ctx.workDir).length === 0 && Date.now() < deadline)

@@ -2,6 +2,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { compressTool } from '../../src/tools/compress.js';
 import { infoTool } from '../../src/tools/info.js';
+import { openAndRun } from '../../src/tools/lib/inputs.js';
 import { protectTool } from '../../src/tools/protect.js';
 import { rotateTool } from '../../src/tools/rotate.js';
 import { splitTool } from '../../src/tools/split.js';
@@ -124,7 +125,7 @@ describe('typed input errors', () => {
       options: {},
     });
     cleanups.push(test.cleanup);
-    const running = compressTool.run(test.ctx);
+    const running = openAndRun(compressTool, test.ctx);
     setTimeout(() => test.abort.abort(new Error('canceled')), 150);
     await expect(running).rejects.toMatchObject({ name: 'AbortedError' });
   });

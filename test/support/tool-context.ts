@@ -5,8 +5,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createEngines } from '../../src/engines/index.js';
-import { createProgressReporter, type Progress } from '../../src/jobs/progress.js';
-import type { AnyToolDefinition, ToolContext, ToolInput, ToolLimits } from '../../src/tools/types.js';
+import { openAndRun } from '../../src/tools/lib/inputs.js';
+import { createProgressReporter, type Progress } from '../../src/tools/lib/progress.js';
+import type { AnyToolDefinition, RunContext, ToolInput, ToolLimits } from '../../src/tools/lib/types.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 /** CI checks the corpus out beside the repository. */
@@ -17,7 +18,8 @@ export const corpus = (name: string) => path.join(corpusDir, name);
 const DEFAULT_LIMITS: ToolLimits = { maxPages: 5_000, timeoutMs: 60_000, memoryBytes: 2 * 1024 ** 3 };
 
 export interface TestContext<O> {
-  ctx: ToolContext<O>;
+  /** What the job runner hands over; `openAndRun` opens the inputs as the tool declares, as it does. */
+  ctx: RunContext<O>;
   /** Every progress value the tool emitted, in order. */
   emitted: Progress[];
   abort: AbortController;
@@ -45,7 +47,7 @@ export async function makeToolContext<O>(spec: ContextSpec<O>): Promise<TestCont
   const limits = { ...DEFAULT_LIMITS, ...spec.limits };
   const emitted: Progress[] = [];
   const abort = new AbortController();
-  const ctx: ToolContext<O> = {
+  const ctx: RunContext<O> = {
     options: spec.options,
     inputs,
     workDir,
@@ -66,7 +68,7 @@ export async function runTool<O>(
 ) {
   const test = await makeToolContext({ tool, files, options, ...(limits ? { limits } : {}) });
   try {
-    const output = await tool.run(test.ctx);
+    const output = await openAndRun(tool, test.ctx);
     return { ...test, output };
   } catch (err) {
     await test.cleanup();

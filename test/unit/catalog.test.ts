@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ToolCatalog } from '../../src/tools/catalog.js';
+import { ToolCatalog } from '../../src/tools/lib/catalog.js';
 import { tools } from '../../src/tools/registry.js';
 
 const catalog = new ToolCatalog(tools, [
@@ -48,6 +48,36 @@ describe('tool catalogue validation', () => {
       reason: expect.stringContaining('ghostscript'),
     });
     expect(catalog.get('rotate')).toMatchObject({ available: true });
+  });
+});
+
+describe('declared inputs', () => {
+  it('every tool whose PDFs the runner opens declares the inspect step the opening runs in', () => {
+    const opening = tools.filter((tool) => tool.inputs.opens === 'pdf');
+    expect(opening.length).toBe(19);
+    for (const tool of opening) expect(Object.keys(tool.steps ?? {}), tool.name).toContain('inspect');
+  });
+});
+
+describe('the ocr languages', () => {
+  const withTesseract = new ToolCatalog(tools, [
+    { name: 'tesseract', available: true, languages: ['eng', 'nld'] },
+  ]);
+  const languagesOf = (c: ToolCatalog) =>
+    (c.get('ocr')!.tool.options.properties.languages as unknown as { items: { enum: string[] } }).items.enum;
+
+  it('are the languages the engine status names, each catalogue its own', () => {
+    expect(languagesOf(withTesseract)).toEqual(['eng', 'nld']);
+    expect(withTesseract.checkOptions('ocr', { languages: ['nld'] }).ok).toBe(true);
+    expect(withTesseract.checkOptions('ocr', { languages: ['deu'] }).ok).toBe(false);
+    // `catalog` was built before `withTesseract`: a later catalogue leaves it as it was.
+    expect(languagesOf(catalog)).toEqual(['deu', 'eng', 'fra', 'spa']);
+    expect(languagesOf(withTesseract)).toEqual(['eng', 'nld']);
+  });
+
+  it('fall back to what setup installs when the status names none', () => {
+    expect(catalog.checkOptions('ocr', { languages: ['eng', 'deu'] }).ok).toBe(true);
+    expect(catalog.checkOptions('ocr', { languages: ['nld'] }).ok).toBe(false);
   });
 });
 

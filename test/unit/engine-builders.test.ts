@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { pdfwriteArgs } from '../../src/engines/ghostscript.js';
 import { parseFontList, parseImageList, parsePdfinfo } from '../../src/engines/poppler-parse.js';
 import { encryptionJob, qpdfRestrictions } from '../../src/engines/qpdf-encrypt.js';
-import { outlineTree, outlineUpdate } from '../../src/tools/merge-outlines.js';
-import { fileStem, outputName } from '../../src/tools/output-name.js';
+import { outlineTree, outlineUpdate } from '../../src/tools/lib/merge-outlines.js';
+import { fileStem, outputName } from '../../src/tools/lib/output-name.js';
 
 const ALL = {
   print: true,

@@ -8,7 +8,7 @@ import { SITE_ORIGIN, siteFile } from '../../src/engines/chromium.js';
 import { parseLanguages } from '../../src/engines/heavy-probes.js';
 import { ocrArgs, ocrmypdfProgressTracker, pdfaArgs } from '../../src/engines/ocrmypdf.js';
 import { withLimits } from '../../src/process/limits.js';
-import { entryPath } from '../../src/tools/html-bundle.js';
+import { entryPath } from '../../src/tools/lib/html-bundle.js';
 
 describe('ocrmypdf argv', () => {
   it('maps every option to its flag and never passes a mode-less run', () => {

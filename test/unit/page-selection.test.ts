@@ -5,7 +5,7 @@ import {
   resolvePageList,
   resolvePageSet,
   toQpdfRange,
-} from '../../src/tools/page-selection.js';
+} from '../../src/tools/lib/page-selection.js';
 
 describe('resolvePageList', () => {
   const cases: [string | undefined, number, number[]][] = [

@@ -9,7 +9,7 @@
 // - Pages count from 1; "0" and "r0" are malformed. Letters are case-insensitive; blanks around
 //   numbers, dashes and commas are ignored.
 import { Type } from '@sinclair/typebox';
-import { QuireError } from '../errors/quire-error.js';
+import { QuireError } from '../../errors/quire-error.js';
 
 const PAGE = '(?:[1-9][0-9]*|[zZ]|[rR][1-9][0-9]*)';
 const ITEM = `${PAGE}(?:\\s*-\\s*${PAGE})?`;

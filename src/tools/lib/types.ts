@@ -1,8 +1,8 @@
 // The declarative shape every tool file exports; the catalogue, validation and OpenAPI derive from it.
 import type { Static, TObject } from '@sinclair/typebox';
-import type { EngineName, Engines } from '../engines/types.js';
-import type { FieldError } from '../errors/quire-error.js';
-import type { ProgressReporter } from '../jobs/progress.js';
+import type { EngineName, EngineStatus, Engines } from '../../engines/types.js';
+import type { FieldError } from '../../errors/quire-error.js';
+import type { ProgressReporter } from './progress.js';
 
 export type InputType =
   | 'application/pdf'
@@ -44,7 +44,8 @@ export interface ToolLimits {
   memoryBytes: number;
 }
 
-export interface ToolContext<O> {
+/** What the runner hands over for one job: its options and inputs, a work dir and what it may use. */
+export interface RunContext<O> {
   options: O;
   inputs: ToolInput[];
   /** A private directory for this job, removed after the job; write outputs here. */
@@ -53,6 +54,28 @@ export interface ToolContext<O> {
   progress: ProgressReporter;
   engines: Engines;
   limits: ToolLimits;
+}
+
+/** What `run` receives: the run context plus what the runner found opening the inputs. */
+export interface ToolContext<O> extends RunContext<O> {
+  /** The page count of each PDF input the runner opened (`inputs.opens`), in upload order. */
+  pages: readonly number[];
+}
+
+export interface ToolInputs<O> {
+  minFiles: number;
+  /** `'plan'` means the calling account's plan decides (e.g. merge). */
+  maxFiles: number | 'plan';
+  accepts: readonly InputType[];
+  /**
+   * `'pdf'`: before `run`, in the tool's `inspect` step, the runner opens every PDF input with qpdf
+   * (typed errors for encrypted and damaged files), enforces the page limit on their running
+   * total and hands the counts over as `ctx.pages`. Tools that take no PDF, or whose limit is on
+   * the pages they produce, leave it out.
+   */
+  opens?: 'pdf';
+  /** The option whose value the PDFs open with (unlock); without one, encrypted is `pdf_encrypted`. */
+  passwordOption?: keyof O & string;
 }
 
 export interface ToolOutput {
@@ -69,14 +92,12 @@ export interface ToolDefinition<S extends TObject = TObject> {
   name: string;
   title: string;
   description: string;
-  inputs: {
-    minFiles: number;
-    /** `'plan'` means the calling account's plan decides (e.g. merge). */
-    maxFiles: number | 'plan';
-    accepts: readonly InputType[];
-  };
-  /** JSON Schema (TypeBox) of the options; `additionalProperties: false` always. */
-  options: S;
+  inputs: ToolInputs<Static<S>>;
+  /**
+   * JSON Schema (TypeBox) of the options; `additionalProperties: false` always. A function of the
+   * engine status when the schema depends on what this server has installed (ocr: its languages).
+   */
+  options: S | ((engines: readonly EngineStatus[]) => S);
   /** Option names whose values are secrets: redacted on the job and never logged. */
   secretOptions?: readonly string[];
   output: { contentType: string };
@@ -88,12 +109,20 @@ export interface ToolDefinition<S extends TObject = TObject> {
    * file); run once the upload is complete, before the job exists. Pointers are under `/options`.
    */
   checkRequest?(options: Static<S>, fileCount: number): FieldError[];
+  /**
+   * Refusals that need no engine, run before the runner opens any input (e.g. watermark: the first
+   * file must be the PDF), so they are what a job fails with, whatever its files hold.
+   */
+  checkJob?(options: Static<S>, inputs: readonly ToolInput[]): void;
   run(ctx: ToolContext<Static<S>>): Promise<ToolOutput>;
 }
 
 /** Erases the options type so heterogenous tools can live in one list. */
 // biome-ignore lint/suspicious/noExplicitAny: the registry holds tools of every options type
 export type AnyToolDefinition = ToolDefinition<any>;
+
+/** A definition as one server publishes it: its options schema built for that server's engines. */
+export type PublishedTool = Omit<AnyToolDefinition, 'options'> & { options: TObject };
 
 export function defineTool<S extends TObject>(definition: ToolDefinition<S>): ToolDefinition<S> {
   return definition;

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import yauzl from 'yauzl';
-import { QuireError } from '../errors/quire-error.js';
+import { QuireError } from '../../errors/quire-error.js';
 
 export interface BundleLimits {
   maxEntries: number;

@@ -1,12 +1,13 @@
-// The tool catalogue at run time: definitions plus compiled option validators and engine availability.
+// The tool catalogue of one server: definitions with options built for its engines, compiled option
+// validators and engine availability.
 // GET /tools, request validation and the OpenAPI document all read from this one object.
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import type { EngineStatus } from '../engines/types.js';
-import type { FieldError } from '../errors/quire-error.js';
-import type { AnyToolDefinition } from './types.js';
+import type { EngineStatus } from '../../engines/types.js';
+import type { FieldError } from '../../errors/quire-error.js';
+import type { AnyToolDefinition, PublishedTool } from './types.js';
 
 export interface CatalogEntry {
-  tool: AnyToolDefinition;
+  tool: PublishedTool;
   available: boolean;
   reason?: string;
 }
@@ -23,7 +24,8 @@ export class ToolCatalog {
     // useDefaults fills documented defaults so a job records the options it really ran with.
     const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: false, coerceTypes: false });
     const byName = new Map(engines.map((e) => [e.name, e]));
-    for (const tool of tools) {
+    for (const definition of tools) {
+      const tool = publish(definition, engines);
       const missing = tool.engines.filter((name) => byName.get(name)?.available !== true);
       const entry: CatalogEntry = { tool, available: missing.length === 0 };
       if (missing.length > 0) entry.reason = `Engine not installed: ${missing.join(', ')}`;
@@ -48,6 +50,10 @@ export class ToolCatalog {
     if (validate(options)) return { ok: true, options: options as Record<string, unknown> };
     return { ok: false, errors: (validate.errors ?? []).map(toFieldError) };
   }
+}
+
+function publish(tool: AnyToolDefinition, engines: readonly EngineStatus[]): PublishedTool {
+  return typeof tool.options === 'function' ? { ...tool, options: tool.options(engines) } : tool;
 }
 
 function toFieldError(error: ErrorObject): FieldError {

@@ -1,4 +1,5 @@
-// Typed job progress: declared step weights plus engine-reported fractions, throttled before writing.
+// Typed job progress: a tool's declared step weights plus engine-reported fractions become one
+// percent that only grows; pure, so tools report through it and jobs decide when to write.
 
 export interface Progress {
   stage: string;

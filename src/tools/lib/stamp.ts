@@ -19,10 +19,12 @@ import {
   setTextRenderingMode,
   TextRenderingMode,
 } from 'pdf-lib';
-import type { PageGeometry } from '../engines/poppler.js';
-import { displayedSize } from '../engines/poppler-geometry.js';
+import type { PageGeometry } from '../../engines/poppler.js';
+import { displayedSize } from '../../engines/poppler-geometry.js';
+import { engineCall, engineCallWithProgress } from './inputs.js';
 import { workFile } from './output-name.js';
 import { toQpdfRange } from './page-selection.js';
+import type { RunContext, ToolInput } from './types.js';
 
 /**
  * Helvetica is one of the 14 standard fonts every reader has, so nothing is embedded; its WinAnsi
@@ -71,6 +73,30 @@ export interface StampPlan {
   /** qpdf ranges for the overlay adapter: input pages and the stamp page for each. */
   to: string;
   from: string;
+}
+
+/** The stamp targets of `input`: each selected page with its geometry (poppler). */
+export async function stampTargets<O>(
+  ctx: RunContext<O>,
+  input: ToolInput,
+  pages: readonly number[],
+  pageCount: number,
+): Promise<StampTarget[]> {
+  const geometry = await ctx.engines.poppler.pageGeometry(input.path, pageCount, engineCall(ctx));
+  return pages.map((page) => ({ page, geometry: geometry[page - 1]! }));
+}
+
+/** Lays the stamp over or under its target pages of `input` (qpdf) and returns the new file. */
+export async function applyStamp<O>(
+  ctx: RunContext<O>,
+  input: ToolInput,
+  plan: StampPlan,
+  layer: 'over' | 'under',
+  label: string,
+): Promise<string> {
+  const output = workFile(ctx.workDir, label);
+  await ctx.engines.qpdfOverlay.stamp(input.path, output, { ...plan, layer }, engineCallWithProgress(ctx));
+  return output;
 }
 
 /**

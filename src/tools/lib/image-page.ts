@@ -13,7 +13,7 @@ import {
   pushGraphicsState,
 } from 'pdf-lib';
 import sharp, { type Sharp } from 'sharp';
-import { QuireError } from '../errors/quire-error.js';
+import { QuireError } from '../../errors/quire-error.js';
 
 const deflateAsync = promisify(deflate);
 
