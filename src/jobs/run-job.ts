@@ -4,7 +4,7 @@ import path from 'node:path';
 import { jobFolder } from '../blobs/keys.js';
 import type { BlobStore } from '../blobs/types.js';
 import type { Config } from '../config/config.js';
-import type { Engines } from '../engines/types.js';
+import type { Engines } from '../engines/index.js';
 import { QuireError } from '../errors/quire-error.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';

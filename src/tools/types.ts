@@ -1,6 +1,7 @@
 // The declarative shape every tool file exports; the catalogue, validation and OpenAPI derive from it.
 import type { Static, TObject } from '@sinclair/typebox';
-import type { EngineName, Engines } from '../engines/types.js';
+import type { Engines } from '../engines/index.js';
+import type { EngineName } from '../engines/types.js';
 import type { FieldError } from '../errors/quire-error.js';
 import type { ProgressReporter } from '../jobs/progress.js';
 

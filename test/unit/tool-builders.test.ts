@@ -1,67 +1,8 @@
+// Pure builders of the tools: merged outlines, output file names and ZIP entry names.
 import { describe, expect, it } from 'vitest';
-import { pdfwriteArgs } from '../../src/engines/ghostscript.js';
-import { parseFontList, parseImageList, parsePdfinfo } from '../../src/engines/poppler-parse.js';
-import { encryptionJob, qpdfRestrictions } from '../../src/engines/qpdf-encrypt.js';
+import { entryPath } from '../../src/tools/html-bundle.js';
 import { outlineTree, outlineUpdate } from '../../src/tools/merge-outlines.js';
 import { fileStem, outputName } from '../../src/tools/output-name.js';
-
-const ALL = {
-  print: true,
-  print_high_res: true,
-  modify: true,
-  copy: true,
-  annotate: true,
-  fill_forms: true,
-  accessibility: true,
-  assemble: true,
-};
-
-describe('pdfwriteArgs', () => {
-  it('runs safely, batch, with page lines on stderr and the level’s targets', () => {
-    const args = pdfwriteArgs('/w/in.pdf', '/w/out%d.pdf', { level: 'medium', grayscale: false });
-    expect(args.slice(0, 4)).toEqual(['-dSAFER', '-dBATCH', '-dNOPAUSE', '-sstdout=%stderr']);
-    expect(args).toContain('-dColorImageResolution=144');
-    expect(args).toContain('-dColorImageDownsampleThreshold=1.389');
-    expect(args).toContain('-sOutputFile=/w/out%%d.pdf');
-    expect(args.at(-1)).toBe('/w/in.pdf');
-    expect(args).not.toContain('-q');
-  });
-
-  it('high adds a stronger JPEG QFactor; grayscale converts colour', () => {
-    const args = pdfwriteArgs('/w/in.pdf', '/w/out.pdf', { level: 'high', grayscale: true });
-    expect(args).toContain('-dColorImageResolution=72');
-    expect(args.join(' ')).toMatch(/QFactor 1\.3/);
-    expect(args).toContain('-sColorConversionStrategy=Gray');
-  });
-});
-
-describe('qpdf encryption job', () => {
-  it('maps catalogue permissions to qpdf restrictions', () => {
-    expect(qpdfRestrictions(ALL)).toEqual({
-      print: 'full',
-      modifyOther: 'y',
-      extract: 'y',
-      annotate: 'y',
-      form: 'y',
-      accessibility: 'y',
-      assemble: 'y',
-    });
-    expect(qpdfRestrictions({ ...ALL, print_high_res: false, copy: false }).print).toBe('low');
-    expect(qpdfRestrictions({ ...ALL, print: false }).print).toBe('none');
-  });
-
-  it('uses the 128-bit group with AES for aes-128', () => {
-    const job = encryptionJob('/i.pdf', '/o.pdf', {
-      userPassword: 'u',
-      ownerPassword: 'o',
-      algorithm: 'aes-128',
-      permissions: ALL,
-    });
-    expect(job).toMatchObject({
-      encrypt: { userPassword: 'u', ownerPassword: 'o', '128bit': { useAes: 'y' } },
-    });
-  });
-});
 
 describe('merge outlines', () => {
   const outline = (title: string, page: number | null, kids: never[] = []) => ({
@@ -109,45 +50,6 @@ describe('merge outlines', () => {
   });
 });
 
-describe('poppler parsers', () => {
-  it('reads pdfinfo fields and per-page sizes', () => {
-    const facts = parsePdfinfo(
-      'Title:           A: B\nPages:           2\nPage    1 size:  595.276 x 841.89 pts (A4)\nPage    1 rot:   90\nPage    2 size:  612 x 792 pts (letter)\nPage    2 rot:   0\nPDF version:     1.7\n',
-    );
-    expect(facts.fields).toMatchObject({ Title: 'A: B', Pages: '2', 'PDF version': '1.7' });
-    expect(facts.pages).toEqual([
-      { page: 1, width_pt: 595.276, height_pt: 841.89, paper: 'A4', rotation: 90 },
-      { page: 2, width_pt: 612, height_pt: 792, paper: 'letter', rotation: 0 },
-    ]);
-  });
-
-  it('reads pdffonts columns, names with spaces included', () => {
-    const text = [
-      'name                                 type              encoding         emb sub uni object ID',
-      '------------------------------------ ----------------- ---------------- --- --- --- ---------',
-      'Times New Roman                      TrueType          WinAnsi          no  no  no       6  0',
-    ].join('\n');
-    expect(parseFontList(text)).toEqual([
-      {
-        name: 'Times New Roman',
-        type: 'TrueType',
-        encoding: 'WinAnsi',
-        embedded: false,
-        subset: false,
-        unicode: false,
-      },
-    ]);
-  });
-
-  it('reads pdfimages -list rows', () => {
-    const text =
-      'page   num  type   width height color comp bpc  enc interp  object ID x-ppi y-ppi size ratio\n----\n   1     0 image    2548  3300  gray    1   1  ccitt  no        78  0   300   300 92.0K 9.0%\n';
-    expect(parseImageList(text)).toEqual([
-      { page: 1, type: 'image', width: 2548, height: 3300, object: '78 0' },
-    ]);
-  });
-});
-
 describe('output names', () => {
   const cases: [string, string][] = [
     ['report.pdf', 'report'],
@@ -163,5 +65,14 @@ describe('output names', () => {
   });
   it('appends the suffix', () => {
     expect(outputName('scan.PDF', 'rotated')).toBe('scan-rotated.pdf');
+  });
+});
+
+describe('ZIP entry names', () => {
+  it.each(['../x', 'a/../../x', '/etc/passwd', 'C:/x', 'a\\b', 'a\0b', ''])('refuses %j', (name) => {
+    expect(() => entryPath(name)).toThrow();
+  });
+  it('keeps ordinary nested names', () => {
+    expect(entryPath('./css/site.css')).toBe('css/site.css');
   });
 });

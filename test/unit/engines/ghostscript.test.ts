@@ -1,21 +1,46 @@
+// Ghostscript's pure parts: the pdfwrite argv, exit/stderr mapping and the `Page N` progress parser.
 import { describe, expect, it } from 'vitest';
+import { ghostscriptFailure } from '../../../src/engines/ghostscript/failure.js';
+import { pdfwriteArgs } from '../../../src/engines/ghostscript/ghostscript.js';
 import {
   ghostscriptProgressTracker,
   parseGhostscriptLine,
-  parseQpdfProgress,
-} from '../../src/engines/progress-parsers.js';
+} from '../../../src/engines/ghostscript/progress.js';
+import type { RunResult } from '../../../src/process/runner.js';
+import { runResult as result } from './run-result.js';
 
-describe('parseQpdfProgress', () => {
-  const cases: [string, number | undefined][] = [
-    ['qpdf: out.pdf: write progress: 0%', 0],
-    ['qpdf: out.pdf: write progress: 42%', 0.42],
-    ['qpdf: /tmp/a b: c.pdf: write progress: 100%', 1],
-    ['qpdf: out.pdf: write progress: 7%\r', 0.07],
-    ['WARNING: in.pdf: file is damaged', undefined],
-    ['', undefined],
+describe('pdfwriteArgs', () => {
+  it('runs safely, batch, with page lines on stderr and the level’s targets', () => {
+    const args = pdfwriteArgs('/w/in.pdf', '/w/out%d.pdf', { level: 'medium', grayscale: false });
+    expect(args.slice(0, 4)).toEqual(['-dSAFER', '-dBATCH', '-dNOPAUSE', '-sstdout=%stderr']);
+    expect(args).toContain('-dColorImageResolution=144');
+    expect(args).toContain('-dColorImageDownsampleThreshold=1.389');
+    expect(args).toContain('-sOutputFile=/w/out%%d.pdf');
+    expect(args.at(-1)).toBe('/w/in.pdf');
+    expect(args).not.toContain('-q');
+  });
+
+  it('high adds a stronger JPEG QFactor; grayscale converts colour', () => {
+    const args = pdfwriteArgs('/w/in.pdf', '/w/out.pdf', { level: 'high', grayscale: true });
+    expect(args).toContain('-dColorImageResolution=72');
+    expect(args.join(' ')).toMatch(/QFactor 1\.3/);
+    expect(args).toContain('-sColorConversionStrategy=Gray');
+  });
+});
+
+describe('ghostscriptFailure', () => {
+  const cases: [string, RunResult, string | undefined][] = [
+    ['success', result(0, 'Page 1\nPage 2'), undefined],
+    [
+      'exit 0 after an unreadable file',
+      result(0, "   **** Error: Couldn't initialise file.\n"),
+      'pdf_corrupt',
+    ],
+    ['encrypted', result(0, '   **** This file requires a password for access.'), 'pdf_encrypted'],
+    ['failure', result(1, 'GPL Ghostscript: unknown device'), 'engine_failed'],
   ];
-  it.each(cases)('%j → %s', (line, expected) => {
-    expect(parseQpdfProgress(line)).toBe(expected);
+  it.each(cases)('%s → %s', (_name, run, code) => {
+    expect(ghostscriptFailure(run)?.code).toBe(code);
   });
 });
 

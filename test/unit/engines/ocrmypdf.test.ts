@@ -1,14 +1,10 @@
-// Pure parts of the heavy engines: ocrmypdf argv and progress, language parsing, ZIP entry names
-// and the site-file resolver that keeps a printed page inside its folder.
-import { mkdir, mkdtemp, symlink, writeFile } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
+// ocrmypdf's pure parts: argv, progress, Tesseract's language list, and the network-isolation wrap
+// its runs get.
 import { describe, expect, it } from 'vitest';
-import { SITE_ORIGIN, siteFile } from '../../src/engines/chromium.js';
-import { parseLanguages } from '../../src/engines/heavy-probes.js';
-import { ocrArgs, ocrmypdfProgressTracker, pdfaArgs } from '../../src/engines/ocrmypdf.js';
-import { withLimits } from '../../src/process/limits.js';
-import { entryPath } from '../../src/tools/html-bundle.js';
+import { ocrArgs, pdfaArgs } from '../../../src/engines/ocrmypdf/ocrmypdf.js';
+import { ocrmypdfProgressTracker } from '../../../src/engines/ocrmypdf/progress.js';
+import { parseLanguages } from '../../../src/engines/ocrmypdf/tesseract.js';
+import { withLimits } from '../../../src/process/limits.js';
 
 describe('ocrmypdf argv', () => {
   it('maps every option to its flag and never passes a mode-less run', () => {
@@ -61,34 +57,4 @@ it('wraps an isolated engine in unshare --net without forking (the pid stays the
   const [file, argv] = withLimits('ocrmypdf', ['x'], { isolateNetwork: true });
   expect(file).toBe('/usr/bin/setpriv');
   expect(argv).toEqual(['--pdeathsig', 'KILL', '--', '/usr/bin/unshare', '--net', '--', 'ocrmypdf', 'x']);
-});
-
-describe('ZIP entry names', () => {
-  it.each(['../x', 'a/../../x', '/etc/passwd', 'C:/x', 'a\\b', 'a\0b', ''])('refuses %j', (name) => {
-    expect(() => entryPath(name)).toThrow();
-  });
-  it('keeps ordinary nested names', () => {
-    expect(entryPath('./css/site.css')).toBe('css/site.css');
-  });
-});
-
-describe('site files', () => {
-  it('serves files inside the folder and nothing outside it', async () => {
-    const root = await mkdtemp(path.join(os.tmpdir(), 'quire-site-'));
-    const site = path.join(root, 'site');
-    await mkdir(path.join(site, 'img'), { recursive: true });
-    await writeFile(path.join(site, 'img', 'a b.png'), 'x');
-    await writeFile(path.join(root, 'secret.txt'), 'x');
-    await symlink(path.join(root, 'secret.txt'), path.join(site, 'link.txt'));
-    expect(await siteFile(site, `${SITE_ORIGIN}/img/a%20b.png`)).toBe(path.join(site, 'img', 'a b.png'));
-    for (const url of [
-      `${SITE_ORIGIN}/../secret.txt`,
-      `${SITE_ORIGIN}/%2e%2e/secret.txt`,
-      `${SITE_ORIGIN}/link.txt`,
-      `${SITE_ORIGIN}/missing.css`,
-      'http://127.0.0.1/img/a%20b.png',
-      `file://${root}/secret.txt`,
-    ])
-      expect(await siteFile(site, url), url).toBeUndefined();
-  });
 });

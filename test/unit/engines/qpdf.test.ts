@@ -1,16 +1,10 @@
+// qpdf's pure parts: exit/stderr mapping, --progress parsing and the encryption job JSON.
 import { describe, expect, it } from 'vitest';
-import { ghostscriptFailure, popplerFailure, qpdfFailure } from '../../src/engines/failure-map.js';
-import type { RunResult } from '../../src/process/runner.js';
-
-const result = (exitCode: number | null, stderrTail = '', extra: Partial<RunResult> = {}): RunResult => ({
-  exitCode,
-  signal: null,
-  stderrTail,
-  stdout: '',
-  stdoutTruncated: false,
-  durationMs: 1,
-  ...extra,
-});
+import { encryptionJob, qpdfRestrictions } from '../../../src/engines/qpdf/encrypt.js';
+import { qpdfFailure } from '../../../src/engines/qpdf/failure.js';
+import { parseQpdfProgress } from '../../../src/engines/qpdf/progress.js';
+import type { RunResult } from '../../../src/process/runner.js';
+import { runResult as result } from './run-result.js';
 
 describe('qpdfFailure', () => {
   const cases: [string, RunResult, boolean, string | undefined][] = [
@@ -42,30 +36,55 @@ describe('qpdfFailure', () => {
   });
 });
 
-describe('ghostscriptFailure', () => {
-  const cases: [string, RunResult, string | undefined][] = [
-    ['success', result(0, 'Page 1\nPage 2'), undefined],
-    [
-      'exit 0 after an unreadable file',
-      result(0, "   **** Error: Couldn't initialise file.\n"),
-      'pdf_corrupt',
-    ],
-    ['encrypted', result(0, '   **** This file requires a password for access.'), 'pdf_encrypted'],
-    ['failure', result(1, 'GPL Ghostscript: unknown device'), 'engine_failed'],
+describe('parseQpdfProgress', () => {
+  const cases: [string, number | undefined][] = [
+    ['qpdf: out.pdf: write progress: 0%', 0],
+    ['qpdf: out.pdf: write progress: 42%', 0.42],
+    ['qpdf: /tmp/a b: c.pdf: write progress: 100%', 1],
+    ['qpdf: out.pdf: write progress: 7%\r', 0.07],
+    ['WARNING: in.pdf: file is damaged', undefined],
+    ['', undefined],
   ];
-  it.each(cases)('%s → %s', (_name, run, code) => {
-    expect(ghostscriptFailure(run)?.code).toBe(code);
+  it.each(cases)('%j → %s', (line, expected) => {
+    expect(parseQpdfProgress(line)).toBe(expected);
   });
 });
 
-describe('popplerFailure', () => {
-  const cases: [string, RunResult, string | undefined][] = [
-    ['success', result(0), undefined],
-    ['password', result(1, 'Command Line Error: Incorrect password'), 'pdf_encrypted'],
-    ['empty', result(1, 'Syntax Error: Document stream is empty'), 'pdf_corrupt'],
-    ['other', result(99, ''), 'engine_failed'],
-  ];
-  it.each(cases)('%s → %s', (_name, run, code) => {
-    expect(popplerFailure(run)?.code).toBe(code);
+const ALL = {
+  print: true,
+  print_high_res: true,
+  modify: true,
+  copy: true,
+  annotate: true,
+  fill_forms: true,
+  accessibility: true,
+  assemble: true,
+};
+
+describe('qpdf encryption job', () => {
+  it('maps catalogue permissions to qpdf restrictions', () => {
+    expect(qpdfRestrictions(ALL)).toEqual({
+      print: 'full',
+      modifyOther: 'y',
+      extract: 'y',
+      annotate: 'y',
+      form: 'y',
+      accessibility: 'y',
+      assemble: 'y',
+    });
+    expect(qpdfRestrictions({ ...ALL, print_high_res: false, copy: false }).print).toBe('low');
+    expect(qpdfRestrictions({ ...ALL, print: false }).print).toBe('none');
+  });
+
+  it('uses the 128-bit group with AES for aes-128', () => {
+    const job = encryptionJob('/i.pdf', '/o.pdf', {
+      userPassword: 'u',
+      ownerPassword: 'o',
+      algorithm: 'aes-128',
+      permissions: ALL,
+    });
+    expect(job).toMatchObject({
+      encrypt: { userPassword: 'u', ownerPassword: 'o', '128bit': { useAes: 'y' } },
+    });
   });
 });
