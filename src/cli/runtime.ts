@@ -7,7 +7,7 @@ import { openBlobStore } from '../blobs/open.js';
 import type { BlobStore } from '../blobs/types.js';
 import type { Config } from '../config/config.js';
 import { closeEngines, createEngines, type Engines, probeEngines } from '../engines/index.js';
-import type { EngineStatus } from '../engines/types.js';
+import type { EngineModule, EngineStatus } from '../engines/types.js';
 import { JobEvents } from '../jobs/events.js';
 import { createLogger, type Logger } from '../observability/logger.js';
 import { createMetrics, type Metrics } from '../observability/metrics.js';
@@ -16,6 +16,7 @@ import type { Database } from '../store/types.js';
 import { ToolCatalog } from '../tools/catalog.js';
 import { publishOcrLanguages } from '../tools/ocr.js';
 import { tools } from '../tools/registry.js';
+import type { AnyToolDefinition } from '../tools/types.js';
 
 export interface Runtime {
   config: Config;
@@ -31,7 +32,17 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
-export async function openRuntime(config: Config, logger = createLogger(config.logLevel)): Promise<Runtime> {
+/** Engine modules and tools beyond the production lists: only the fault-injection tier's fakes. */
+export interface RuntimeExtras {
+  engines?: readonly EngineModule[];
+  tools?: readonly AnyToolDefinition[];
+}
+
+export async function openRuntime(
+  config: Config,
+  logger = createLogger(config.logLevel),
+  extras: RuntimeExtras = {},
+): Promise<Runtime> {
   await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
   await mkdir(config.tmpDir, { recursive: true, mode: 0o700 });
   const keys = loadServerKeys(config.secret, config.dataDir);
@@ -43,7 +54,7 @@ export async function openRuntime(config: Config, logger = createLogger(config.l
   });
   const metrics = createMetrics();
   metrics.setQueueDepthSource(() => db.jobs.countByStatus());
-  const engineStatus = await probeEngines();
+  const engineStatus = await probeEngines(extras.engines);
   for (const engine of engineStatus) {
     if (!engine.available)
       logger.warn(
@@ -62,6 +73,7 @@ export async function openRuntime(config: Config, logger = createLogger(config.l
       isolateNetwork: engineStatus.some((e) => e.name === 'netns' && e.available),
       workRoot: path.join(config.tmpDir, 'pools'),
     },
+    extra: extras.engines,
   });
   const events = new JobEvents();
   // Other processes' job changes (PostgreSQL NOTIFY) join this process's own: idle workers wake,
@@ -76,11 +88,11 @@ export async function openRuntime(config: Config, logger = createLogger(config.l
     blobs,
     engines,
     engineStatus,
-    catalog: new ToolCatalog(tools, engineStatus),
+    catalog: new ToolCatalog([...tools, ...(extras.tools ?? [])], engineStatus),
     events,
     close: async () => {
       // Pooled LibreOffice and Chromium instances would otherwise outlive a closed runtime in tests.
-      await closeEngines(engines);
+      await closeEngines(engines, extras.engines);
       await db.close();
     },
   };

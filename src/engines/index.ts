@@ -38,15 +38,17 @@ function defaultHeavy(timeoutMs: number): HeavyEngineOptions {
   };
 }
 
-/**
- * Builds every module's adapter with the configured limits. `extra` modules (the fault-injection
- * tier's fake engine) are built alongside, under their own names.
- */
-export function createEngines(
-  opts: Omit<EngineSettings, 'heavy'> & { heavy?: HeavyEngineOptions },
-  extra: readonly EngineModule[] = [],
-): Engines {
-  const settings: EngineSettings = { ...opts, heavy: opts.heavy ?? defaultHeavy(opts.timeoutMs) };
+export interface EngineOptions extends Omit<EngineSettings, 'heavy'> {
+  /** Defaults to one lazily started instance of each pooled engine (engine-tier tests). */
+  heavy?: HeavyEngineOptions;
+  /** Modules built alongside the list, under their own names: the fault-injection tier's fake engine. */
+  extra?: readonly EngineModule[];
+}
+
+/** Builds every module's adapter with the configured limits. */
+export function createEngines(opts: EngineOptions): Engines {
+  const { extra = [], heavy, ...limits } = opts;
+  const settings: EngineSettings = { ...limits, heavy: heavy ?? defaultHeavy(opts.timeoutMs) };
   const modules: readonly EngineModule[] = [...engineModules, ...extra];
   return Object.fromEntries(modules.map((m) => [m.name, m.create(settings)])) as Engines;
 }
