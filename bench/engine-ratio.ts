@@ -30,7 +30,7 @@ const MERGE_INPUTS = [
 
 const COMPRESS_INPUT = corpusFile('pdfjs__tracemonkey.pdf');
 
-/** The lossless pass of src/engines/qpdf.ts `optimize`. */
+/** The lossless pass of src/engines/qpdf/qpdf.ts `optimize`. */
 const QPDF_OPTIMIZE = [
   '--object-streams=generate',
   '--compress-streams=y',

@@ -1,4 +1,4 @@
-// A finished run as the runner reports it, for table-driven failure-map tests.
+// A finished run as the runner reports it, for the table-driven tests of each engine's failure mapping.
 import type { RunResult } from '../../../src/process/runner.js';
 
 export const runResult = (
