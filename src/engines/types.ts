@@ -42,7 +42,10 @@ export interface EngineSettings {
   observe?: (engine: EngineName, seconds: number) => void;
 }
 
-/** One program Quire drives: adding an engine is one folder exporting this plus one line in the list. */
+/**
+ * One program Quire drives. Adding an engine is one folder exporting this plus one line in the list
+ * of index.ts (and, when its probe reports a new name, that name in EngineName).
+ */
 export interface EngineModule<Name extends string = string, Engine = unknown> {
   /** The key tools reach the adapter under: `ctx.engines[name]`. */
   readonly name: Name;
