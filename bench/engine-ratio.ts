@@ -30,7 +30,7 @@ const MERGE_INPUTS = [
 
 const COMPRESS_INPUT = corpusFile('pdfjs__tracemonkey.pdf');
 
-/** The lossless pass of src/engines/qpdf.ts `optimize`. */
+/** The lossless pass of src/engines/qpdf/qpdf.ts `optimize`. */
 const QPDF_OPTIMIZE = [
   '--object-streams=generate',
   '--compress-streams=y',
@@ -46,7 +46,7 @@ type PdfwriteArgs = (
 
 /** The exact gs argv the compress tool builds, taken from the built service rather than copied. */
 async function loadPdfwriteArgs(): Promise<PdfwriteArgs> {
-  const url = pathToFileURL(path.join(repoRoot, 'dist/engines/ghostscript.js')).href;
+  const url = pathToFileURL(path.join(repoRoot, 'dist/engines/ghostscript/ghostscript.js')).href;
   return ((await import(url)) as { pdfwriteArgs: PdfwriteArgs }).pdfwriteArgs;
 }
 

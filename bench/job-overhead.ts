@@ -30,7 +30,7 @@ export const QPDF_OK = [0, 3];
 
 /**
  * What the rotate tool runs for one job: a page count, then the rotation with --progress (the
- * service runs each under SERVICE_WRAPPER; src/tools/rotate.ts, src/engines/qpdf.ts).
+ * service runs each under SERVICE_WRAPPER; src/tools/rotate.ts, src/engines/qpdf/qpdf.ts).
  */
 export function rotateToolArgvs(input: string, out: string): string[][] {
   return [

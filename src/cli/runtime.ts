@@ -6,14 +6,15 @@ import { loadServerKeys, type ServerKeys } from '../auth/server-secret.js';
 import { openBlobStore } from '../blobs/open.js';
 import type { BlobStore } from '../blobs/types.js';
 import type { Config } from '../config/config.js';
-import { closeEngines, createEngines, probeEngines } from '../engines/index.js';
-import type { EngineStatus, Engines } from '../engines/types.js';
+import { closeEngines, createEngines, type Engines, probeEngines } from '../engines/index.js';
+import type { EngineModule, EngineStatus } from '../engines/types.js';
 import { JobEvents } from '../model/job-change.js';
 import { createLogger, type Logger } from '../observability/logger.js';
 import { createMetrics, type Metrics } from '../observability/metrics.js';
 import { openDatabase } from '../store/open.js';
 import type { Database } from '../store/types.js';
 import { ToolCatalog } from '../tools/lib/catalog.js';
+import type { AnyToolDefinition } from '../tools/lib/types.js';
 import { tools } from '../tools/registry.js';
 
 export interface Runtime {
@@ -30,7 +31,17 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
-export async function openRuntime(config: Config, logger = createLogger(config.logLevel)): Promise<Runtime> {
+/** Engine modules and tools beyond the production lists: only the fault-injection tier's fakes. */
+export interface RuntimeExtras {
+  engines?: readonly EngineModule[];
+  tools?: readonly AnyToolDefinition[];
+}
+
+export async function openRuntime(
+  config: Config,
+  logger = createLogger(config.logLevel),
+  extras: RuntimeExtras = {},
+): Promise<Runtime> {
   await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
   await mkdir(config.tmpDir, { recursive: true, mode: 0o700 });
   const keys = loadServerKeys(config.secret, config.dataDir);
@@ -42,7 +53,7 @@ export async function openRuntime(config: Config, logger = createLogger(config.l
   });
   const metrics = createMetrics();
   metrics.setQueueDepthSource(() => db.jobs.countByStatus());
-  const engineStatus = await probeEngines();
+  const engineStatus = await probeEngines(extras.engines);
   for (const engine of engineStatus) {
     if (!engine.available)
       logger.warn(
@@ -59,6 +70,7 @@ export async function openRuntime(config: Config, logger = createLogger(config.l
       isolateNetwork: engineStatus.some((e) => e.name === 'netns' && e.available),
       workRoot: path.join(config.tmpDir, 'pools'),
     },
+    extra: extras.engines,
   });
   const events = new JobEvents();
   // Other processes' job changes (PostgreSQL NOTIFY) join this process's own: idle workers wake,
@@ -73,11 +85,11 @@ export async function openRuntime(config: Config, logger = createLogger(config.l
     blobs,
     engines,
     engineStatus,
-    catalog: new ToolCatalog(tools, engineStatus),
+    catalog: new ToolCatalog([...tools, ...(extras.tools ?? [])], engineStatus),
     events,
     close: async () => {
       // Pooled LibreOffice and Chromium instances would otherwise outlive a closed runtime in tests.
-      await closeEngines(engines);
+      await closeEngines(engines, extras.engines);
       await db.close();
     },
   };

@@ -1,5 +1,6 @@
 // What every engine method takes besides its own arguments, and how that becomes runner options.
 import type { RunOptions } from '../process/runner.js';
+import type { EngineName, EngineSettings } from './types.js';
 
 export interface EngineCallOptions {
   /** The job's private directory: the child's cwd, HOME and TMPDIR, and where secret files go. */
@@ -39,4 +40,18 @@ export function toRunOptions(
     },
     ...extra,
   };
+}
+
+/** Per-run defaults of an engine from the settings, its run times observed under `metric`. */
+export function engineDefaults(settings: EngineSettings, metric: EngineName): EngineDefaults {
+  return { timeoutMs: settings.timeoutMs, memoryBytes: settings.memoryBytes, ...observer(settings, metric) };
+}
+
+/** Only the duration observer, for pooled engines that keep their own limits. */
+export function observer(
+  settings: EngineSettings,
+  metric: EngineName,
+): { onFinished?: (durationMs: number) => void } {
+  const observe = settings.observe;
+  return observe ? { onFinished: (ms: number) => observe(metric, ms / 1000) } : {};
 }

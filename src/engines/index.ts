@@ -1,27 +1,31 @@
-// Builds the engine adapters with the configured limits and probes which programs are installed.
+// The engine list: every program Quire drives is one module here (its name, start-up probe and
+// factory). Probing, building and closing the engines walk this list; tests may append modules.
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { run } from '../process/runner.js';
-import { createChromium } from './chromium.js';
-import { createGhostscript } from './ghostscript.js';
-import { probeHeavyEngines } from './heavy-probes.js';
-import { createLibreoffice } from './libreoffice.js';
-import { createOcrmypdf } from './ocrmypdf.js';
-import { createPoppler } from './poppler.js';
-import { createQpdf } from './qpdf.js';
-import { createQpdfOverlay } from './qpdf-overlay.js';
-import type { EngineName, EngineStatus, Engines } from './types.js';
+import { probeNetworkIsolation } from '../process/network-isolation.js';
+import { chromiumEngine } from './chromium/index.js';
+import { ghostscriptEngine } from './ghostscript/index.js';
+import { libreofficeEngine } from './libreoffice/index.js';
+import { ocrmypdfEngine } from './ocrmypdf/index.js';
+import { popplerEngine } from './poppler/index.js';
+import { guarded } from './program.js';
+import { qpdfEngine, qpdfOverlayEngine } from './qpdf/index.js';
+import type { EngineModule, EngineSettings, EngineStatus, HeavyEngineOptions } from './types.js';
 
-/** Settings of the heavy engines (config: QUIRE_OCR_*, QUIRE_OFFICE_*, QUIRE_BROWSER_*). */
-export interface HeavyEngineOptions {
-  /** From the netns probe: run LibreOffice and ocrmypdf without any network. */
-  isolateNetwork: boolean;
-  /** Where pooled instances keep their profiles and sockets. */
-  workRoot: string;
-  ocrTimeoutMs: number;
-  office: { size: number; recycleAfter: number; timeoutMs: number };
-  browser: { size: number; recycleAfter: number; timeoutMs: number };
-}
+export const engineModules = [
+  qpdfEngine,
+  qpdfOverlayEngine,
+  ghostscriptEngine,
+  popplerEngine,
+  ocrmypdfEngine,
+  libreofficeEngine,
+  chromiumEngine,
+] as const;
+
+/** What a tool may call: each module's adapter under the module's name. */
+export type Engines = {
+  [M in (typeof engineModules)[number] as M['name']]: ReturnType<M['create']>;
+};
 
 /** For callers that build engines without a config (engine-tier tests): one of each, lazily. */
 function defaultHeavy(timeoutMs: number): HeavyEngineOptions {
@@ -34,102 +38,44 @@ function defaultHeavy(timeoutMs: number): HeavyEngineOptions {
   };
 }
 
-export function createEngines(opts: {
-  timeoutMs: number;
-  memoryBytes: number;
+export interface EngineOptions extends Omit<EngineSettings, 'heavy'> {
+  /** Defaults to one lazily started instance of each pooled engine (engine-tier tests). */
   heavy?: HeavyEngineOptions;
-  /** Observes every engine run's wall time, by engine. */
-  observe?: (engine: EngineName, seconds: number) => void;
-}): Engines {
-  const defaults = (engine: EngineName) => ({
-    timeoutMs: opts.timeoutMs,
-    memoryBytes: opts.memoryBytes,
-    ...(opts.observe ? { onFinished: (ms: number) => opts.observe?.(engine, ms / 1000) } : {}),
-  });
-  const heavy = opts.heavy ?? defaultHeavy(opts.timeoutMs);
-  const observed = (engine: EngineName) =>
-    opts.observe ? { onFinished: (ms: number) => opts.observe?.(engine, ms / 1000) } : {};
+  /** Modules built alongside the list, under their own names: the fault-injection tier's fake engine. */
+  extra?: readonly EngineModule[];
+}
+
+/** Builds every module's adapter with the configured limits. */
+export function createEngines(opts: EngineOptions): Engines {
+  const { extra = [], heavy, ...limits } = opts;
+  const settings: EngineSettings = { ...limits, heavy: heavy ?? defaultHeavy(opts.timeoutMs) };
+  const modules: readonly EngineModule[] = [...engineModules, ...extra];
+  return Object.fromEntries(modules.map((m) => [m.name, m.create(settings)])) as Engines;
+}
+
+/** Network namespaces are reported like an engine so /readyz shows whether engines are isolated. */
+async function probeNetns(): Promise<EngineStatus> {
+  if (await probeNetworkIsolation()) return { name: 'netns', available: true, version: 'unshare --net' };
   return {
-    qpdf: createQpdf(defaults('qpdf')),
-    ghostscript: createGhostscript(defaults('ghostscript')),
-    poppler: createPoppler(defaults('poppler')),
-    ocrmypdf: createOcrmypdf(
-      { ...defaults('ocrmypdf'), timeoutMs: heavy.ocrTimeoutMs },
-      { isolateNetwork: heavy.isolateNetwork },
-    ),
-    libreoffice: createLibreoffice({
-      ...heavy.office,
-      workRoot: path.join(heavy.workRoot, 'office'),
-      memoryBytes: opts.memoryBytes,
-      isolateNetwork: heavy.isolateNetwork,
-      ...observed('libreoffice'),
-    }),
-    chromium: createChromium({
-      ...heavy.browser,
-      workRoot: path.join(heavy.workRoot, 'browser'),
-      ...observed('chromium'),
-    }),
-    qpdfOverlay: createQpdfOverlay(defaults('qpdf')),
+    name: 'netns',
+    available: false,
+    reason: 'cannot create network namespaces (needs root); LibreOffice and ocrmypdf run without one',
   };
 }
 
-interface Probe {
-  name: EngineName;
-  command: string;
-  args: string[];
-  /** Pulls the version out of the program's banner (pdfinfo prints it on stderr). */
-  version: (out: string) => string | undefined;
+/** Runs each module's probe; a missing program is `available: false` with a reason, never a throw. */
+export async function probeEngines(extra: readonly EngineModule[] = []): Promise<EngineStatus[]> {
+  const modules: readonly EngineModule[] = [...engineModules, ...extra];
+  const [statuses, netns] = await Promise.all([
+    Promise.all(modules.map((m) => m.probe())),
+    guarded('netns', probeNetns),
+  ]);
+  return [...statuses.flat(), netns];
 }
 
-const PROBES: readonly Probe[] = [
-  {
-    name: 'qpdf',
-    command: 'qpdf',
-    args: ['--version'],
-    version: (out) => /qpdf version (\S+)/.exec(out)?.[1],
-  },
-  {
-    name: 'ghostscript',
-    command: 'gs',
-    args: ['--version'],
-    version: (out) => /^(\d+\.\d+(?:\.\d+)?)/m.exec(out)?.[1],
-  },
-  {
-    name: 'poppler',
-    command: 'pdfinfo',
-    args: ['-v'],
-    version: (out) => /pdfinfo version (\S+)/.exec(out)?.[1],
-  },
-];
-
-/** A version banner needs neither much time nor memory; a hung probe must not stall start-up. */
-const PROBE_TIMEOUT_MS = 5_000;
-
-async function probe(p: Probe): Promise<EngineStatus> {
-  try {
-    const result = await run(p.command, p.args, {
-      cwd: tmpdir(),
-      timeoutMs: PROBE_TIMEOUT_MS,
-      captureStdout: true,
-    });
-    const version = p.version(`${result.stdout}\n${result.stderrTail}`);
-    if (result.exitCode !== 0 && version === undefined) {
-      return { name: p.name, available: false, reason: `${p.command} exited with code ${result.exitCode}` };
-    }
-    return { name: p.name, available: true, ...(version ? { version } : {}) };
-  } catch (err) {
-    const reason = err instanceof Error ? err.message : String(err);
-    return { name: p.name, available: false, reason };
-  }
-}
-
-/** Runs each engine's version command; a missing program is `available: false` with a reason. */
-export async function probeEngines(): Promise<EngineStatus[]> {
-  const [core, heavy] = await Promise.all([Promise.all(PROBES.map(probe)), probeHeavyEngines()]);
-  return [...core, ...heavy];
-}
-
-/** Stops the engine pools (LibreOffice, Chromium); the per-run engines need nothing. */
-export async function closeEngines(engines: Engines): Promise<void> {
-  await Promise.all([engines.libreoffice.close(), engines.chromium.close()]);
+/** Stops what the modules keep running between jobs (the LibreOffice and Chromium pools). */
+export async function closeEngines(engines: Engines, extra: readonly EngineModule[] = []): Promise<void> {
+  const modules: readonly EngineModule[] = [...engineModules, ...extra];
+  const built = engines as Record<string, unknown>;
+  await Promise.all(modules.map((m) => m.close?.(built[m.name])));
 }

@@ -1,12 +1,7 @@
-// What a tool may call: one small adapter per native program, each exposing only what it does.
-import type { Chromium } from './chromium.js';
-import type { Ghostscript } from './ghostscript.js';
-import type { Libreoffice } from './libreoffice.js';
-import type { Ocrmypdf } from './ocrmypdf.js';
-import type { Poppler } from './poppler.js';
-import type { Qpdf } from './qpdf.js';
-import type { QpdfOverlay } from './qpdf-overlay.js';
+// What the engine list is made of: one module per program (its name, start-up probe and factory) and
+// the statuses those probes report to /readyz, GET /tools and the catalogue.
 
+/** The names statuses are reported under; tools declare the ones they need. */
 export type EngineName =
   | 'qpdf'
   | 'ghostscript'
@@ -18,20 +13,6 @@ export type EngineName =
   /** Not a program: whether engines can run in their own network namespace (reported, never required). */
   | 'netns';
 
-export interface Engines {
-  qpdf: Qpdf;
-  ghostscript: Ghostscript;
-  poppler: Poppler;
-  /** ocrmypdf with Tesseract (OCR, PDF/A). */
-  ocrmypdf: Ocrmypdf;
-  /** A pool of long-lived LibreOffice instances; stop it with closeEngines. */
-  libreoffice: Libreoffice;
-  /** A pool of long-lived headless Chromium instances; stop it with closeEngines. */
-  chromium: Chromium;
-  /** qpdf's overlay/underlay (stamps); availability is qpdf's. */
-  qpdfOverlay: QpdfOverlay;
-}
-
 export interface EngineStatus {
   name: EngineName;
   available: boolean;
@@ -39,4 +20,38 @@ export interface EngineStatus {
   reason?: string;
   /** Tesseract only: installed OCR languages (the `ocr` tool's `languages` enum). */
   languages?: string[];
+}
+
+/** Settings of the heavy engines (config: QUIRE_OCR_*, QUIRE_OFFICE_*, QUIRE_BROWSER_*). */
+export interface HeavyEngineOptions {
+  /** From the netns probe: run LibreOffice and ocrmypdf without any network. */
+  isolateNetwork: boolean;
+  /** Where pooled instances keep their profiles and sockets. */
+  workRoot: string;
+  ocrTimeoutMs: number;
+  office: { size: number; recycleAfter: number; timeoutMs: number };
+  browser: { size: number; recycleAfter: number; timeoutMs: number };
+}
+
+/** What every module's factory is given: the configured limits. */
+export interface EngineSettings {
+  timeoutMs: number;
+  memoryBytes: number;
+  heavy: HeavyEngineOptions;
+  /** Observes every engine run's wall time, by engine. */
+  observe?: (engine: EngineName, seconds: number) => void;
+}
+
+/**
+ * One program Quire drives. Adding an engine is one folder exporting this plus one line in the list
+ * of index.ts (and, when its probe reports a new name, that name in EngineName).
+ */
+export interface EngineModule<Name extends string = string, Engine = unknown> {
+  /** The key tools reach the adapter under: `ctx.engines[name]`. */
+  readonly name: Name;
+  /** Asks the installed program for its version at start-up; a missing one is `available: false`. */
+  probe(): Promise<EngineStatus[]>;
+  create(settings: EngineSettings): Engine;
+  /** Stops what the adapter keeps running between jobs (instance pools). */
+  close?(engine: Engine): Promise<void>;
 }

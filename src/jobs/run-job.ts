@@ -5,7 +5,7 @@ import { jobFolder } from '../blobs/keys.js';
 import type { BlobStore } from '../blobs/types.js';
 import type { Config } from '../config/config.js';
 import type { JobLimits } from '../config/plans.js';
-import type { Engines } from '../engines/types.js';
+import type { Engines } from '../engines/index.js';
 import { QuireError } from '../errors/quire-error.js';
 import type { JobResult } from '../model/job.js';
 import type { JobEvents } from '../model/job-change.js';

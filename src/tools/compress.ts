@@ -2,7 +2,7 @@
 // is never larger than the input: the smallest candidate wins, and the input itself if none gains.
 import { copyFile, stat } from 'node:fs/promises';
 import { type Static, Type } from '@sinclair/typebox';
-import type { LossyLevel } from '../engines/ghostscript.js';
+import type { LossyLevel } from '../engines/ghostscript/ghostscript.js';
 import { isQuireError } from '../errors/quire-error.js';
 import { engineCall, engineCallWithProgress, onlyPdf } from './lib/inputs.js';
 import { outputName, workFile } from './lib/output-name.js';

@@ -3,7 +3,7 @@
 import { readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { type Static, Type } from '@sinclair/typebox';
-import type { ImageEntry } from '../engines/poppler.js';
+import type { ImageEntry } from '../engines/poppler/poppler.js';
 import { engineCall, onlyPdf } from './lib/inputs.js';
 import { fileStem, workFile } from './lib/output-name.js';
 import { PageSelectionSchema, pageRuns, resolvePageSet } from './lib/page-selection.js';

@@ -2,7 +2,7 @@
 // creator, producer) through a qpdf JSON update of the trailer's /Info dictionary.
 import { writeFile } from 'node:fs/promises';
 import { type Static, Type } from '@sinclair/typebox';
-import type { QpdfCall } from '../engines/qpdf.js';
+import type { QpdfCall } from '../engines/qpdf/qpdf.js';
 import { engineCall, engineCallWithProgress, onlyPdf } from './lib/inputs.js';
 import { outputName, workFile } from './lib/output-name.js';
 import type { ToolContext } from './lib/types.js';

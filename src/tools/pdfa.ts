@@ -3,7 +3,7 @@
 // with a PDFA_def.ps: both passed veraPDF on the same corpus sample, but only ocrmypdf keeps colours
 // as they are (Ghostscript's PDF/A mode must convert every colour to one process space).
 import { Type } from '@sinclair/typebox';
-import type { PdfaPart } from '../engines/ocrmypdf.js';
+import type { PdfaPart } from '../engines/ocrmypdf/ocrmypdf.js';
 import { onlyPdf } from './lib/inputs.js';
 import { outputName, workFile } from './lib/output-name.js';
 import { StringEnum } from './lib/schema.js';

@@ -1,7 +1,7 @@
 // protect: encrypts a PDF with AES (qpdf) behind a user and/or owner password and permissions.
 import { randomBytes } from 'node:crypto';
 import { type Static, Type } from '@sinclair/typebox';
-import type { Permissions } from '../engines/qpdf-encrypt.js';
+import type { Permissions } from '../engines/qpdf/encrypt.js';
 import { QuireError } from '../errors/quire-error.js';
 import { engineCall, onlyPdf } from './lib/inputs.js';
 import { outputName, workFile } from './lib/output-name.js';

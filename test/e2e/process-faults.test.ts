@@ -1,5 +1,7 @@
 // Crash safety with the real CLI: kill -9 of the whole process group mid-job, restart, the job is
-// picked up after its lease expires; three stalls end in worker_lost; cancel kills Ghostscript.
+// picked up after its lease expires; three stalls end in worker_lost. Engine faults over HTTP with
+// the fake engine registered like the real ones: a cancel kills the engine and its grandchild, a hang
+// ends in `timeout`, crashes and garbage end in named errors, and nothing the engine printed is logged.
 import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -8,8 +10,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CliProcess, freePort, readInitialKey, startCli, waitForReady } from '../support/cli-process.js';
 import { Client, type JobBody } from '../support/client.js';
 import { corpusFile } from '../support/corpus.js';
+import { fakeEngine } from '../support/fake-engine/index.js';
+import { fakeTool } from '../support/fake-engine/tool.js';
 import { pageCount, qpdfCheckPasses, toFile } from '../support/pdf.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+
+/** The fault-injection tier: the fake engine and the tool that drives it, test-only. */
+const FAKE = { engines: [fakeEngine], tools: [fakeTool] };
+const ONE_PAGE = corpusFile('pdf20ex__Simple_PDF_2.0_file.pdf');
+const fakeJob = (behaviour: string) => ({ tool: 'fake', options: { behaviour }, files: [ONE_PAGE] });
+/** The fake engine's processes (leader and grandchild) name the job's files under the data dir. */
+const fakeProcesses = (dataDir: string) =>
+  processesUnder(dataDir).filter((p) => p.includes('fake-engine.sh'));
 
 /** A job that keeps Ghostscript busy for several seconds on this machine. */
 const slowJob = {
@@ -99,19 +111,19 @@ describe('worker crashes', () => {
 describe('cancel', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer({ QUIRE_WORKER_CONCURRENCY: '1' });
+    server = await startTestServer({ QUIRE_WORKER_CONCURRENCY: '1' }, { extras: FAKE });
   });
   afterAll(() => server.close());
 
-  it('kills the running Ghostscript and ends the job canceled', async () => {
+  it('kills the running engine and its grandchild and ends the job canceled', async () => {
     const client = new Client(server.url, (await server.newAccount()).key);
-    const job = await client.submit(slowJob);
+    const job = await client.submit(fakeJob('hang'));
     await waitForStatus(client, job.id, 'processing');
     const deadline = Date.now() + 20_000;
-    while (!processesUnder(server.dataDir).some((p) => /\bgs\b/.test(p)) && Date.now() < deadline) {
+    while (fakeProcesses(server.dataDir).length < 2 && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 50));
     }
-    expect(processesUnder(server.dataDir).some((p) => /\bgs\b/.test(p))).toBe(true);
+    expect(fakeProcesses(server.dataDir)).toHaveLength(2);
 
     const response = await client.fetch(`/api/v1/jobs/${job.id}/cancel`, { method: 'POST' });
     expect(response.status).toBe(200);
@@ -126,4 +138,47 @@ describe('cancel', () => {
     expect(after.status).toBe('canceled');
     expect(after.result).toBeUndefined();
   }, 60_000);
+});
+
+describe('engine faults over HTTP', () => {
+  let server: TestServer;
+  let client: Client;
+  beforeAll(async () => {
+    // The shortest engine time limit the config allows: a hang costs one second.
+    server = await startTestServer({ QUIRE_ENGINE_TIMEOUT_MS: '1000' }, { extras: FAKE });
+    client = new Client(server.url, (await server.newAccount()).key);
+  });
+  afterAll(() => server.close());
+
+  it('a fake engine that copies its input succeeds with that one page', async () => {
+    const done = await client.run(fakeJob('copy'));
+    expect(done.status).toBe('succeeded');
+    const pdf = toFile((await client.download(done.id)).body);
+    expect(pageCount(pdf)).toBe(1);
+  });
+
+  const faults: [string, string][] = [
+    ['hang', 'timeout'],
+    ['crash', 'engine_failed'],
+    ['sigkill', 'engine_failed'],
+    ['damaged', 'pdf_corrupt'],
+    ['huge-stderr', 'pdf_corrupt'],
+    ['garbage', 'pdf_corrupt'],
+  ];
+  it.each(faults)(
+    'an engine that does %s fails the job with %s and leaves no process behind',
+    async (behaviour, code) => {
+      const done = await client.run(fakeJob(behaviour));
+      expect(done.status).toBe('failed');
+      expect(done.error).toMatchObject({ code });
+      expect(done.result).toBeUndefined();
+      expect(fakeProcesses(server.dataDir)).toEqual([]);
+    },
+  );
+
+  it('logs nothing the engine printed', () => {
+    const logged = server.logs.join('\n');
+    expect(logged).not.toContain('fake: ');
+    expect(logged).not.toContain('the same complaint again');
+  });
 });

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import { ulid } from 'ulid';
 import { createKey } from '../../src/auth/issue-key.js';
-import { openRuntime, type Runtime } from '../../src/cli/runtime.js';
+import { openRuntime, type Runtime, type RuntimeExtras } from '../../src/cli/runtime.js';
 import { loadConfig } from '../../src/config/config.js';
 import { buildApp, closeApp } from '../../src/http/app.js';
 import { startSweeper } from '../../src/jobs/sweeper.js';
@@ -42,7 +42,8 @@ async function postgresIfAsked(): Promise<Record<string, string>> {
 
 export async function startTestServer(
   env: Record<string, string> = {},
-  options: { workers?: boolean } = {},
+  /** `extras`: the fault-injection tier's fake engine and tool, registered like the real ones. */
+  options: { workers?: boolean; extras?: RuntimeExtras } = {},
 ): Promise<TestServer> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'quire-test-'));
   const config = loadConfig({
@@ -61,7 +62,7 @@ export async function startTestServer(
       callback();
     },
   });
-  const runtime = await openRuntime(config, createLogger('debug', sink));
+  const runtime = await openRuntime(config, createLogger('debug', sink), options.extras);
   const app = await buildApp(runtime);
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();

@@ -1,5 +1,5 @@
 // Assembles the `info` tool's JSON report from qpdf JSON and poppler facts. Pure: no I/O.
-import type { FontEntry, ImageEntry, PdfinfoFacts } from '../../engines/poppler.js';
+import type { FontEntry, ImageEntry, PdfinfoFacts } from '../../engines/poppler/poppler.js';
 
 /** The parts of `qpdf --json=2` the report reads (qpdf manual, "qpdf JSON", version 2). */
 export interface QpdfInfoJson {

@@ -19,8 +19,8 @@ import {
   setTextRenderingMode,
   TextRenderingMode,
 } from 'pdf-lib';
-import type { PageGeometry } from '../../engines/poppler.js';
-import { displayedSize } from '../../engines/poppler-geometry.js';
+import { displayedSize } from '../../engines/poppler/geometry.js';
+import type { PageGeometry } from '../../engines/poppler/poppler.js';
 import { engineCall, engineCallWithProgress } from './inputs.js';
 import { workFile } from './output-name.js';
 import { toQpdfRange } from './page-selection.js';

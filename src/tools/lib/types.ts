@@ -1,6 +1,7 @@
 // The declarative shape every tool file exports; the catalogue, validation and OpenAPI derive from it.
 import type { Static, TObject } from '@sinclair/typebox';
-import type { EngineName, EngineStatus, Engines } from '../../engines/types.js';
+import type { Engines } from '../../engines/index.js';
+import type { EngineName, EngineStatus } from '../../engines/types.js';
 import type { FieldError } from '../../errors/quire-error.js';
 import type { ProgressReporter } from './progress.js';
 

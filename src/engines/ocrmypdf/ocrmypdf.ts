@@ -2,10 +2,11 @@
 // conversion without OCR. ocrmypdf starts gs and tesseract children; they share its process group,
 // so the runner's group kill ends them with it.
 import path from 'node:path';
-import { QuireError } from '../errors/quire-error.js';
-import { type RunResult, run, throwIfLimitHit } from '../process/runner.js';
-import type { EngineCallOptions, EngineDefaults } from './call-options.js';
-import { toRunOptions } from './call-options.js';
+import { run } from '../../process/runner.js';
+import type { EngineCallOptions, EngineDefaults } from '../call-options.js';
+import { toRunOptions } from '../call-options.js';
+import { ocrmypdfFailure } from './failure.js';
+import { ocrmypdfProgressTracker } from './progress.js';
 
 export type OcrMode = 'skip-text' | 'force' | 'redo';
 export type PdfaPart = '1' | '2' | '3';
@@ -66,56 +67,6 @@ export function pdfaArgs(input: string, output: string, part: PdfaPart): string[
     path.resolve(input),
     path.resolve(output),
   ];
-}
-
-/** `    3 Rasterize with …`: ocrmypdf -v1 names the page a message is about in the first column. */
-const PAGE_LINE = /^\s+(\d+)\s/;
-
-/** Feeds ocrmypdf lines; reports pages finished as (distinct pages started − 1) of `total`. */
-export function ocrmypdfProgressTracker(
-  total: number,
-  onProgress: (done: number, total: number) => void,
-): (line: string) => void {
-  const seen = new Set<number>();
-  return (line) => {
-    const match = PAGE_LINE.exec(line);
-    if (!match) return;
-    const page = Number(match[1]);
-    if (page < 1 || page > total || seen.has(page)) return;
-    seen.add(page);
-    onProgress(seen.size - 1, total);
-  };
-}
-
-/**
- * ocrmypdf's documented exit codes (ocrmypdf.exceptions.ExitCode): 2 input not a readable PDF or
- * image, 4 output failed validation, 6 page already has text (only without a mode flag), 8 the
- * PDF is encrypted, 10 PDF/A conversion failed.
- */
-const EXIT = { ok: 0, badInput: 2, invalidOutput: 4, encrypted: 8, pdfaFailed: 10 } as const;
-
-/** ocrmypdf exits 2 also for an image without resolution it cannot place; name that case. */
-const IMAGE_DPI = /DPI|resolution/i;
-
-export function ocrmypdfFailure(result: RunResult): QuireError | undefined {
-  throwIfLimitHit(result);
-  switch (result.exitCode) {
-    case EXIT.ok:
-      return undefined;
-    case EXIT.encrypted:
-      return new QuireError('pdf_encrypted', 'The PDF is encrypted; unlock it first');
-    case EXIT.badInput:
-      return IMAGE_DPI.test(result.stderrTail)
-        ? new QuireError('engine_failed', 'The image has no usable resolution')
-        : new QuireError('pdf_corrupt', 'The file could not be read as a PDF or image');
-    case EXIT.invalidOutput:
-    case EXIT.pdfaFailed:
-      return new QuireError('engine_failed', 'ocrmypdf could not produce a valid output');
-    default: {
-      const how = result.signal ? `was killed by ${result.signal}` : `exited with code ${result.exitCode}`;
-      return new QuireError('engine_failed', `ocrmypdf ${how}`);
-    }
-  }
 }
 
 export function createOcrmypdf(defaults: EngineDefaults, opts: { isolateNetwork: boolean }) {

@@ -1,8 +1,8 @@
 // LibreOffice adapter: office documents to PDF through the instance pool (office-pool.ts). Maps the
 // bridge's replies to typed errors; the pool owns time limits, recycling and hang recovery.
 import path from 'node:path';
-import { QuireError } from '../errors/quire-error.js';
-import type { EngineCallOptions } from './call-options.js';
+import { QuireError } from '../../errors/quire-error.js';
+import type { EngineCallOptions } from '../call-options.js';
 import { createOfficePool, type OfficePoolOptions } from './office-pool.js';
 
 export interface OfficeConvertOptions {

@@ -2,12 +2,12 @@
 // input with `--overlay`/`--underlay` (qpdf manual, "Overlay and Underlay"). qpdf streams the
 // input, so a watermark on a 200 MB document never loads that document into the service's memory.
 import path from 'node:path';
-import { QuireError } from '../errors/quire-error.js';
-import { run } from '../process/runner.js';
-import type { EngineCallOptions, EngineDefaults } from './call-options.js';
-import { toRunOptions } from './call-options.js';
-import { QPDF_EXIT, qpdfFailure } from './failure-map.js';
-import { parseQpdfProgress } from './progress-parsers.js';
+import { QuireError } from '../../errors/quire-error.js';
+import { run } from '../../process/runner.js';
+import type { EngineCallOptions, EngineDefaults } from '../call-options.js';
+import { toRunOptions } from '../call-options.js';
+import { QPDF_EXIT, qpdfFailure } from './failure.js';
+import { qpdfPercentReporter } from './progress.js';
 
 export interface StampSpec {
   /** The generated stamp PDF. */
@@ -44,16 +44,7 @@ export function createQpdfOverlay(defaults: EngineDefaults, binary = 'qpdf') {
       const result = await run(
         binary,
         args,
-        toRunOptions(defaults, call, {
-          ...(onProgress
-            ? {
-                onStdoutLine: (line: string) => {
-                  const fraction = parseQpdfProgress(line);
-                  if (fraction !== undefined) onProgress(fraction * 100, 100);
-                },
-              }
-            : {}),
-        }),
+        toRunOptions(defaults, call, onProgress ? { onStdoutLine: qpdfPercentReporter(onProgress) } : {}),
       );
       const failure = qpdfFailure(result, { passwordGiven: false });
       if (failure) throw failure;

@@ -5,13 +5,13 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { QuireError } from '../errors/quire-error.js';
-import { AbortedError, run } from '../process/runner.js';
-import { makeWorkDir } from '../process/work-dir.js';
-import { createInstancePool, type PooledInstance } from './instance-pool.js';
+import { QuireError } from '../../errors/quire-error.js';
+import { AbortedError, run } from '../../process/runner.js';
+import { makeWorkDir } from '../../process/work-dir.js';
+import { createInstancePool, type PooledInstance } from '../instance-pool.js';
 
-/** Resolves from src/engines and from dist/engines alike: both sit two levels below the root. */
-const BRIDGE = fileURLToPath(new URL('../../src/engines/office-bridge.py', import.meta.url));
+/** Resolves from src/engines/libreoffice and dist/engines/libreoffice alike: three levels below the root. */
+const BRIDGE = fileURLToPath(new URL('../../../src/engines/libreoffice/office-bridge.py', import.meta.url));
 /** Debian's python3-uno lives in the system interpreter, not in any pyenv or venv on PATH. */
 const PYTHON = '/usr/bin/python3';
 /** A cold start (new profile) on a busy 2-core host measured 3–8 s; past this it is broken. */

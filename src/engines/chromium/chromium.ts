@@ -4,10 +4,10 @@
 import { readFile, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import type { BrowserContext, Route } from 'playwright-core';
-import { QuireError } from '../errors/quire-error.js';
-import { AbortedError } from '../process/runner.js';
+import { QuireError } from '../../errors/quire-error.js';
+import { AbortedError } from '../../process/runner.js';
+import type { EngineCallOptions } from '../call-options.js';
 import { type BrowserInstance, createBrowserPool } from './browser-pool.js';
-import type { EngineCallOptions } from './call-options.js';
 
 /**
  * The page's origin. `.invalid` is reserved (RFC 2606) and never resolves, so even a request the

@@ -2,21 +2,17 @@
 // encrypt, decrypt, JSON inspection). Passwords travel in 0600 files, never on the command line.
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { QuireError } from '../errors/quire-error.js';
-import { type RunResult, run } from '../process/runner.js';
-import { removeSecretFile, writeSecretFile } from '../process/work-dir.js';
-import type { EngineCallOptions, EngineDefaults } from './call-options.js';
-import { toRunOptions } from './call-options.js';
-import { QPDF_EXIT, qpdfFailure } from './failure-map.js';
-import { parseQpdfProgress } from './progress-parsers.js';
-import { type EncryptionSpec, encryptionJob } from './qpdf-encrypt.js';
+import { QuireError } from '../../errors/quire-error.js';
+import { run } from '../../process/runner.js';
+import { removeSecretFile, writeSecretFile } from '../../process/work-dir.js';
+import type { EngineCallOptions, EngineDefaults } from '../call-options.js';
+import { toRunOptions } from '../call-options.js';
+import { type EncryptionSpec, encryptionJob } from './encrypt.js';
+import { QPDF_EXIT } from './failure.js';
+import { abs, type QpdfCall, type QpdfProgram, qpdfProgram } from './run-qpdf.js';
 
-export type { EncryptionSpec } from './qpdf-encrypt.js';
-
-export interface QpdfCall extends EngineCallOptions {
-  /** User or owner password of the input; written to a 0600 file for `--password-file`. */
-  password?: string;
-}
+export type { EncryptionSpec } from './encrypt.js';
+export type { QpdfCall } from './run-qpdf.js';
 
 export interface MergePart {
   path: string;
@@ -34,69 +30,21 @@ export type EncryptionState = 'user-password' | 'owner-only' | 'none';
 const NO_PRUNE = '--remove-unreferenced-resources=no';
 
 export function createQpdf(defaults: EngineDefaults, binary = 'qpdf') {
-  const exec = async (
-    args: string[],
-    call: QpdfCall,
-    options: { stdout?: boolean; progress?: boolean } = {},
-  ) => {
-    const secret =
-      call.password === undefined ? undefined : await writeSecretFile(call.workDir, call.password, 'pw');
-    const argv = [
-      ...(secret ? [`--password-file=${secret}`] : []),
-      ...(options.progress ? ['--progress'] : []),
-      ...args,
-    ];
-    try {
-      const onProgress = call.onProgress;
-      const result = await run(
-        binary,
-        argv,
-        toRunOptions(defaults, call, {
-          captureStdout: options.stdout === true,
-          ...(options.progress && onProgress
-            ? { onStdoutLine: (line: string) => reportPercent(line, onProgress) }
-            : {}),
-        }),
-      );
-      const failure = qpdfFailure(result, { passwordGiven: call.password !== undefined });
-      if (failure) throw failure;
-      return result;
-    } finally {
-      if (secret) await removeSecretFile(secret);
-    }
-  };
-
-  /** Exit 3 means "written with warnings"; on damaged inputs that can be a file without pages. */
-  const verifyWritten = async (
-    result: RunResult,
-    output: string,
-    call: QpdfCall,
-    outputPassword?: string,
-  ) => {
-    if (result.exitCode !== QPDF_EXIT.warnings) return;
-    const pages = await pageCount(output, { ...call, password: outputPassword });
-    if (pages === 0) throw new QuireError('pdf_corrupt', 'The PDF has no usable pages');
-  };
-
-  const write = async (args: string[], output: string, call: QpdfCall) => {
-    const result = await exec([...args, abs(output)], call, { progress: true });
-    await verifyWritten(result, output, call);
-  };
-
-  /**
-   * Counts the pages qpdf really finds by walking the page tree (`--show-pages`). `--show-npages`
-   * prints the root's /Count, which a damaged file can overstate (corpus: pdfium__document_aactions
-   * says 3 and has 1), and every later page range would then fail.
-   */
-  async function pageCount(input: string, call: QpdfCall): Promise<number> {
-    const result = await exec(['--show-pages', abs(input)], call, { stdout: true });
-    if (result.stdoutTruncated) throw new QuireError('engine_failed', 'qpdf page list is too large');
-    return result.stdout.match(/^page \d+: /gm)?.length ?? 0;
-  }
-
+  const qpdf = qpdfProgram(defaults, binary);
   return {
-    pageCount,
+    pageCount: qpdf.pageCount,
+    ...inspection(qpdf),
+    ...pageOperations(qpdf),
+    ...protection(qpdf),
+    ...rewrites(qpdf),
+  };
+}
 
+export type Qpdf = ReturnType<typeof createQpdf>;
+
+/** Reading what a file is: checks, encryption, JSON. */
+function inspection({ binary, defaults, exec }: QpdfProgram) {
+  return {
     /** Structural check (`qpdf --check`): true when qpdf found neither errors nor warnings. */
     async check(input: string, call: QpdfCall): Promise<{ clean: boolean }> {
       const result = await exec(['--check', abs(input)], call, { stdout: true });
@@ -110,6 +58,45 @@ export function createQpdf(defaults: EngineDefaults, binary = 'qpdf') {
       return 'none';
     },
 
+    /** `qpdf --json=2` restricted to `keys` (and `objects` for the `qpdf` key). */
+    async json(
+      input: string,
+      keys: readonly string[],
+      call: QpdfCall,
+      objects: readonly string[] = [],
+    ): Promise<unknown> {
+      const args = [
+        '--json=2',
+        ...keys.map((k) => `--json-key=${k}`),
+        ...objects.map((o) => `--json-object=${o}`),
+      ];
+      const result = await exec([...args, abs(input)], call, { stdout: true });
+      if (result.stdoutTruncated) throw new QuireError('engine_failed', 'qpdf JSON output is too large');
+      return JSON.parse(result.stdout) as unknown;
+    },
+
+    /**
+     * `qpdf --check-linearization`: qpdf exits 0 whether or not the file is linearized, and
+     * 3 when the hint tables are wrong, so the verdict is its "no linearization errors" line.
+     */
+    async linearizationValid(input: string, call: QpdfCall): Promise<boolean> {
+      const result = await exec(['--check-linearization', abs(input)], call, { stdout: true });
+      return result.exitCode === QPDF_EXIT.ok && /: no linearization errors\s*$/m.test(result.stdout);
+    },
+
+    /**
+     * Every object of the file as qpdf JSON v2, written to `output` (a file, not stdout, so large
+     * documents are not cut off by the stdout cap). Stream data is left out: only dictionaries.
+     */
+    async jsonFile(input: string, output: string, call: QpdfCall): Promise<void> {
+      await exec(['--json-output', '--json-stream-data=none', abs(input), abs(output)], call);
+    },
+  };
+}
+
+/** Choosing, splitting and turning pages. */
+function pageOperations({ exec, write }: QpdfProgram) {
+  return {
     /** Concatenates the given pages of each part, in order, into a new document. */
     merge(parts: readonly MergePart[], output: string, call: QpdfCall): Promise<void> {
       const selection = parts.flatMap((part) => [abs(part.path), ...(part.pages ? [part.pages] : [])]);
@@ -167,18 +154,12 @@ export function createQpdf(defaults: EngineDefaults, binary = 'qpdf') {
     ): Promise<void> {
       return write([abs(input), `--rotate=+${angle}:${pages}`], output, call);
     },
+  };
+}
 
-    /** Lossless shrink: object streams, every stream recompressed at the highest zlib level. */
-    optimize(input: string, output: string, call: QpdfCall): Promise<void> {
-      const args = [
-        '--object-streams=generate',
-        '--compress-streams=y',
-        '--recompress-flate',
-        '--compression-level=9',
-      ];
-      return write([abs(input), ...args], output, call);
-    },
-
+/** Adding and removing password protection. */
+function protection({ exec, write, verifyWritten }: QpdfProgram) {
+  return {
     /** Encrypts through a 0600 job-JSON file so neither password appears in argv. */
     async encrypt(input: string, output: string, spec: EncryptionSpec, call: QpdfCall): Promise<void> {
       const job = encryptionJob(abs(input), abs(output), spec, call.password);
@@ -201,22 +182,21 @@ export function createQpdf(defaults: EngineDefaults, binary = 'qpdf') {
     decrypt(input: string, output: string, call: QpdfCall): Promise<void> {
       return write([abs(input), '--decrypt'], output, call);
     },
+  };
+}
 
-    /** `qpdf --json=2` restricted to `keys` (and `objects` for the `qpdf` key). */
-    async json(
-      input: string,
-      keys: readonly string[],
-      call: QpdfCall,
-      objects: readonly string[] = [],
-    ): Promise<unknown> {
+/** Rewriting the whole file: optimising, updating objects, linearizing, repairing, flattening. */
+function rewrites({ write }: QpdfProgram) {
+  return {
+    /** Lossless shrink: object streams, every stream recompressed at the highest zlib level. */
+    optimize(input: string, output: string, call: QpdfCall): Promise<void> {
       const args = [
-        '--json=2',
-        ...keys.map((k) => `--json-key=${k}`),
-        ...objects.map((o) => `--json-object=${o}`),
+        '--object-streams=generate',
+        '--compress-streams=y',
+        '--recompress-flate',
+        '--compression-level=9',
       ];
-      const result = await exec([...args, abs(input)], call, { stdout: true });
-      if (result.stdoutTruncated) throw new QuireError('engine_failed', 'qpdf JSON output is too large');
-      return JSON.parse(result.stdout) as unknown;
+      return write([abs(input), ...args], output, call);
     },
 
     /** Applies a qpdf JSON v2 update (new or replaced objects) and writes the result. */
@@ -227,15 +207,6 @@ export function createQpdf(defaults: EngineDefaults, binary = 'qpdf') {
     /** Rewrites the file for fast web view (first page first, with hint tables). */
     linearize(input: string, output: string, call: QpdfCall): Promise<void> {
       return write([abs(input), '--linearize'], output, call);
-    },
-
-    /**
-     * `qpdf --check-linearization`: qpdf exits 0 whether or not the file is linearized, and
-     * 3 when the hint tables are wrong, so the verdict is its "no linearization errors" line.
-     */
-    async linearizationValid(input: string, call: QpdfCall): Promise<boolean> {
-      const result = await exec(['--check-linearization', abs(input)], call, { stdout: true });
-      return result.exitCode === QPDF_EXIT.ok && /: no linearization errors\s*$/m.test(result.stdout);
     },
 
     /**
@@ -268,25 +239,5 @@ export function createQpdf(defaults: EngineDefaults, binary = 'qpdf') {
         call,
       );
     },
-
-    /**
-     * Every object of the file as qpdf JSON v2, written to `output` (a file, not stdout, so large
-     * documents are not cut off by the stdout cap). Stream data is left out: only dictionaries.
-     */
-    async jsonFile(input: string, output: string, call: QpdfCall): Promise<void> {
-      await exec(['--json-output', '--json-stream-data=none', abs(input), abs(output)], call);
-    },
   };
-}
-
-export type Qpdf = ReturnType<typeof createQpdf>;
-
-function reportPercent(line: string, onProgress: (done: number, total: number) => void): void {
-  const fraction = parseQpdfProgress(line);
-  if (fraction !== undefined) onProgress(fraction * 100, 100);
-}
-
-/** Absolute paths only: a relative name starting with `-` or `@` would be read as an option or an argfile. */
-function abs(file: string): string {
-  return path.resolve(file);
 }

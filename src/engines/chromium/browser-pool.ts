@@ -3,10 +3,10 @@
 // launches or downloads a browser itself.
 import { mkdir, rm } from 'node:fs/promises';
 import { type Browser, chromium } from 'playwright-core';
-import { QuireError } from '../errors/quire-error.js';
-import { run } from '../process/runner.js';
-import { makeWorkDir } from '../process/work-dir.js';
-import { createInstancePool, type PooledInstance } from './instance-pool.js';
+import { QuireError } from '../../errors/quire-error.js';
+import { run } from '../../process/runner.js';
+import { makeWorkDir } from '../../process/work-dir.js';
+import { createInstancePool, type PooledInstance } from '../instance-pool.js';
 
 export const CHROMIUM = '/usr/bin/chromium';
 const START_TIMEOUT_MS = 60_000;

@@ -1,14 +1,4 @@
-// Pure parsers turning engine output lines into progress facts; table-tested, no I/O.
-
-/** qpdf `--progress` prints `qpdf: <output>: write progress: 42%` (stdout), once per percent or so. */
-const QPDF_PROGRESS = /write progress: (\d{1,3})%\s*$/;
-
-/** The fraction (0–1) of a qpdf write that is done, or undefined for any other line. */
-export function parseQpdfProgress(line: string): number | undefined {
-  const match = QPDF_PROGRESS.exec(line);
-  if (!match) return undefined;
-  return Math.min(100, Number(match[1])) / 100;
-}
+// Pure parser of Ghostscript's per-page lines into progress facts; table-tested, no I/O.
 
 export type GhostscriptProgress = { kind: 'total'; pages: number } | { kind: 'page'; page: number };
 

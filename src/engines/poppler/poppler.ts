@@ -2,15 +2,15 @@
 // -list) and text (pdftotext). poppler takes passwords only in argv, so it is only ever given
 // files that open without one (unencrypted or owner-only).
 import path from 'node:path';
-import { type RunOptions, run } from '../process/runner.js';
-import type { EngineCallOptions, EngineDefaults } from './call-options.js';
-import { toRunOptions } from './call-options.js';
-import { popplerFailure } from './failure-map.js';
-import { parsePageGeometry } from './poppler-geometry.js';
-import { parseFontList, parseImageList, parsePdfinfo } from './poppler-parse.js';
+import { type RunOptions, run } from '../../process/runner.js';
+import type { EngineCallOptions, EngineDefaults } from '../call-options.js';
+import { toRunOptions } from '../call-options.js';
+import { popplerFailure } from './failure.js';
+import { parsePageGeometry } from './geometry.js';
+import { parseFontList, parseImageList, parsePdfinfo } from './parse.js';
 
-export type { PageGeometry } from './poppler-geometry.js';
-export type { FontEntry, ImageEntry, PdfinfoFacts } from './poppler-parse.js';
+export type { PageGeometry } from './geometry.js';
+export type { FontEntry, ImageEntry, PdfinfoFacts } from './parse.js';
 
 export interface TextOptions {
   firstPage?: number;

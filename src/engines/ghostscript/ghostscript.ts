@@ -1,11 +1,11 @@
 // Ghostscript adapter: lossy re-distillation (pdfwrite) for compression, with per-page progress
 // from its `Page N` lines. Inputs must already be decrypted: gs would need the password in argv.
 import path from 'node:path';
-import { run } from '../process/runner.js';
-import type { EngineCallOptions, EngineDefaults } from './call-options.js';
-import { toRunOptions } from './call-options.js';
-import { ghostscriptFailure } from './failure-map.js';
-import { ghostscriptProgressTracker } from './progress-parsers.js';
+import { run } from '../../process/runner.js';
+import type { EngineCallOptions, EngineDefaults } from '../call-options.js';
+import { toRunOptions } from '../call-options.js';
+import { ghostscriptFailure } from './failure.js';
+import { ghostscriptProgressTracker } from './progress.js';
 
 /** `keep` converts (e.g. to grey) without downsampling; the others follow tools.md's targets. */
 export type LossyLevel = 'keep' | 'low' | 'medium' | 'high';

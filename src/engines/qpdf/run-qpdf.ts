@@ -1,0 +1,88 @@
+// How the qpdf adapter runs qpdf: the input password in a 0600 file (`--password-file`), `--progress`
+// lines as progress, the exit mapped to a typed error, and outputs written with warnings re-checked.
+import path from 'node:path';
+import { QuireError } from '../../errors/quire-error.js';
+import { type RunResult, run } from '../../process/runner.js';
+import { removeSecretFile, writeSecretFile } from '../../process/work-dir.js';
+import type { EngineCallOptions, EngineDefaults } from '../call-options.js';
+import { toRunOptions } from '../call-options.js';
+import { QPDF_EXIT, qpdfFailure } from './failure.js';
+import { qpdfPercentReporter } from './progress.js';
+
+export interface QpdfCall extends EngineCallOptions {
+  /** User or owner password of the input; written to a 0600 file for `--password-file`. */
+  password?: string;
+}
+
+export interface QpdfProgram {
+  readonly binary: string;
+  readonly defaults: EngineDefaults;
+  /** Runs qpdf with `args`; throws the mapped error unless it exited 0 or 3 (warnings). */
+  exec(
+    args: string[],
+    call: QpdfCall,
+    options?: { stdout?: boolean; progress?: boolean },
+  ): Promise<RunResult>;
+  /** Exit 3 means "written with warnings"; on damaged inputs that can be a file without pages. */
+  verifyWritten(result: RunResult, output: string, call: QpdfCall, outputPassword?: string): Promise<void>;
+  /** Runs `args` followed by the output path, with progress, and verifies what was written. */
+  write(args: string[], output: string, call: QpdfCall): Promise<void>;
+  pageCount(input: string, call: QpdfCall): Promise<number>;
+}
+
+export function qpdfProgram(defaults: EngineDefaults, binary: string): QpdfProgram {
+  const exec: QpdfProgram['exec'] = async (args, call, options = {}) => {
+    const secret =
+      call.password === undefined ? undefined : await writeSecretFile(call.workDir, call.password, 'pw');
+    const argv = [
+      ...(secret ? [`--password-file=${secret}`] : []),
+      ...(options.progress ? ['--progress'] : []),
+      ...args,
+    ];
+    try {
+      const onProgress = call.onProgress;
+      const result = await run(
+        binary,
+        argv,
+        toRunOptions(defaults, call, {
+          captureStdout: options.stdout === true,
+          ...(options.progress && onProgress ? { onStdoutLine: qpdfPercentReporter(onProgress) } : {}),
+        }),
+      );
+      const failure = qpdfFailure(result, { passwordGiven: call.password !== undefined });
+      if (failure) throw failure;
+      return result;
+    } finally {
+      if (secret) await removeSecretFile(secret);
+    }
+  };
+
+  /**
+   * Counts the pages qpdf really finds by walking the page tree (`--show-pages`). `--show-npages`
+   * prints the root's /Count, which a damaged file can overstate (corpus: pdfium__document_aactions
+   * says 3 and has 1), and every later page range would then fail.
+   */
+  const pageCount = async (input: string, call: QpdfCall): Promise<number> => {
+    const result = await exec(['--show-pages', abs(input)], call, { stdout: true });
+    if (result.stdoutTruncated) throw new QuireError('engine_failed', 'qpdf page list is too large');
+    return result.stdout.match(/^page \d+: /gm)?.length ?? 0;
+  };
+
+  const verifyWritten: QpdfProgram['verifyWritten'] = async (result, output, call, outputPassword) => {
+    if (result.exitCode !== QPDF_EXIT.warnings) return;
+    const pages = await pageCount(output, { ...call, password: outputPassword });
+    if (pages === 0) throw new QuireError('pdf_corrupt', 'The PDF has no usable pages');
+  };
+
+  const write: QpdfProgram['write'] = async (args, output, call) => {
+    const result = await exec([...args, abs(output)], call, { progress: true });
+    await verifyWritten(result, output, call);
+  };
+
+  return { binary, defaults, exec, verifyWritten, write, pageCount };
+}
+
+/** Absolute paths only: a relative name starting with `-` or `@` would be read as an option or an argfile. */
+export function abs(file: string): string {
+  return path.resolve(file);
+}
