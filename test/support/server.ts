@@ -1,5 +1,5 @@
-// A real Quire server for end-to-end tests: real SQLite in a temp dir, real local blobs, real engines,
-// listening on a real port, with every log line captured for privacy assertions.
+// A real Quire server for end-to-end tests: the wiring `quire serve` runs (`listen` + `startWork`) on
+// real SQLite in a temp dir, real local blobs and real engines, with every log line captured.
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -7,10 +7,8 @@ import { Writable } from 'node:stream';
 import { ulid } from 'ulid';
 import { createKey } from '../../src/cli/initial-key.js';
 import { openRuntime, type Runtime } from '../../src/cli/runtime.js';
+import { listen, startWork } from '../../src/cli/serve.js';
 import { loadConfig } from '../../src/config/config.js';
-import { buildApp, closeApp } from '../../src/http/app.js';
-import { startSweeper } from '../../src/jobs/sweeper.js';
-import { startWorkers, type Workers } from '../../src/jobs/worker.js';
 import { createLogger } from '../../src/observability/logger.js';
 import { allScopes, type Scope } from '../../src/store/types.js';
 import { type PgTestServer, startPostgresServer } from './pg-server.js';
@@ -40,6 +38,10 @@ async function postgresIfAsked(): Promise<Record<string, string>> {
   return { QUIRE_DATABASE_URL: await (await postgres).createSchema() };
 }
 
+/**
+ * `options.workers: false` starts the API alone (jobs stay queued), for tests of HTTP behaviour that
+ * must not race a worker; otherwise the process also runs what `startWork` starts in `quire serve`.
+ */
 export async function startTestServer(
   env: Record<string, string> = {},
   options: { workers?: boolean } = {},
@@ -48,6 +50,7 @@ export async function startTestServer(
   const config = loadConfig({
     ...(await postgresIfAsked()),
     QUIRE_DATA_DIR: dataDir,
+    QUIRE_HOST: '127.0.0.1',
     QUIRE_PORT: '0',
     QUIRE_LOG_LEVEL: 'debug',
     QUIRE_WORKER_CONCURRENCY: '2',
@@ -55,35 +58,15 @@ export async function startTestServer(
     ...env,
   });
   const logs: string[] = [];
-  const sink = new Writable({
-    write(chunk, _encoding, callback) {
-      logs.push(...String(chunk).split('\n').filter(Boolean));
-      callback();
-    },
-  });
-  const runtime = await openRuntime(config, createLogger('debug', sink));
-  const app = await buildApp(runtime);
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  const address = app.server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
-  let workers: Workers | undefined;
-  let sweeper: { stop(): void } | undefined;
-  if (options.workers !== false) {
-    workers = startWorkers({ ...runtime, jobs: runtime.db.jobs });
-    sweeper = startSweeper({
-      jobs: runtime.db.jobs,
-      blobs: runtime.blobs,
-      events: runtime.events,
-      logger: runtime.logger,
-      intervalMs: config.worker.sweepIntervalMs,
-      maxStalls: config.worker.maxStalls,
-    });
-  }
+  const runtime = await openRuntime(config, createLogger('debug', logSink(logs)));
+  // One second for in-flight requests: a test that left a long-poll open should not hold the run.
+  const http = await listen(runtime, 1_000);
+  const stopWork = options.workers === false ? undefined : startWork(runtime);
 
   const keyFor = async (accountId: string, scopes: Scope[]) =>
     (await createKey(runtime, accountId, 'test', scopes)).key;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `http://127.0.0.1:${http.port}`,
     runtime,
     logs,
     dataDir,
@@ -98,11 +81,20 @@ export async function startTestServer(
       return { accountId: account.id, key: await keyFor(account.id, scopes) };
     },
     async close() {
-      sweeper?.stop();
-      await workers?.stop();
-      await closeApp(app, 1_000);
+      await http.stop();
+      await stopWork?.();
       await runtime.close();
       await rm(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** Every log line as raw JSON text, for assertions on what was (not) logged. */
+export function logSink(lines: string[]): Writable {
+  return new Writable({
+    write(chunk, _encoding, callback) {
+      lines.push(...String(chunk).split('\n').filter(Boolean));
+      callback();
+    },
+  });
 }
