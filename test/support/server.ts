@@ -13,8 +13,8 @@ import { createLogger } from '../../src/observability/logger.js';
 import { allScopes, type Scope } from '../../src/store/types.js';
 import { type PgTestServer, startPostgresServer } from './pg-server.js';
 
-export interface TestServer {
-  url: string;
+/** The production runtime on a throwaway data dir, with helpers to make accounts and keys. */
+export interface TestRuntime {
   runtime: Runtime;
   /** Every log line written so far (raw JSON text). */
   logs: string[];
@@ -23,6 +23,15 @@ export interface TestServer {
   newAccount(scopes?: Scope[]): Promise<{ accountId: string; key: string }>;
   keyFor(accountId: string, scopes: Scope[]): Promise<string>;
   close(): Promise<void>;
+}
+
+export interface TestServer extends TestRuntime {
+  url: string;
+}
+
+export interface TestOptions {
+  /** false: the API alone (jobs stay queued), for HTTP behaviour that must not race a worker. */
+  workers?: boolean;
 }
 
 let postgres: Promise<PgTestServer> | undefined;
@@ -38,14 +47,8 @@ async function postgresIfAsked(): Promise<Record<string, string>> {
   return { QUIRE_DATABASE_URL: await (await postgres).createSchema() };
 }
 
-/**
- * `options.workers: false` starts the API alone (jobs stay queued), for tests of HTTP behaviour that
- * must not race a worker; otherwise the process also runs what `startWork` starts in `quire serve`.
- */
-export async function startTestServer(
-  env: Record<string, string> = {},
-  options: { workers?: boolean } = {},
-): Promise<TestServer> {
+/** `openRuntime` as `quire serve` calls it, with test settings under `env` and logs captured. */
+export async function openTestRuntime(env: Record<string, string> = {}): Promise<TestRuntime> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'quire-test-'));
   const config = loadConfig({
     ...(await postgresIfAsked()),
@@ -59,14 +62,9 @@ export async function startTestServer(
   });
   const logs: string[] = [];
   const runtime = await openRuntime(config, createLogger('debug', logSink(logs)));
-  // One second for in-flight requests: a test that left a long-poll open should not hold the run.
-  const http = await listen(runtime, 1_000);
-  const stopWork = options.workers === false ? undefined : startWork(runtime);
-
   const keyFor = async (accountId: string, scopes: Scope[]) =>
     (await createKey(runtime, accountId, 'test', scopes)).key;
   return {
-    url: `http://127.0.0.1:${http.port}`,
     runtime,
     logs,
     dataDir,
@@ -81,16 +79,32 @@ export async function startTestServer(
       return { accountId: account.id, key: await keyFor(account.id, scopes) };
     },
     async close() {
-      await http.stop();
-      await stopWork?.();
       await runtime.close();
       await rm(dataDir, { recursive: true, force: true });
     },
   };
 }
 
-/** Every log line as raw JSON text, for assertions on what was (not) logged. */
-export function logSink(lines: string[]): Writable {
+export async function startTestServer(
+  env: Record<string, string> = {},
+  options: TestOptions = {},
+): Promise<TestServer> {
+  const base = await openTestRuntime(env);
+  // One second for in-flight requests: a test that left a long-poll open should not hold the run.
+  const http = await listen(base.runtime, 1_000);
+  const stopWork = options.workers === false ? undefined : startWork(base.runtime);
+  return {
+    ...base,
+    url: `http://127.0.0.1:${http.port}`,
+    async close() {
+      await http.stop();
+      await stopWork?.();
+      await base.close();
+    },
+  };
+}
+
+function logSink(lines: string[]): Writable {
   return new Writable({
     write(chunk, _encoding, callback) {
       lines.push(...String(chunk).split('\n').filter(Boolean));
