@@ -8,7 +8,7 @@ import { parseS3Url } from '../blobs/s3-location.js';
 import { isPlanVariable, loadPlans, type Plan } from './plans.js';
 
 const MiB = 1024 * 1024;
-/** Contract §6: 0, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h — about three days in all. */
+/** docs/api.md §6: 0, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h — about three days in all. */
 const DEFAULT_WEBHOOK_SCHEDULE = [
   0, 5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 50_400_000, 72_000_000, 86_400_000,
 ];

@@ -150,7 +150,7 @@ async function fetchInputs(claim: ClaimedJob, workDir: string, blobs: BlobStore)
   );
 }
 
-/** Inputs go as soon as the job ends (contract §2); the sweeper retries whatever fails here. */
+/** Inputs go as soon as the job ends (docs/api.md §2); the sweeper retries whatever fails here. */
 async function deleteInputs(claim: ClaimedJob, deps: RunJobDeps): Promise<void> {
   try {
     await Promise.all(claim.job.inputs.map((f) => deps.blobs.delete(f.blobKey)));

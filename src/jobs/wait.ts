@@ -1,4 +1,4 @@
-// Long-poll support: resolve when a job reaches a terminal state or the wait runs out (contract §2).
+// Long-poll support: resolve when a job reaches a terminal state or the wait runs out (docs/api.md §2).
 import type { JobRecord, JobStore } from '../store/types.js';
 import { terminalStatuses } from '../store/types.js';
 import type { JobEvents } from './events.js';

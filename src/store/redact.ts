@@ -1,5 +1,5 @@
 // Secret option handling shared by every job-store dialect: the value that replaces a secret and the
-// scrub applied when a job ends, so no password outlives the job that needed it (contract §2).
+// scrub applied when a job ends, so no password outlives the job that needed it (docs/api.md §2).
 
 /** What a secret option reads as once scrubbed, and in every public view. */
 export const REDACTED = '[redacted]';

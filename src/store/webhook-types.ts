@@ -1,6 +1,6 @@
-// Webhook store types (contract §6): job events written in the outbox with each state change, the
+// Webhook store types (docs/api.md §6): job events written in the outbox with each state change, the
 // endpoints that receive them, and messages delivered as leased work. Re-exported by types.ts.
-/** Job events (contract §6). Receivers must ignore types they do not know; we only add new ones. */
+/** Job events (docs/api.md §6). Receivers must ignore types they do not know; we only add new ones. */
 export type JobEventType = 'job.created' | 'job.processing' | 'job.succeeded' | 'job.failed' | 'job.canceled';
 export const jobEventTypes: readonly JobEventType[] = [
   'job.created',

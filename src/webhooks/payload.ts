@@ -1,4 +1,4 @@
-// The webhook event body (contract §6): `{"type", "timestamp", "data": <the job object>}`, serialised
+// The webhook event body (docs/api.md §6): `{"type", "timestamp", "data": <the job object>}`, serialised
 // once when the event is written, so every delivery and retry signs and sends the same bytes.
 import { jobView, rfc3339 } from '../jobs/job-view.js';
 import type { JobEventType, JobRecord, JobStatus } from '../store/types.js';

@@ -1,4 +1,4 @@
-// Contract §1 over real HTTP: 401 with a challenge, 403 with the missing scope, 404 across accounts.
+// docs/api.md §1 over real HTTP: 401 with a challenge, 403 with the missing scope, 404 across accounts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '../support/client.js';
 import { corpusFile } from '../support/corpus.js';

@@ -1,4 +1,4 @@
-// Contract §2 and §7 over real HTTP: job lifecycle, listing, validation before upload, limits, errors.
+// docs/api.md §2 and §7 over real HTTP: job lifecycle, listing, validation before upload, limits, errors.
 
 import { readFileSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';

@@ -60,7 +60,7 @@ export function registerJobRoutes(app: FastifyInstance, deps: AppDeps): void {
         replay = completedResponse(request, jobFingerprint(received));
       } finally {
         // A replayed (or refused) upload is not a job: its stored files go before the answer
-        // (contract §4), so a client never sees them.
+        // (docs/api.md §4), so a client never sees them.
         if (replay || request.idempotency?.settled) await deleteInputs(blobs, received.inputs);
       }
       if (replay) return sendReplay(reply, replay);
@@ -247,7 +247,7 @@ export function registerJobRoutes(app: FastifyInstance, deps: AppDeps): void {
   }
 }
 
-/** Contract §4: tool, options, metadata and each file's SHA-256, in order. */
+/** docs/api.md §4: tool, options, metadata and each file's SHA-256, in order. */
 function jobFingerprint(received: ReceivedJob): string {
   return fingerprintOf({
     tool: received.entry.tool.name,
