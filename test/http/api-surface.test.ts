@@ -1,7 +1,8 @@
-// The published catalogue through the production app (inject tier, no workers): /openapi.json is valid
+// The API's surface through the production app (inject tier, no workers): /openapi.json is valid
 // OpenAPI 3.1, GET /api/v1/tools matches the schema that document gives for it, every tool's schema
-// examples validate, and counter-examples generated from each schema are refused (400 invalid_options,
-// a JSON pointer per error) before anything reaches storage.
+// examples validate, counter-examples generated from each schema are refused (400 invalid_options,
+// a JSON pointer per error) before anything reaches storage, and the framework's edges (unknown
+// routes, wrong methods, wrong media types) answer problem+json with a request id (docs/api.md §7).
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { Validator } from '@seriousme/openapi-schema-validator';
@@ -23,6 +24,19 @@ beforeAll(async () => {
   published = body.data;
 });
 afterAll(() => server.close());
+
+async function problem(response: Response, status: number, code: string) {
+  expect(response.status, await response.clone().text()).toBe(status);
+  expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  const body = (await response.json()) as Record<string, unknown>;
+  expect(body).toMatchObject({
+    status,
+    code,
+    type: expect.stringMatching(/^https:\/\//),
+    title: expect.any(String),
+  });
+  return body;
+}
 
 async function storedFiles(): Promise<string[]> {
   const dir = path.join(server.dataDir, 'files');
@@ -101,5 +115,37 @@ describe('option validation over HTTP', () => {
     }
     expect(checked).toBeGreaterThan(40);
     expect(await storedFiles()).toEqual(before);
+  });
+});
+
+describe('framework edges are problem+json too', () => {
+  it('answers unknown routes with 404 and a request id', async () => {
+    const response = await client.fetch('/api/v1/nothing-here');
+    await problem(response, 404, 'not_found');
+    expect(response.headers.get('x-request-id')).toMatch(/^req_/);
+  });
+
+  it('answers a wrong method with 405 and Allow', async () => {
+    const response = await client.fetch('/api/v1/jobs', { method: 'PUT' });
+    await problem(response, 405, 'method_not_allowed');
+    expect(response.headers.get('allow')).toContain('POST');
+  });
+
+  it('answers 415 for a JSON body', async () => {
+    const response = await client.fetch('/api/v1/jobs', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ tool: 'rotate' }),
+    });
+    await problem(response, 415, 'unsupported_media_type');
+  });
+
+  it('echoes a well-formed X-Request-Id and replaces a malformed one', async () => {
+    const echoed = await server.fetch(`${server.url}/healthz`, { headers: { 'x-request-id': 'trace-123' } });
+    expect(echoed.headers.get('x-request-id')).toBe('trace-123');
+    const replaced = await server.fetch(`${server.url}/healthz`, {
+      headers: { 'x-request-id': 'bad id with spaces' },
+    });
+    expect(replaced.headers.get('x-request-id')).toMatch(/^req_/);
   });
 });
