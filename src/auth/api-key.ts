@@ -1,4 +1,4 @@
-// API keys (contract §1): `qk_live_<8-char key id>_<secret>`; only a keyed hash of the secret is stored.
+// API keys (docs/api.md §1): `qk_live_<8-char key id>_<secret>`; only a keyed hash of the secret is stored.
 import { createHmac, randomInt, timingSafeEqual } from 'node:crypto';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';

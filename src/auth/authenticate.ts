@@ -1,4 +1,4 @@
-// Request authentication (contract §1): Bearer or X-API-Key, constant-time verification, scopes.
+// Request authentication (docs/api.md §1): Bearer or X-API-Key, constant-time verification, scopes.
 import type { FastifyRequest } from 'fastify';
 import { QuireError } from '../errors/quire-error.js';
 import type { Scope } from '../model/account.js';

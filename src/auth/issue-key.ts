@@ -1,4 +1,4 @@
-// Issuing API keys (contract §1): the key string exists in full only in the answer to its creation;
+// Issuing API keys (docs/api.md §1): the key string exists in full only in the answer to its creation;
 // the store keeps a keyed hash of the secret.
 import { ulid } from 'ulid';
 import type { ApiKeyRecord, Scope } from '../model/account.js';

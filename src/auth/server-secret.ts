@@ -6,9 +6,9 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 export interface ServerKeys {
-  /** HMAC key for API-key secrets at rest (contract §1). */
+  /** HMAC key for API-key secrets at rest (docs/api.md §1). */
   apiKeyPepper: Buffer;
-  /** HMAC key for local download-link tokens (contract §2). */
+  /** HMAC key for local download-link tokens (docs/api.md §2). */
   fileTokenKey: Buffer;
   /** AES-256-GCM key for webhook signing secrets at rest (src/webhooks/secrets.ts). */
   webhookSecretKey: Buffer;

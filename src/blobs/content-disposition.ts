@@ -1,4 +1,4 @@
-// The Content-Disposition of every download (contract §2), one builder for every blob store: the local
+// The Content-Disposition of every download (docs/api.md §2), one builder for every blob store: the local
 // link route sends it itself, and the S3 store has S3 send it through a presigned URL's override.
 import contentDisposition from 'content-disposition';
 

@@ -1,4 +1,4 @@
-// Tokens for the local store's temporary links (`/api/v1/files/{token}`, contract §2): the object,
+// Tokens for the local store's temporary links (`/api/v1/files/{token}`, docs/api.md §2): the object,
 // expiry, download name and content type, signed with HMAC-SHA-256 so that any API process holding
 // the shared secret accepts any other's links, and nothing in them can be altered or extended.
 import { createHmac, timingSafeEqual } from 'node:crypto';

@@ -1,5 +1,5 @@
 // Composition roots for the long-running commands: build dependencies, start what the mode needs,
-// and shut down cleanly on SIGTERM/SIGINT.
+// and shut down cleanly on SIGTERM/SIGINT. `listen` and `startWork` are also what the tests start.
 import type { Config } from '../config/config.js';
 import { buildApp, closeApp } from '../http/app.js';
 import { startSweeper } from '../jobs/sweeper.js';
@@ -14,7 +14,7 @@ const RUNNING = -1;
 export async function runServe(config: Config): Promise<number> {
   const runtime = await openRuntime(config);
   const key = await ensureInitialKey(runtime);
-  const stopHttp = await listen(runtime);
+  const http = await listen(runtime);
   const stopWork = startWork(runtime);
   if (key) {
     process.stdout.write(
@@ -22,7 +22,7 @@ export async function runServe(config: Config): Promise<number> {
     );
   }
   onShutdown(runtime, async () => {
-    await stopHttp();
+    await http.stop();
     await stopWork();
   });
   return RUNNING;
@@ -30,11 +30,11 @@ export async function runServe(config: Config): Promise<number> {
 
 export async function runApi(config: Config): Promise<number> {
   const runtime = await openRuntime(config);
-  const stopHttp = await listen(runtime);
+  const http = await listen(runtime);
   const sweeper = startSweeper(sweeperDeps(runtime));
   onShutdown(runtime, async () => {
     sweeper.stop();
-    await stopHttp();
+    await http.stop();
   });
   return RUNNING;
 }
@@ -46,14 +46,24 @@ export async function runWorker(config: Config): Promise<number> {
   return RUNNING;
 }
 
-async function listen(runtime: Runtime): Promise<() => Promise<void>> {
-  const app = await buildApp(runtime);
-  await app.listen({ host: runtime.config.http.host, port: runtime.config.http.port });
-  // Ten seconds for in-flight requests; uploads cut off then are simply not jobs.
-  return () => closeApp(app, 10_000);
+export interface Listening {
+  /** The port bound: a configured port 0 becomes the one the system chose. */
+  port: number;
+  stop(): Promise<void>;
 }
 
-function startWork(runtime: Runtime): () => Promise<void> {
+/** Serves the API on the configured address; `stop` waits `graceMs` for in-flight requests. */
+export async function listen(runtime: Runtime, graceMs = 10_000): Promise<Listening> {
+  const app = await buildApp(runtime);
+  await app.listen({ host: runtime.config.http.host, port: runtime.config.http.port });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : runtime.config.http.port;
+  // Ten seconds by default for in-flight requests; uploads cut off then are simply not jobs.
+  return { port, stop: () => closeApp(app, graceMs) };
+}
+
+/** Job workers, webhook dispatcher and sweeper: everything a process that does the work runs. */
+export function startWork(runtime: Runtime): () => Promise<void> {
   const workers = startWorkers({ ...runtime, jobs: runtime.db.jobs });
   // Deliveries have their own few slots: a slow receiver never holds a job slot, nor a job a delivery.
   const dispatcher = startWebhookDispatcher({ ...runtime, webhooks: runtime.db.webhooks });

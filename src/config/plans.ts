@@ -1,4 +1,4 @@
-// Plans as configuration (contract §5): the built-in table, a JSON file that adds or changes plans,
+// Plans as configuration (docs/api.md §5): the built-in table, a JSON file that adds or changes plans,
 // and QUIRE_PLAN_<PLAN>_<FIELD> variables on top. Read once at start with the rest of the config.
 import { readFileSync } from 'node:fs';
 

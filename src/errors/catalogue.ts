@@ -1,5 +1,5 @@
 // The one catalogue of stable error codes: HTTP status, public title and whether a retry can help.
-// API responses (problem+json) and failed jobs both draw their codes from here (contract §2, §7).
+// API responses (problem+json) and failed jobs both draw their codes from here (docs/api.md §2, §7).
 
 export interface ErrorSpec {
   /** HTTP status when the code is answered to a request; jobs report it in `error.code` only. */
@@ -102,7 +102,7 @@ export const errorCatalogue = {
 
 export type ErrorCode = keyof typeof errorCatalogue;
 
-/** The public documentation URI of a code; stable for clients to switch on (contract §7). */
+/** The public documentation URI of a code; stable for clients to switch on (docs/api.md §7). */
 export function errorTypeUri(code: ErrorCode): string {
   return `https://quire.dev/errors/${code.replaceAll('_', '-')}`;
 }

@@ -1,4 +1,4 @@
-// Idempotency-Key on every keyed POST (contract §4): the key is claimed before the handler runs,
+// Idempotency-Key on every keyed POST (docs/api.md §4): the key is claimed before the handler runs,
 // the finished response is stored and replayed byte for byte, refusals release the key.
 // Routes whose fingerprint needs the body read first (the job upload) mark themselves `deferred`
 // and call `completedResponse` once they know it; every other POST is fingerprinted up front.
@@ -34,7 +34,7 @@ interface IdempotencyHandle {
 const KEY = /^[\x20-\x7e]{1,255}$/;
 /** A claim left by a process that died is taken over after this; longer than any upload we allow. */
 const LOCK_MS = 60 * 60_000;
-/** Statuses of requests refused before they started (contract §4): the key stays usable. */
+/** Statuses of requests refused before they started (docs/api.md §4): the key stays usable. */
 const REFUSALS = new Set([400, 401, 403, 413, 415, 429]);
 
 /** The key from the header: 1–255 printable ASCII characters, or an sf-string (RFC 9651). */

@@ -1,4 +1,4 @@
-// Authentication plus the two request limits (contract §1, §5): failed authentications per client
+// Authentication plus the two request limits (docs/api.md §1, §5): failed authentications per client
 // IP, checked before any key is looked at, and requests per account by plan, with the IETF
 // RateLimit-Policy / RateLimit headers on every keyed /api/v1 response.
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -117,7 +117,7 @@ function authFailuresExceeded(decision: RateDecision, policy: RatePolicy): Quire
   );
 }
 
-/** The next plan up by request rate, to name in the 429 (contract §5: say that a higher plan helps). */
+/** The next plan up by request rate, to name in the 429 (docs/api.md §5: say that a higher plan helps). */
 function higherPlan(plan: Plan, plans: Readonly<Record<string, Plan>>): Plan | undefined {
   const rate = (p: Plan) => p.requestsPerWindow / p.windowSeconds;
   return Object.values(plans)

@@ -1,4 +1,4 @@
-// JSON Schema of the GET /api/v1/tools body (contract §3), published in the OpenAPI document so
+// JSON Schema of the GET /api/v1/tools body (docs/api.md §3), published in the OpenAPI document so
 // clients can generate types for the catalogue. Objects stay open: v1 only adds fields (§8).
 const toolSchema = {
   type: 'object',

@@ -1,5 +1,5 @@
 // Receives POST /jobs multipart bodies: text fields checked as they arrive, files sniffed and
-// streamed straight into the blob store under per-file and total limits (contract §2).
+// streamed straight into the blob store under per-file and total limits (docs/api.md §2).
 import { pipeline } from 'node:stream';
 import type { MultipartFile, MultipartValue } from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
@@ -15,7 +15,7 @@ export interface UploadLimits {
   maxFileBytes: number;
   maxTotalBytes: number;
   maxFiles: number;
-  /** Named in the 413 so the client knows which limit it hit (contract §5). */
+  /** Named in the 413 so the client knows which limit it hit (docs/api.md §5). */
   plan: string;
 }
 

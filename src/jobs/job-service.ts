@@ -136,7 +136,7 @@ export class JobService {
   private async ended(job: JobRecord, onRecorded: OnRecorded): Promise<void> {
     onRecorded();
     this.deps.events.emit({ jobId: job.id, kind: 'terminal' });
-    // Inputs go as soon as the job ends (contract §2); the sweeper retries whatever fails here.
+    // Inputs go as soon as the job ends (docs/api.md §2); the sweeper retries whatever fails here.
     try {
       await Promise.all(job.inputs.map((f) => this.deps.blobs.delete(f.blobKey)));
       await this.deps.jobs.markInputsDeleted(job.id);

@@ -1,4 +1,4 @@
-// Long-poll support: resolve when a job reaches a terminal state or the wait runs out (contract §2).
+// Long-poll support: resolve when a job reaches a terminal state or the wait runs out (docs/api.md §2).
 import type { JobRecord } from '../model/job.js';
 import { terminalStatuses } from '../model/job.js';
 import type { JobEvents } from '../model/job-change.js';

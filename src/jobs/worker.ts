@@ -82,7 +82,7 @@ export function startWorkers(deps: RunJobDeps): Workers {
   };
 }
 
-/** Each plan's concurrency, for the store's fair claim (contract §5: excess jobs wait, never fail). */
+/** Each plan's concurrency, for the store's fair claim (docs/api.md §5: excess jobs wait, never fail). */
 /**
  * Fairness from the plans, and — when this worker lacks an engine — only the tools it can run, so
  * a job it would fail with engine_unavailable waits for a worker that has the engine instead.

@@ -1,4 +1,4 @@
-// Accounts and their API keys (contract §1): what a key may do is a set of scopes.
+// Accounts and their API keys (docs/api.md §1): what a key may do is a set of scopes.
 
 export type Scope = 'jobs:write' | 'jobs:read' | 'results:read' | 'webhooks:manage' | 'admin';
 export const allScopes: readonly Scope[] = [

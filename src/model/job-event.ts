@@ -1,4 +1,4 @@
-// Job events (contract §6): the types a job's state changes announce, the outbox record, and the
+// Job events (docs/api.md §6): the types a job's state changes announce, the outbox record, and the
 // event body `{"type", "timestamp", "data": <the job object>}`, serialised once when the event is
 // written, so every delivery and retry signs and sends the same bytes.
 import type { JobRecord, JobStatus } from './job.js';

@@ -1,4 +1,4 @@
-// The public job object (contract §2): snake_case, RFC 3339 times, secrets redacted, links.
+// The public job object (docs/api.md §2): snake_case, RFC 3339 times, secrets redacted, links.
 import type { JobRecord } from './job.js';
 import { scrubSecretOptions } from './redact.js';
 

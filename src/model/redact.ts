@@ -1,5 +1,5 @@
 // Redaction of secret job options: the value that replaces a secret and the scrub applied when a job
-// ends and in every public view, so no password outlives the job that needed it (contract §2).
+// ends and in every public view, so no password outlives the job that needed it (docs/api.md §2).
 
 /** What a secret option reads as once scrubbed, and in every public view. */
 export const REDACTED = '[redacted]';

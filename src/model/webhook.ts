@@ -1,4 +1,4 @@
-// Webhook endpoints and deliveries (contract §6): where an account's job events go, each delivery
+// Webhook endpoints and deliveries (docs/api.md §6): where an account's job events go, each delivery
 // (one event for one endpoint) with its attempts, and what follows an attempt.
 import type { JobEventType } from './job-event.js';
 

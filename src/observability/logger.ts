@@ -1,4 +1,4 @@
-// Structured JSON logs (contract §10). Redaction is a safety net: code logs ids, codes and sizes,
+// Structured JSON logs (docs/api.md §10). Redaction is a safety net: code logs ids, codes and sizes,
 // never bodies, file names of uploads, passwords, keys, tokens or engine stderr.
 import { type Logger, pino, stdSerializers } from 'pino';
 

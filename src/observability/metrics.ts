@@ -1,4 +1,4 @@
-// Prometheus metrics (contract §9): HTTP latency by route template, jobs by tool and outcome,
+// Prometheus metrics (docs/api.md §9): HTTP latency by route template, jobs by tool and outcome,
 // queue depth and engine durations. One registry per process.
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { JobStatus } from '../model/job.js';

@@ -16,7 +16,7 @@ export interface ClaimedJob {
 }
 
 /**
- * Fair claiming (contract §5): an account runs at most its plan's number of jobs at once, and
+ * Fair claiming (docs/api.md §5): an account runs at most its plan's number of jobs at once, and
  * accounts with queued work take turns. Without it every account is unlimited (still in turns).
  */
 export interface ClaimLimits {
@@ -66,7 +66,7 @@ export interface SweepOutcome {
 }
 
 /**
- * Every state change writes its event to the webhook outbox in the same transaction (contract §6):
+ * Every state change writes its event to the webhook outbox in the same transaction (docs/api.md §6):
  * create → `job.created`, claimNext → `job.processing`, complete → `job.succeeded`, fail and the
  * `worker_lost` sweep → `job.failed`, cancel and delete of an active job → `job.canceled`, each
  * fanned out to the account's subscribed endpoints. A refused conditional write writes no event;
@@ -143,7 +143,7 @@ export interface AccountStore {
   revokeKey(keyId: string, now?: number): Promise<boolean>;
 }
 
-/** Where an Idempotency-Key applies (contract §4): one account, one method, one route template. */
+/** Where an Idempotency-Key applies (docs/api.md §4): one account, one method, one route template. */
 export interface IdempotencyScope {
   accountId: string;
   method: string;

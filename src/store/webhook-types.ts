@@ -1,4 +1,4 @@
-// The webhook store interface (contract §6): job events written in the outbox with each state change,
+// The webhook store interface (docs/api.md §6): job events written in the outbox with each state change,
 // the endpoints that receive them, and messages delivered as leased work.
 import type { JobEventRecord } from '../model/job-event.js';
 import type { DeliveryNext, WebhookAttempt, WebhookEndpoint, WebhookMessage } from '../model/webhook.js';

@@ -1,4 +1,4 @@
-// The SSRF guard for webhook URLs (contract §6): only http(s) to public unicast addresses, checked at
+// The SSRF guard for webhook URLs (docs/api.md §6): only http(s) to public unicast addresses, checked at
 // registration and again on every connection through a DNS lookup that refuses private answers, so a
 // name that re-resolves to an internal address between the two checks (DNS rebinding) is still caught.
 import dns from 'node:dns';

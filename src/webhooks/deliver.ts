@@ -79,7 +79,7 @@ function send(
         const excerpt = Buffer.concat(chunks).subarray(0, EXCERPT_BYTES).toString('utf8');
         resolve({
           statusCode: status,
-          // Redirects are failures and are not followed (contract §6): the target was validated,
+          // Redirects are failures and are not followed (docs/api.md §6): the target was validated,
           // a Location was not.
           errorClass:
             status >= 200 && status < 300 ? null : status >= 300 && status < 400 ? 'redirect' : 'http_status',

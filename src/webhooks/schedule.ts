@@ -1,4 +1,4 @@
-// When a failed delivery is tried again (contract §6): the configured schedule with ±15 % jitter, and
+// When a failed delivery is tried again (docs/api.md §6): the configured schedule with ±15 % jitter, and
 // never sooner than a receiver's Retry-After on 429/503.
 import type { DeliveryNext } from '../model/webhook.js';
 

@@ -1,4 +1,4 @@
-// Webhook signing secrets: minted as `whsec_` + base64 of 32 random bytes (contract §6) and kept
+// Webhook signing secrets: minted as `whsec_` + base64 of 32 random bytes (docs/api.md §6) and kept
 // encrypted at rest, so a copy of the database alone cannot forge deliveries.
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 

@@ -1,4 +1,4 @@
-// Standard Webhooks signing (contract §6): HMAC-SHA256 over `id.timestamp.body` with the bytes of the
+// Standard Webhooks signing (docs/api.md §6): HMAC-SHA256 over `id.timestamp.body` with the bytes of the
 // secret, base64, prefixed `v1,`; several signatures are space-separated during a secret rotation.
 import { createHmac } from 'node:crypto';
 import { signingKey } from './secrets.js';

@@ -1,4 +1,4 @@
-// Conformance of fair claiming (contract §5): an account never runs more jobs than its plan allows,
+// Conformance of fair claiming (docs/api.md §5): an account never runs more jobs than its plan allows,
 // and accounts with queued work take turns however long one account's backlog is.
 import { describe, expect, test } from 'vitest';
 import type { ClaimLimits } from '../../src/store/types.js';

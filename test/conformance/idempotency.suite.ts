@@ -1,4 +1,4 @@
-// Conformance of the Idempotency-Key store (contract §4) and the rate limiter (contract §5): every
+// Conformance of the Idempotency-Key store (docs/api.md §4) and the rate limiter (docs/api.md §5): every
 // Database implementation runs these unchanged.
 import { describe, expect, test } from 'vitest';
 import type { IdempotencyScope, StoredResponse } from '../../src/store/types.js';

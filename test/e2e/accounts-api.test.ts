@@ -1,4 +1,4 @@
-// The admin account API over real HTTP (contract §1 `admin`, §5 plans): accounts, their plan and
+// The admin account API over real HTTP (docs/api.md §1 `admin`, §5 plans): accounts, their plan and
 // their keys; a plan change applies to the account's very next request. Also `quire accounts`.
 import { execFile } from 'node:child_process';
 import path from 'node:path';

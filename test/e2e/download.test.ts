@@ -1,4 +1,4 @@
-// The temporary link (contract §2): redirect, JSON form, headers, Range/HEAD, expiry, tampering, and
+// The temporary link (docs/api.md §2): redirect, JSON form, headers, Range/HEAD, expiry, tampering, and
 // that the token never reaches a log line.
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// Contract §5, measured over real HTTP, SQLite and engines: one account's backlog does not starve
+// docs/api.md §5, measured over real HTTP, SQLite and engines: one account's backlog does not starve
 // another account's job, an account never runs more jobs at once than its plan allows, and its
 // plan's result retention applies.
 import { readFileSync } from 'node:fs';

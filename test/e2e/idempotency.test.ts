@@ -1,4 +1,4 @@
-// Contract §4 over real HTTP and real SQLite: Idempotency-Key on POST /jobs and POST /jobs/{id}/cancel
+// docs/api.md §4 over real HTTP and real SQLite: Idempotency-Key on POST /jobs and POST /jobs/{id}/cancel
 // — one job per key under concurrency, byte-identical replay, 422 on reuse, refusals not stored.
 import { readFileSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';

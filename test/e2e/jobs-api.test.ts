@@ -1,4 +1,4 @@
-// Contract §2 and §7 over real HTTP: job lifecycle, listing, validation before upload, limits, errors.
+// docs/api.md §2 and §7 over real HTTP: job lifecycle, listing, validation before upload, limits, errors.
 
 import { readFileSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
@@ -225,15 +225,6 @@ describe('refusing bad requests before storing anything', () => {
     }
   });
 
-  it('answers 415 for a JSON body', async () => {
-    const response = await client.fetch('/api/v1/jobs', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ tool: 'rotate' }),
-    });
-    await problem(response, 415, 'unsupported_media_type');
-  });
-
   it('answers 413 with the limit for a file over the per-file limit, keeping nothing', async () => {
     const before = await storedFiles(idle);
     const big = Buffer.concat([Buffer.from('%PDF-1.4\n'), Buffer.alloc(3 * 1024 * 1024, 0x20)]);
@@ -334,28 +325,5 @@ describe('cancel, delete and download states', () => {
     });
     expect(job.options).toMatchObject({ user_password: '[redacted]' });
     expect(JSON.stringify(job)).not.toContain('hunter2-secret');
-  });
-});
-
-describe('framework edges are problem+json too', () => {
-  it('answers unknown routes with 404 and a request id', async () => {
-    const response = await client.fetch('/api/v1/nothing-here');
-    await problem(response, 404, 'not_found');
-    expect(response.headers.get('x-request-id')).toMatch(/^req_/);
-  });
-
-  it('answers a wrong method with 405 and Allow', async () => {
-    const response = await client.fetch('/api/v1/jobs', { method: 'PUT' });
-    await problem(response, 405, 'method_not_allowed');
-    expect(response.headers.get('allow')).toContain('POST');
-  });
-
-  it('echoes a well-formed X-Request-Id and replaces a malformed one', async () => {
-    const echoed = await fetch(`${server.url}/healthz`, { headers: { 'x-request-id': 'trace-123' } });
-    expect(echoed.headers.get('x-request-id')).toBe('trace-123');
-    const replaced = await fetch(`${server.url}/healthz`, {
-      headers: { 'x-request-id': 'bad id with spaces' },
-    });
-    expect(replaced.headers.get('x-request-id')).toMatch(/^req_/);
   });
 });

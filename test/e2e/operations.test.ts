@@ -1,4 +1,4 @@
-// Contract §9 and retention over real HTTP: health, readiness, metrics, the generated OpenAPI
+// docs/api.md §9 and retention over real HTTP: health, readiness, metrics, the generated OpenAPI
 // document and its rendering, and the sweeper deleting inputs at the end and results after retention.
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';

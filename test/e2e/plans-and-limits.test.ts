@@ -1,4 +1,4 @@
-// Contract §5 over real HTTP: plans from a plans file, per-account rate limits with IETF
+// docs/api.md §5 over real HTTP: plans from a plans file, per-account rate limits with IETF
 // RateLimit headers (parsed as structured fields), 429 and Retry-After, per-IP failed-auth limit,
 // plan-specific upload limits in the 413 and in GET /api/v1/tools.
 import { writeFile } from 'node:fs/promises';

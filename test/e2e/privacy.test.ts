@@ -1,4 +1,4 @@
-// Contract §10: run every tool with canary passwords, file names, metadata and document text, through
+// docs/api.md §10: run every tool with canary passwords, file names, metadata and document text, through
 // successes and failures, then scan every log line and every error body for the canaries.
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';

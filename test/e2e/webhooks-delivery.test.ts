@@ -50,7 +50,6 @@ async function until<T>(read: () => Promise<T>, ok: (value: T) => boolean, timeo
 
 describe('webhook delivery', () => {
   let server: TestServer;
-  let dispatcher: { stop(): Promise<void> };
   const receivers: Receiver[] = [];
   const seen: string[] = [];
   const receiver = async () => {
@@ -61,11 +60,10 @@ describe('webhook delivery', () => {
   const account = async () => new Client(server.url, (await server.newAccount()).key);
 
   beforeAll(async () => {
+    // The server's own dispatcher, started with its workers as `quire serve` starts it, delivers.
     server = await startTestServer(env);
-    dispatcher = startWebhookDispatcher({ ...server.runtime, webhooks: server.runtime.db.webhooks });
   });
   afterAll(async () => {
-    await dispatcher.stop();
     await Promise.all(receivers.map((r) => r.close()));
     await server.close();
   });

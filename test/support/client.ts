@@ -1,4 +1,5 @@
-// A small HTTP client for the tests: real fetch against a real port, multipart built by undici.
+// A small HTTP client for the tests: real fetch against a real port (or the inject tier's fetch),
+// multipart built by undici.
 import { openAsBlob } from 'node:fs';
 import path from 'node:path';
 
@@ -23,6 +24,8 @@ export class Client {
   constructor(
     readonly baseUrl: string,
     readonly key?: string,
+    /** How requests are sent: the global fetch, or `InjectServer.fetch` for the inject tier. */
+    readonly send: typeof fetch = fetch,
   ) {}
 
   headers(extra: Record<string, string> = {}): Record<string, string> {
@@ -30,7 +33,7 @@ export class Client {
   }
 
   fetch(pathname: string, init: RequestInit = {}): Promise<Response> {
-    return fetch(new URL(pathname, this.baseUrl), {
+    return this.send(new URL(pathname, this.baseUrl), {
       ...init,
       redirect: 'manual',
       headers: { ...this.headers(), ...(init.headers as Record<string, string> | undefined) },
@@ -82,7 +85,7 @@ export class Client {
     if (redirect.status !== 302)
       throw new Error(`expected 302, got ${redirect.status}: ${await redirect.text()}`);
     const location = redirect.headers.get('location')!;
-    const response = await fetch(new URL(location, this.baseUrl));
+    const response = await this.send(new URL(location, this.baseUrl));
     return { response, body: Buffer.from(await response.arrayBuffer()) };
   }
 }

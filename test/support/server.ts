@@ -1,5 +1,5 @@
-// A real Quire server for end-to-end tests: real SQLite in a temp dir, real local blobs, real engines,
-// listening on a real port, with every log line captured for privacy assertions.
+// A real Quire server for end-to-end tests: the wiring `quire serve` runs (`listen` + `startWork`) on
+// real SQLite in a temp dir, real local blobs and real engines, with every log line captured.
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -7,16 +7,14 @@ import { Writable } from 'node:stream';
 import { ulid } from 'ulid';
 import { createKey } from '../../src/auth/issue-key.js';
 import { openRuntime, type Runtime, type RuntimeExtras } from '../../src/cli/runtime.js';
+import { listen, startWork } from '../../src/cli/serve.js';
 import { loadConfig } from '../../src/config/config.js';
-import { buildApp, closeApp } from '../../src/http/app.js';
-import { startSweeper } from '../../src/jobs/sweeper.js';
-import { startWorkers, type Workers } from '../../src/jobs/worker.js';
 import { allScopes, type Scope } from '../../src/model/account.js';
 import { createLogger } from '../../src/observability/logger.js';
 import { type PgTestServer, startPostgresServer } from './pg-server.js';
 
-export interface TestServer {
-  url: string;
+/** The production runtime on a throwaway data dir, with helpers to make accounts and keys. */
+export interface TestRuntime {
   runtime: Runtime;
   /** Every log line written so far (raw JSON text). */
   logs: string[];
@@ -25,6 +23,17 @@ export interface TestServer {
   newAccount(scopes?: Scope[]): Promise<{ accountId: string; key: string }>;
   keyFor(accountId: string, scopes: Scope[]): Promise<string>;
   close(): Promise<void>;
+}
+
+export interface TestServer extends TestRuntime {
+  url: string;
+}
+
+export interface TestOptions {
+  /** false: the API alone (jobs stay queued), for HTTP behaviour that must not race a worker. */
+  workers?: boolean;
+  /** The fault-injection tier's fake engine and tool, registered like the real ones. */
+  extras?: RuntimeExtras;
 }
 
 let postgres: Promise<PgTestServer> | undefined;
@@ -40,15 +49,16 @@ async function postgresIfAsked(): Promise<Record<string, string>> {
   return { QUIRE_DATABASE_URL: await (await postgres).createSchema() };
 }
 
-export async function startTestServer(
+/** `openRuntime` as `quire serve` calls it, with test settings under `env` and logs captured. */
+export async function openTestRuntime(
   env: Record<string, string> = {},
-  /** `extras`: the fault-injection tier's fake engine and tool, registered like the real ones. */
-  options: { workers?: boolean; extras?: RuntimeExtras } = {},
-): Promise<TestServer> {
+  extras?: RuntimeExtras,
+): Promise<TestRuntime> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'quire-test-'));
   const config = loadConfig({
     ...(await postgresIfAsked()),
     QUIRE_DATA_DIR: dataDir,
+    QUIRE_HOST: '127.0.0.1',
     QUIRE_PORT: '0',
     QUIRE_LOG_LEVEL: 'debug',
     QUIRE_WORKER_CONCURRENCY: '2',
@@ -56,35 +66,10 @@ export async function startTestServer(
     ...env,
   });
   const logs: string[] = [];
-  const sink = new Writable({
-    write(chunk, _encoding, callback) {
-      logs.push(...String(chunk).split('\n').filter(Boolean));
-      callback();
-    },
-  });
-  const runtime = await openRuntime(config, createLogger('debug', sink), options.extras);
-  const app = await buildApp(runtime);
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  const address = app.server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
-  let workers: Workers | undefined;
-  let sweeper: { stop(): void } | undefined;
-  if (options.workers !== false) {
-    workers = startWorkers({ ...runtime, jobs: runtime.db.jobs });
-    sweeper = startSweeper({
-      jobs: runtime.db.jobs,
-      blobs: runtime.blobs,
-      events: runtime.events,
-      logger: runtime.logger,
-      intervalMs: config.worker.sweepIntervalMs,
-      maxStalls: config.worker.maxStalls,
-    });
-  }
-
+  const runtime = await openRuntime(config, createLogger('debug', logSink(logs)), extras);
   const keyFor = async (accountId: string, scopes: Scope[]) =>
     (await createKey(runtime, accountId, 'test', scopes)).key;
   return {
-    url: `http://127.0.0.1:${port}`,
     runtime,
     logs,
     dataDir,
@@ -99,11 +84,36 @@ export async function startTestServer(
       return { accountId: account.id, key: await keyFor(account.id, scopes) };
     },
     async close() {
-      sweeper?.stop();
-      await workers?.stop();
-      await closeApp(app, 1_000);
       await runtime.close();
       await rm(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+export async function startTestServer(
+  env: Record<string, string> = {},
+  options: TestOptions = {},
+): Promise<TestServer> {
+  const base = await openTestRuntime(env, options.extras);
+  // One second for in-flight requests: a test that left a long-poll open should not hold the run.
+  const http = await listen(base.runtime, 1_000);
+  const stopWork = options.workers === false ? undefined : startWork(base.runtime);
+  return {
+    ...base,
+    url: `http://127.0.0.1:${http.port}`,
+    async close() {
+      await http.stop();
+      await stopWork?.();
+      await base.close();
+    },
+  };
+}
+
+function logSink(lines: string[]): Writable {
+  return new Writable({
+    write(chunk, _encoding, callback) {
+      lines.push(...String(chunk).split('\n').filter(Boolean));
+      callback();
+    },
+  });
 }

@@ -1,4 +1,4 @@
-// /api/v1/accounts (scope `admin`, contract §1 and §5): operator management of accounts, their plan
+// /api/v1/accounts (scope `admin`, docs/api.md §1 and §5): operator management of accounts, their plan
 // and their API keys. Keys are sub-resources of the account they belong to.
 import type { FastifyInstance } from 'fastify';
 import { ulid } from 'ulid';

@@ -1,4 +1,4 @@
-// GET/HEAD /api/v1/files/{token}: the local-disk temporary link (contract §2). The token is the
+// GET/HEAD /api/v1/files/{token}: the local-disk temporary link (docs/api.md §2). The token is the
 // capability: no API key, HMAC-checked, expiring; Range and HEAD supported; never logged.
 import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';

@@ -47,7 +47,7 @@ function registerCreate(app: FastifyInstance, deps: AppDeps, service: JobService
         replay = completedResponse(request, jobFingerprint(received));
       } finally {
         // A replayed (or refused) upload is not a job: its stored files go before the answer
-        // (contract §4), so a client never sees them.
+        // (docs/api.md §4), so a client never sees them.
         if (replay || request.idempotency?.settled) await service.discardUpload(received.inputs);
       }
       if (replay) return sendReplay(reply, replay);
@@ -127,7 +127,7 @@ function registerChanges(app: FastifyInstance, service: JobService): void {
   });
 }
 
-/** Contract §4: tool, options, metadata and each file's SHA-256, in order. */
+/** docs/api.md §4: tool, options, metadata and each file's SHA-256, in order. */
 function jobFingerprint(received: ReceivedJob): string {
   return fingerprintOf({
     tool: received.entry.tool.name,

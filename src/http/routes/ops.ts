@@ -1,4 +1,4 @@
-// Operations endpoints (contract §9): liveness, readiness with dependency checks, Prometheus metrics.
+// Operations endpoints (docs/api.md §9): liveness, readiness with dependency checks, Prometheus metrics.
 import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../deps.js';
 

@@ -1,5 +1,5 @@
-// GET /api/v1/tools (contract §3): the catalogue as published, straight from the tool definitions,
-// with the caller's own limits (its plan's, capped by the server-wide settings; contract §5).
+// GET /api/v1/tools (docs/api.md §3): the catalogue as published, straight from the tool definitions,
+// with the caller's own limits (its plan's, capped by the server-wide settings; docs/api.md §5).
 import type { FastifyInstance } from 'fastify';
 import { accountLimits } from '../../config/plans.js';
 import type { EngineName } from '../../engines/types.js';
@@ -46,7 +46,7 @@ export function registerToolRoutes(app: FastifyInstance, deps: AppDeps): void {
           available,
           ...(reason ? { reason } : {}),
           // Which programs do the work, with their versions (and Tesseract's languages): additive
-          // to contract §3, so clients can tell what a server will really run.
+          // to docs/api.md §3, so clients can tell what a server will really run.
           engines: tool.engines.map((name) => engineInfo(deps, name)),
         })),
         limits: {

@@ -1,4 +1,4 @@
-// Route schemas for /api/v1/webhooks (contract §6): they validate bodies, params and queries and feed
+// Route schemas for /api/v1/webhooks (docs/api.md §6): they validate bodies, params and queries and feed
 // the OpenAPI document. Whether a URL is an allowed target is checked in the handler (it resolves DNS).
 import { jobEventTypes } from '../../model/job-event.js';
 

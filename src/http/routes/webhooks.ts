@@ -1,4 +1,4 @@
-// /api/v1/webhooks (scope `webhooks:manage`, contract §6): endpoint management, secret rotation and the
+// /api/v1/webhooks (scope `webhooks:manage`, docs/api.md §6): endpoint management, secret rotation and the
 // delivery log. Everything is scoped to the key's account; another account's endpoint is 404.
 import type { FastifyInstance } from 'fastify';
 import { ulid } from 'ulid';

@@ -1,4 +1,4 @@
-// Fair claiming on PostgreSQL (contract §5) in one statement, so that many workers claim at once
+// Fair claiming on PostgreSQL (docs/api.md §5) in one statement, so that many workers claim at once
 // and each claim is one round trip: rank the accounts with queued work, lock the first one nobody
 // else is claiming from (SKIP LOCKED), take its oldest queued job (SKIP LOCKED: one being canceled
 // right now is passed over), and write the claim, the account's turn, the job.processing event and

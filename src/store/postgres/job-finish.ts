@@ -23,7 +23,7 @@ export async function finishLeased(
   const { rows } = await sql<{ ended: number }>`
     WITH ended AS (
       UPDATE jobs SET ${outcome}, completed_at = ${now}::bigint,
-        -- No password outlives the job that needed it (contract §2).
+        -- No password outlives the job that needed it (docs/api.md §2).
         options = ${scrubbedOptions(sql.ref('options'), sql.ref('secret_options'))},
         lease_token = NULL, lease_expires_at = NULL, worker_id = NULL
       WHERE id = ${id} AND lease_token = ${token} AND status = 'processing'

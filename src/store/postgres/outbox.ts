@@ -1,4 +1,4 @@
-// The job-event outbox on PostgreSQL (contract §6) as the tail of a transition's own statement: its
+// The job-event outbox on PostgreSQL (docs/api.md §6) as the tail of a transition's own statement: its
 // event, the event's messages and the change notice are CTEs after the change, so they commit with
 // it, and a claim or a completion stays one round trip (SQLite's outbox: sql/job-outbox.ts).
 import { type Expression, type Kysely, type RawBuilder, sql } from 'kysely';

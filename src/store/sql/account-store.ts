@@ -1,5 +1,5 @@
 // The account store (SQLite and PostgreSQL): accounts and their API keys (stored as keyed hashes, looked up by the
-// public key id embedded in the key string, contract §1).
+// public key id embedded in the key string, docs/api.md §1).
 import type { Kysely } from 'kysely';
 import type { Account, ApiKeyRecord } from '../../model/account.js';
 import type { AccountStore } from '../types.js';

@@ -31,7 +31,7 @@ export interface SqlDialect {
     query: SelectQueryBuilder<DB, TB, O>,
     options?: { skipLocked?: boolean; of?: string },
   ): SelectQueryBuilder<DB, TB, O>;
-  /** Takes the next job in fair order (contract §5), notice included; see JobStore.claimNext. */
+  /** Takes the next job in fair order (docs/api.md §5), notice included; see JobStore.claimNext. */
   claimNext(
     db: Kysely<Tables>,
     workerId: string,

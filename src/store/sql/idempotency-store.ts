@@ -1,4 +1,4 @@
-// The Idempotency-Key store (SQLite and PostgreSQL) (contract §4): an atomic claim by primary key, the finished
+// The Idempotency-Key store (SQLite and PostgreSQL) (docs/api.md §4): an atomic claim by primary key, the finished
 // response kept for replay, release of refused requests, and pruning past retention.
 import { randomUUID } from 'node:crypto';
 import { type Kysely, sql } from 'kysely';

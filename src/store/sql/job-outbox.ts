@@ -1,4 +1,4 @@
-// The transactional outbox for job events (contract §6): every job transition writes its event and
+// The transactional outbox for job events (docs/api.md §6): every job transition writes its event and
 // the event's messages in its own transaction, so they commit or roll back with the change. This is
 // the form SQLite runs inside its write lock; PostgreSQL writes the same rows from inside the
 // transition's statement (postgres/outbox.ts). Either way the set of receivers is fixed by what was

@@ -26,7 +26,7 @@ import {
 } from './job-maintenance.js';
 import { fromNewJob, type JobRow, noLease, type Tables, toJob } from './rows.js';
 
-/** Progress a worker may report; 100 belongs to `complete` alone (contract §2). */
+/** Progress a worker may report; 100 belongs to `complete` alone (docs/api.md §2). */
 const MAX_WORKER_PROGRESS = 99;
 
 export class SqlJobStore implements JobStore {
@@ -144,7 +144,7 @@ export class SqlJobStore implements JobStore {
       : 0;
     const result = await this.db
       .updateTable('jobs')
-      // Never lower: a late or reordered report must not move the bar backwards (contract §2).
+      // Never lower: a late or reordered report must not move the bar backwards (docs/api.md §2).
       .set((eb) => ({
         progress: eb.case().when('progress', '<', target).then(target).else(eb.ref('progress')).end(),
       }))

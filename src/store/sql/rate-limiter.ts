@@ -1,6 +1,6 @@
 // The rate limiter on SQLite and PostgreSQL: GCRA (the generic cell rate algorithm, a token bucket
 // kept as one timestamp per bucket). One UPSERT decides and counts atomically (the dialect's
-// `consumeRate`), so every process sharing the database sees one limit (contract §5).
+// `consumeRate`), so every process sharing the database sees one limit (docs/api.md §5).
 import type { Kysely } from 'kysely';
 import type { RateDecision, RateLimiter, RatePolicy } from '../types.js';
 import type { SqlDialect } from './dialect.js';

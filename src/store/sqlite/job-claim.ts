@@ -1,4 +1,4 @@
-// Fair claiming for the SQLite job store (contract §5): an account never runs more jobs than its
+// Fair claiming for the SQLite job store (docs/api.md §5): an account never runs more jobs than its
 // plan allows, and accounts with queued work take turns, so one account's backlog cannot starve
 // another's single job.
 import { randomUUID } from 'node:crypto';

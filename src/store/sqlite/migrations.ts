@@ -57,7 +57,7 @@ export const migrations: readonly Migration[] = [
       // Claim order. Partial, so the index holds only the queue itself and claiming stays O(log queue)
       // however many finished jobs the table keeps; claimNext's WHERE must repeat the predicate.
       "CREATE INDEX jobs_queue ON jobs (created_at, id) WHERE status = 'queued'",
-      // GET /jobs: newest first per account, optionally by status or tool (contract §2 "Also").
+      // GET /jobs: newest first per account, optionally by status or tool (docs/api.md §2, listing jobs).
       'CREATE INDEX jobs_account_created ON jobs (account_id, created_at DESC, id DESC)',
       'CREATE INDEX jobs_account_status ON jobs (account_id, status, created_at DESC, id DESC)',
       'CREATE INDEX jobs_account_tool ON jobs (account_id, tool, created_at DESC, id DESC)',
@@ -78,7 +78,7 @@ export const migrations: readonly Migration[] = [
     id: 2,
     name: 'idempotency keys, rate limits, fair claiming',
     statements: [
-      // Contract §4: one row per (account, method, route template, key). The primary key is what
+      // docs/api.md §4: one row per (account, method, route template, key). The primary key is what
       // makes the claim atomic: the first INSERT wins, a concurrent one conflicts.
       `CREATE TABLE idempotency_keys (
         account_id TEXT NOT NULL REFERENCES accounts (id),

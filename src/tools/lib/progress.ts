@@ -5,7 +5,7 @@ export interface Progress {
   stage: string;
   step: number;
   steps: number;
-  /** 0–99 while running; 100 is written only by completion (contract §2). */
+  /** 0–99 while running; 100 is written only by completion (docs/api.md §2). */
   percent: number;
 }
 

@@ -1,16 +1,18 @@
-// Contract §1 over real HTTP: 401 with a challenge, 403 with the missing scope, 404 across accounts.
+// docs/api.md §1 through the production app (inject tier): 401 with a challenge, 403 with the missing
+// scope, 404 across accounts. One real job runs first, so the download checks meet a real result.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '../support/client.js';
 import { corpusFile } from '../support/corpus.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { type InjectServer, startInjectServer } from '../support/inject.js';
 
-let server: TestServer;
+let server: InjectServer;
 let owner: Client;
 let jobId: string;
+const client = (key?: string) => new Client(server.url, key, server.fetch);
 
 beforeAll(async () => {
-  server = await startTestServer();
-  owner = new Client(server.url, (await server.newAccount()).key);
+  server = await startInjectServer({}, { workers: true });
+  owner = client((await server.newAccount()).key);
   const job = await owner.run({
     tool: 'rotate',
     options: { angle: 90 },
@@ -32,27 +34,29 @@ async function expectProblem(response: Response, status: number, code: string) {
 
 describe('authentication and scopes', () => {
   it('answers 401 unauthenticated with a Bearer challenge when no key is sent', async () => {
-    const response = await new Client(server.url).fetch('/api/v1/jobs');
+    const response = await client().fetch('/api/v1/jobs');
     await expectProblem(response, 401, 'unauthenticated');
     expect(response.headers.get('www-authenticate')).toBe('Bearer realm="quire"');
   });
 
   it('answers 401 unauthenticated for a malformed key and 401 invalid_api_key for an unknown one', async () => {
-    const malformed = await new Client(server.url, 'not-a-key').fetch('/api/v1/jobs');
+    const malformed = await client('not-a-key').fetch('/api/v1/jobs');
     await expectProblem(malformed, 401, 'unauthenticated');
     expect(malformed.headers.get('www-authenticate')).toBe('Bearer realm="quire"');
-    const unknown = await new Client(server.url, `qk_live_ABCDEFGH_${'x'.repeat(43)}`).fetch('/api/v1/jobs');
+    const unknown = await client(`qk_live_ABCDEFGH_${'x'.repeat(43)}`).fetch('/api/v1/jobs');
     await expectProblem(unknown, 401, 'invalid_api_key');
     expect(unknown.headers.get('www-authenticate')).toBe('Bearer realm="quire"');
   });
 
   it('answers 401 invalid_api_key for a right key id with a wrong secret', async () => {
     const wrong = `${owner.key!.slice(0, -4)}abcd`;
-    await expectProblem(await new Client(server.url, wrong).fetch('/api/v1/jobs'), 401, 'invalid_api_key');
+    await expectProblem(await client(wrong).fetch('/api/v1/jobs'), 401, 'invalid_api_key');
   });
 
   it('accepts the key in X-API-Key as well', async () => {
-    const response = await fetch(`${server.url}/api/v1/jobs`, { headers: { 'x-api-key': owner.key! } });
+    const response = await server.fetch(`${server.url}/api/v1/jobs`, {
+      headers: { 'x-api-key': owner.key! },
+    });
     expect(response.status).toBe(200);
   });
 
@@ -60,14 +64,14 @@ describe('authentication and scopes', () => {
     const { accountId } = await server.newAccount();
     const key = await server.keyFor(accountId, ['jobs:read']);
     const keyId = key.split('_')[2]!;
-    expect((await new Client(server.url, key).fetch('/api/v1/jobs')).status).toBe(200);
+    expect((await client(key).fetch('/api/v1/jobs')).status).toBe(200);
     await server.runtime.db.accounts.revokeKey(keyId);
-    await expectProblem(await new Client(server.url, key).fetch('/api/v1/jobs'), 401, 'invalid_api_key');
+    await expectProblem(await client(key).fetch('/api/v1/jobs'), 401, 'invalid_api_key');
   });
 
   it('answers 403 insufficient_scope when creating a job without jobs:write', async () => {
     const { accountId } = await server.newAccount();
-    const reader = new Client(server.url, await server.keyFor(accountId, ['jobs:read', 'results:read']));
+    const reader = client(await server.keyFor(accountId, ['jobs:read', 'results:read']));
     const body = await expectProblem(
       await reader.createJob({
         tool: 'rotate',
@@ -84,7 +88,7 @@ describe('authentication and scopes', () => {
     const accountId = (await server.runtime.db.accounts.listKeys()).find((k) =>
       owner.key!.includes(k.keyId),
     )!.accountId;
-    const dashboard = new Client(server.url, await server.keyFor(accountId, ['jobs:read']));
+    const dashboard = client(await server.keyFor(accountId, ['jobs:read']));
     expect((await dashboard.fetch(`/api/v1/jobs/${jobId}`)).status).toBe(200);
     const body = await expectProblem(
       await dashboard.fetch(`/api/v1/jobs/${jobId}/download`),
@@ -95,7 +99,7 @@ describe('authentication and scopes', () => {
   });
 
   it('answers 404 for another account’s job on every job route', async () => {
-    const stranger = new Client(server.url, (await server.newAccount()).key);
+    const stranger = client((await server.newAccount()).key);
     await expectProblem(await stranger.fetch(`/api/v1/jobs/${jobId}`), 404, 'not_found');
     await expectProblem(await stranger.fetch(`/api/v1/jobs/${jobId}/download`), 404, 'not_found');
     await expectProblem(

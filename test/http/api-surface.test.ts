@@ -1,54 +1,41 @@
-// The published catalogue over real HTTP: /openapi.json is valid OpenAPI 3.1, GET /api/v1/tools
-// matches the schema that document gives for it, every tool's schema examples are accepted, and
-// counter-examples generated from each schema are refused (400 invalid_options, a JSON pointer per
-// error) before anything reaches storage.
+// The API's surface through the production app (inject tier, no workers): /openapi.json is valid
+// OpenAPI 3.1, GET /api/v1/tools matches the schema that document gives for it, every tool's schema
+// examples validate, counter-examples generated from each schema are refused (400 invalid_options,
+// a JSON pointer per error) before anything reaches storage, and the framework's edges (unknown
+// routes, wrong methods, wrong media types) answer problem+json with a request id (docs/api.md §7).
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '../support/client.js';
-import { corpusFile } from '../support/corpus.js';
-import { counterExamples, type JsonSchema } from '../support/counter-examples.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { counterExamples } from '../support/counter-examples.js';
+import { type InjectServer, startInjectServer } from '../support/inject.js';
+import { inputsFor, type PublishedTool } from '../support/tool-samples.js';
 
-interface PublishedTool {
-  name: string;
-  available: boolean;
-  inputs: { min_files: number; accepts: string[] };
-  options_schema: JsonSchema;
-}
-
-let server: TestServer;
+let server: InjectServer;
 let client: Client;
 let published: PublishedTool[];
 
 beforeAll(async () => {
-  server = await startTestServer();
-  client = new Client(server.url, (await server.newAccount()).key);
+  server = await startInjectServer();
+  client = new Client(server.url, (await server.newAccount()).key, server.fetch);
   const body = (await (await client.fetch('/api/v1/tools')).json()) as { data: PublishedTool[] };
   published = body.data;
 });
 afterAll(() => server.close());
 
-/** A small input of each type a tool may accept; a tool accepting none of them is reported. */
-const SAMPLES: Record<string, string> = {
-  'application/pdf': corpusFile('pypdf-samples__pdflatex-4-pages.pdf'),
-  'image/png': corpusFile('ocrmypdf__typewriter.png'),
-  'image/jpeg': corpusFile('ocrmypdf__baiona_cmyk.jpg'),
-  'image/tiff': corpusFile('tesseract__phototest.tif'),
-  'application/vnd.openxmlformats-officedocument.wordprocessingml.document':
-    corpusFile('gotenberg__page_1.docx'),
-  'application/vnd.oasis.opendocument.text': corpusFile('pypdf-samples__libreoffice-form.odt'),
-  'text/plain': corpusFile('tesseract__phototest.gt.txt'),
-};
-const HTML = { name: 'index.html', data: '<!doctype html><title>t</title><p>Hello</p>' };
-
-function inputsFor(tool: PublishedTool): Array<string | typeof HTML> {
-  const type = tool.inputs.accepts.find((t) => SAMPLES[t] || t === 'text/html');
-  if (!type) throw new Error(`no sample input for ${tool.name} (${tool.inputs.accepts.join(', ')})`);
-  const sample = type === 'text/html' ? HTML : SAMPLES[type]!;
-  return Array.from({ length: Math.max(1, tool.inputs.min_files) }, () => sample);
+async function problem(response: Response, status: number, code: string) {
+  expect(response.status, await response.clone().text()).toBe(status);
+  expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  const body = (await response.json()) as Record<string, unknown>;
+  expect(body).toMatchObject({
+    status,
+    code,
+    type: expect.stringMatching(/^https:\/\//),
+    title: expect.any(String),
+  });
+  return body;
 }
 
 async function storedFiles(): Promise<string[]> {
@@ -58,7 +45,10 @@ async function storedFiles(): Promise<string[]> {
 
 describe('OpenAPI document', () => {
   it('is valid OpenAPI 3.1', async () => {
-    const document = (await (await fetch(`${server.url}/openapi.json`)).json()) as Record<string, unknown>;
+    const document = (await (await server.fetch(`${server.url}/openapi.json`)).json()) as Record<
+      string,
+      unknown
+    >;
     const validator = new Validator();
     const result = await validator.validate(document);
     expect(result.errors ?? []).toEqual([]);
@@ -69,7 +59,7 @@ describe('OpenAPI document', () => {
   it('describes GET /api/v1/tools, and the live response validates against that schema', async () => {
     const validator = new Validator();
     await validator.validate(
-      (await (await fetch(`${server.url}/openapi.json`)).json()) as Record<string, unknown>,
+      (await (await server.fetch(`${server.url}/openapi.json`)).json()) as Record<string, unknown>,
     );
     const document = validator.resolveRefs() as {
       paths: Record<
@@ -98,7 +88,7 @@ describe('OpenAPI document', () => {
 });
 
 describe('option validation over HTTP', () => {
-  // Runs first, on an idle server, so the storage listing can only change through these requests.
+  // No workers run here, so the storage listing can only change through these requests.
   it('refuses generated counter-examples with 400 invalid_options and pointers, storing nothing', async () => {
     const before = await storedFiles();
     let checked = 0;
@@ -126,22 +116,36 @@ describe('option validation over HTTP', () => {
     expect(checked).toBeGreaterThan(40);
     expect(await storedFiles()).toEqual(before);
   });
+});
 
-  it('accepts every published example, and no example job fails for its options', async () => {
-    // All submitted first (each must be accepted: 201), then awaited, so the workers run them side
-    // by side instead of one at a time.
-    const submitted: Array<{ label: string; id: string }> = [];
-    for (const tool of published.filter((t) => t.available)) {
-      for (const example of (tool.options_schema.examples as Record<string, unknown>[]) ?? []) {
-        const job = await client.submit({ tool: tool.name, options: example, files: inputsFor(tool) });
-        submitted.push({ label: `${tool.name} ${JSON.stringify(example)}`, id: job.id });
-      }
-    }
-    expect(submitted.length).toBeGreaterThan(20);
-    for (const { label, id } of submitted) {
-      const done = await client.waitFor(id, 180);
-      expect(done.error?.code, label).not.toBe('invalid_options');
-      expect(['succeeded', 'failed'], label).toContain(done.status);
-    }
-  }, 240_000);
+describe('framework edges are problem+json too', () => {
+  it('answers unknown routes with 404 and a request id', async () => {
+    const response = await client.fetch('/api/v1/nothing-here');
+    await problem(response, 404, 'not_found');
+    expect(response.headers.get('x-request-id')).toMatch(/^req_/);
+  });
+
+  it('answers a wrong method with 405 and Allow', async () => {
+    const response = await client.fetch('/api/v1/jobs', { method: 'PUT' });
+    await problem(response, 405, 'method_not_allowed');
+    expect(response.headers.get('allow')).toContain('POST');
+  });
+
+  it('answers 415 for a JSON body', async () => {
+    const response = await client.fetch('/api/v1/jobs', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ tool: 'rotate' }),
+    });
+    await problem(response, 415, 'unsupported_media_type');
+  });
+
+  it('echoes a well-formed X-Request-Id and replaces a malformed one', async () => {
+    const echoed = await server.fetch(`${server.url}/healthz`, { headers: { 'x-request-id': 'trace-123' } });
+    expect(echoed.headers.get('x-request-id')).toBe('trace-123');
+    const replaced = await server.fetch(`${server.url}/healthz`, {
+      headers: { 'x-request-id': 'bad id with spaces' },
+    });
+    expect(replaced.headers.get('x-request-id')).toMatch(/^req_/);
+  });
 });

@@ -1,4 +1,4 @@
-// Engine tier: the group B content tools on real corpus files with real qpdf, poppler and sharp.
+// Engine tier: stamping, rendering and extraction tools on corpus files with real qpdf, poppler and sharp.
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';

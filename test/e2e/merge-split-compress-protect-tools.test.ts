@@ -1,4 +1,4 @@
-// Issue #2's tools over real HTTP on real corpus files, results checked by substance: page counts,
+// merge, split, rotate, compress, protect, unlock, info over HTTP on corpus files, by substance: page counts,
 // order by text, rotation, qpdf --check, encryption state — and the stable codes of each failure.
 import { statSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

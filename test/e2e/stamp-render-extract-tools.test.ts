@@ -1,4 +1,4 @@
-// Group B content tools over real HTTP: uploads of PDFs and images, results checked by substance
+// Stamping, rendering and extraction tools over HTTP: uploads of PDFs and images, results judged by substance
 // (text, image size, content type), and cross-field option errors refused with 400 before a job exists.
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

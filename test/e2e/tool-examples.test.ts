@@ -1,0 +1,38 @@
+// Every published options example over real HTTP with real workers and engines: each is accepted
+// (201), and no example job fails for its options.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client } from '../support/client.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+import { inputsFor, type PublishedTool } from '../support/tool-samples.js';
+
+let server: TestServer;
+let client: Client;
+let published: PublishedTool[];
+
+beforeAll(async () => {
+  server = await startTestServer();
+  client = new Client(server.url, (await server.newAccount()).key);
+  const body = (await (await client.fetch('/api/v1/tools')).json()) as { data: PublishedTool[] };
+  published = body.data;
+});
+afterAll(() => server.close());
+
+describe('published option examples', () => {
+  it('accepts every published example, and no example job fails for its options', async () => {
+    // All submitted first (each must be accepted: 201), then awaited, so the workers run them side
+    // by side instead of one at a time.
+    const submitted: Array<{ label: string; id: string }> = [];
+    for (const tool of published.filter((t) => t.available)) {
+      for (const example of (tool.options_schema.examples as Record<string, unknown>[]) ?? []) {
+        const job = await client.submit({ tool: tool.name, options: example, files: inputsFor(tool) });
+        submitted.push({ label: `${tool.name} ${JSON.stringify(example)}`, id: job.id });
+      }
+    }
+    expect(submitted.length).toBeGreaterThan(20);
+    for (const { label, id } of submitted) {
+      const done = await client.waitFor(id, 180);
+      expect(done.error?.code, label).not.toBe('invalid_options');
+      expect(['succeeded', 'failed'], label).toContain(done.status);
+    }
+  }, 240_000);
+});
