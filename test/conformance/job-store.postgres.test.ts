@@ -19,7 +19,7 @@ const freshUrl = async () => {
 
 afterAll(async () => {
   if (server) await (await server).stop();
-}, 30_000);
+}, 90_000);
 
 describeJobStoreConformance('postgres', async () => openDatabase(await freshUrl()), { freshUrl });
 
