@@ -56,7 +56,16 @@ export function sandboxArgv(spec: SandboxSpec, command: string, args: readonly s
   const { identity } = spec;
   const namespaces = identity.dropFromRoot
     ? ['--unshare-ipc', '--unshare-pid', '--unshare-net', '--unshare-uts', '--unshare-cgroup-try']
-    : ['--unshare-all', '--disable-userns'];
+    : [
+        '--unshare-user',
+        '--unshare-ipc',
+        '--unshare-pid',
+        '--unshare-net',
+        '--unshare-uts',
+        '--unshare-cgroup-try',
+        // A document engine has no use for namespaces of its own; a kernel exploit often does.
+        '--disable-userns',
+      ];
   const system = [
     ...['--ro-bind', '/usr', '/usr'],
     ...['--symlink', 'usr/bin', '/bin', '--symlink', 'usr/sbin', '/sbin'],

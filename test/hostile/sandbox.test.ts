@@ -129,6 +129,30 @@ function ourDescendants(): { uid: number; program: string }[] {
   return rows.filter((r) => ours.has(r.pid) && r.pid !== process.pid);
 }
 
+describe('the sandbox of a service that is not root (the container image runs as uid 10001)', () => {
+  it('builds the same sandbox through a user namespace, keeping the uid and no capabilities', async () => {
+    const nobody = { uid: 65534, gid: 65534, dropFromRoot: false };
+    const [file, argv] = sandboxArgv(
+      { identity: nobody, mounts: [], passwd: '/dev/null', home: '/tmp' },
+      '/usr/bin/python3',
+      ['-c', "import os\nprint(os.getuid(), os.listdir('/'), open('/proc/net/dev').read().count(':'))"],
+    );
+    // Drop to nobody first, as a non-root service would be; bwrap then has no privilege but a userns.
+    const asNobody = ['--reuid=65534', '--regid=65534', '--clear-groups', '--', file, ...argv];
+    const result = await run('/usr/bin/setpriv', asNobody, {
+      cwd: '/tmp',
+      timeoutMs: 30_000,
+      captureStdout: true,
+    });
+    expect(result.exitCode, result.stderrTail).toBe(0);
+    expect(result.stdout).toContain('65534');
+    expect(result.stdout).not.toContain("'root'");
+    expect(result.stdout).not.toContain("'home'");
+    // One device in /proc/net/dev: lo.
+    expect(result.stdout.trim().endsWith(' 1')).toBe(true);
+  });
+});
+
 describe('the pooled engines', () => {
   it('run LibreOffice and Chromium as the sandbox user, never as the service user', async () => {
     const office = createLibreoffice({
