@@ -1,8 +1,9 @@
-// Start-up probes of the optional heavy engines (ocrmypdf + Tesseract, LibreOffice, Chromium) and of
-// network isolation. Each is independent: a missing one disables only its own tools.
+// Start-up probes of the optional heavy engines (ocrmypdf + Tesseract, LibreOffice, Chromium, the
+// last two with their sandbox) and of network isolation. A missing one disables only its own tools.
 import { tmpdir } from 'node:os';
 import { probeNetworkIsolation } from '../process/network-isolation.js';
 import { run } from '../process/runner.js';
+import { requireSandbox } from '../process/sandbox.js';
 import { CHROMIUM } from './browser-pool.js';
 import type { EngineStatus } from './types.js';
 
@@ -73,6 +74,8 @@ async function probeLibreoffice(): Promise<EngineStatus> {
   const uno = await output('/usr/bin/python3', ['-c', 'import uno']);
   if (uno.code !== 0)
     return { name: 'libreoffice', available: false, reason: 'python3-uno is not installed' };
+  // Never run unsandboxed: without bubblewrap the engine is missing, with the reason (guarded).
+  await requireSandbox('LibreOffice');
   return { name: 'libreoffice', available: true, version };
 }
 
@@ -81,6 +84,7 @@ async function probeChromium(): Promise<EngineStatus> {
   const version = /Chromium (\d+(?:\.\d+)+)/.exec(text)?.[1];
   if (code !== 0 || !version)
     return { name: 'chromium', available: false, reason: `${CHROMIUM} did not answer` };
+  await requireSandbox('Chromium');
   return { name: 'chromium', available: true, version };
 }
 

@@ -14,7 +14,7 @@ import type { EngineName, EngineStatus, Engines } from './types.js';
 
 /** Settings of the heavy engines (config: QUIRE_OCR_*, QUIRE_OFFICE_*, QUIRE_BROWSER_*). */
 export interface HeavyEngineOptions {
-  /** From the netns probe: run LibreOffice and ocrmypdf without any network. */
+  /** From the netns probe: run ocrmypdf without any network (LibreOffice has its sandbox's). */
   isolateNetwork: boolean;
   /** Where pooled instances keep their profiles and sockets. */
   workRoot: string;
@@ -61,7 +61,6 @@ export function createEngines(opts: {
       ...heavy.office,
       workRoot: path.join(heavy.workRoot, 'office'),
       memoryBytes: opts.memoryBytes,
-      isolateNetwork: heavy.isolateNetwork,
       ...observed('libreoffice'),
     }),
     chromium: createChromium({

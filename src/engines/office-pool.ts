@@ -57,10 +57,9 @@ const SAFE_EXTENSION = /^\.[a-z0-9]{1,8}$/i;
 export interface OfficePoolOptions {
   size: number;
   recycleAfter: number;
-  /** Parent of the instances' private directories (profile + socket). */
+  /** Parent of the instances' private directories (profile, control socket, exchange). */
   workRoot: string;
   memoryBytes: number;
-  isolateNetwork: boolean;
 }
 
 export interface OfficeRequest {

@@ -27,7 +27,6 @@ describe.runIf(process.env.QUIRE_MEASURE_LATENCY === '1')('warm pool latency', (
     recycleAfter: 1000,
     workRoot: path.join(workRoot, 'office'),
     memoryBytes: 2 * 1024 ** 3,
-    isolateNetwork: true,
     timeoutMs: 60_000,
   });
   const browser = createChromium({

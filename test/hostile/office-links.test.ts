@@ -44,7 +44,6 @@ const office = createLibreoffice({
   recycleAfter: 1000,
   workRoot: path.join(root, 'pools'),
   memoryBytes: 2 * 1024 ** 3,
-  isolateNetwork: true,
   timeoutMs: 60_000,
 });
 

@@ -160,7 +160,6 @@ describe('the pooled engines', () => {
       recycleAfter: 10,
       workRoot: path.join(root, 'o'),
       memoryBytes: 2 * 1024 ** 3,
-      isolateNetwork: true,
       timeoutMs: 60_000,
     });
     const chromium = createChromium({

@@ -25,7 +25,6 @@ const office = createLibreoffice({
   recycleAfter: 1000,
   workRoot: path.join(root, 'o'),
   memoryBytes: 2 * 1024 ** 3,
-  isolateNetwork: true,
   timeoutMs: 60_000,
 });
 afterAll(() => Promise.all([chromium.close(), office.close()]));
