@@ -113,7 +113,7 @@ export class BrowserInstance implements PooledInstance {
         handleSIGHUP: false,
       });
     } catch {
-      await killGroup(pidFile);
+      // playwright-core has already killed what it launched.
       await rm(dir, { recursive: true, force: true });
       throw new QuireError('engine_failed', 'Chromium did not start');
     }

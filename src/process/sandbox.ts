@@ -43,7 +43,7 @@ export interface SandboxSpec {
   mounts: readonly SandboxMount[];
   /** Host path of the stand-in /etc/passwd (see `writeSandboxPasswd`). */
   passwd: string;
-  /** Working directory, HOME and TMPDIR inside the sandbox. */
+  /** Working directory and HOME inside the sandbox (TMPDIR is its private /tmp). */
   home: string;
 }
 

@@ -19,6 +19,7 @@ import {
   writeSandboxPasswd,
 } from '../../src/process/sandbox.js';
 import { officeDocuments } from '../support/heavy-fixtures.js';
+import { pageText } from '../support/pdf.js';
 
 const root = mkdtempSync(path.join(os.tmpdir(), 'quire-hostile-sandbox-'));
 let identity: SandboxIdentity;
@@ -189,4 +190,40 @@ describe('the pooled engines', () => {
       await Promise.all([office.close(), chromium.close()]);
     }
   }, 180_000);
+
+  it('kills a page stuck in a script loop at its limit, sandbox and all, and prints the next one', async () => {
+    const chromium = createChromium({
+      size: 1,
+      recycleAfter: 10,
+      workRoot: path.join(root, 'h'),
+      timeoutMs: 4_000,
+    });
+    try {
+      const site = path.join(root, 'hang');
+      mkdirSync(site);
+      writeFileSync(path.join(site, 'index.html'), '<p>spin</p><script>for (;;) {}</script>');
+      writeFileSync(path.join(site, 'ok.html'), '<p>after Tapir8</p>');
+      const print = {
+        pageSize: 'a4',
+        landscape: false,
+        marginMm: 10,
+        printBackground: true,
+        waitMs: 0,
+      } as const;
+      await expect(
+        chromium.htmlToPdf(site, 'index.html', path.join(root, 'hang.pdf'), print, { workDir: root }),
+      ).rejects.toMatchObject({ code: 'timeout' });
+      // SIGKILL is delivered at once; the kernel may take a moment to tear the namespace down.
+      let spinning = ourDescendants().filter((p) => /chromium|bwrap/.test(p.program));
+      for (let i = 0; i < 20 && spinning.length > 0; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        spinning = ourDescendants().filter((p) => /chromium|bwrap/.test(p.program));
+      }
+      expect(spinning).toEqual([]);
+      await chromium.htmlToPdf(site, 'ok.html', path.join(root, 'ok.pdf'), print, { workDir: root });
+      expect(pageText(path.join(root, 'ok.pdf'))).toContain('Tapir8');
+    } finally {
+      await chromium.close();
+    }
+  }, 120_000);
 });
