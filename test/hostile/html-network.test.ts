@@ -3,7 +3,7 @@
 // listeners, which must see no packet and no connection; file:// images and frames, whose content
 // must not appear.
 import dgram from 'node:dgram';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -46,6 +46,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await chromium.close();
+  rmSync(root, { recursive: true, force: true });
   udp.close();
   await new Promise<void>((r) => tcp.close(() => r()));
 });

@@ -4,7 +4,7 @@
 // document's own text and carry no text or image of the files it points at; a local HTTP
 // listener must see no request.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -79,6 +79,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await office.close();
   await new Promise<void>((r) => listener.close(() => r()));
+  rmSync(root, { recursive: true, force: true });
 });
 
 let counter = 0;

@@ -2,7 +2,7 @@
 // through the real runner: what it can read, which user it is, what it can reach on the network.
 // And the pooled engines really run in it.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -43,7 +43,10 @@ beforeAll(async () => {
   await new Promise<void>((r) => tcp.listen(0, '127.0.0.1', r));
   tcpPort = (tcp.address() as net.AddressInfo).port;
 });
-afterAll(() => new Promise<void>((r) => tcp.close(() => r())));
+afterAll(async () => {
+  await new Promise<void>((r) => tcp.close(() => r()));
+  rmSync(root, { recursive: true, force: true });
+});
 
 /** Runs a Python snippet in the sandbox with the exchange folder bound; returns its stdout. */
 async function inside(code: string): Promise<string> {

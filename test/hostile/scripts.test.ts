@@ -2,7 +2,7 @@
 // drops the glyphs (日本語 printed as 本語) and LibreOffice draws boxes. pdftotext must find each
 // word, and every font the PDF uses must be embedded.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -27,7 +27,10 @@ const office = createLibreoffice({
   memoryBytes: 2 * 1024 ** 3,
   timeoutMs: 60_000,
 });
-afterAll(() => Promise.all([chromium.close(), office.close()]));
+afterAll(async () => {
+  await Promise.all([chromium.close(), office.close()]);
+  rmSync(root, { recursive: true, force: true });
+});
 
 /** pdffonts rows as name + embedded (columns from the right: emb sub uni object-id generation). */
 function fonts(pdf: string): { name: string; embedded: boolean }[] {
