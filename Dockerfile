@@ -1,6 +1,7 @@
 # syntax=docker/dockerfile:1
 # Quire with every engine on Debian 12: the same scripts/setup.sh as the README quick start installs
-# the engines with apt-get, runs npm ci and builds dist/. One image for every role:
+# the engines, bubblewrap and the Noto fonts with apt-get, runs npm ci and builds dist/. One image
+# for every role:
 #   docker run … quire            → serve (API + workers, the embedded default)
 #   docker run … quire api|worker|migrate|keys …
 # See docs/deployment.md.
@@ -31,7 +32,9 @@ RUN apt-get update -qq \
 ENV QUIRE_HOST=0.0.0.0 \
     QUIRE_DATA_DIR=/var/lib/quire
 
-# Numeric, so Kubernetes' runAsNonRoot can verify it without a passwd lookup.
+# Numeric, so Kubernetes' runAsNonRoot can verify it without a passwd lookup. As a non-root user the
+# service builds the LibreOffice/Chromium sandbox through a user namespace (bubblewrap), which the
+# container runtime must allow: docs/operations.md#document-engine-sandbox lists the flags.
 USER 10001:10001
 EXPOSE 8080
 

@@ -20,6 +20,8 @@ declare -A wanted=(
   # Heavy engines (ocr, pdfa, office-to-pdf, html-to-pdf); each is optional at run time.
   [ocrmypdf]=ocrmypdf [tesseract]=tesseract-ocr [soffice]=libreoffice-writer-nogui
   [unshare]=util-linux [chromium]=chromium
+  # LibreOffice and Chromium run only inside a bubblewrap sandbox (docs/operations.md).
+  [bwrap]=bubblewrap
 )
 # The test command also needs the tools its tests drive: curl (the quick-start session), unzip and
 # procps (result and process checks), Java and Maven (veraPDF, fetched from Maven Central).
@@ -31,7 +33,9 @@ if [ "${1:-}" = "--with-test-tools" ]; then
   compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null ||
     wanted['/usr/lib/postgresql/*/bin/initdb']=postgresql
 fi
-# Not commands, so checked by path: OCR languages, the other LibreOffice modules, UNO for Python.
+# Not commands, so checked by path: OCR languages, the other LibreOffice modules, UNO for Python,
+# and fonts for the major scripts (without them Chromium drops CJK glyphs and LibreOffice draws
+# boxes): Noto CJK, Noto core (Arabic, Hebrew, Devanagari, Thai, …) and colour emoji.
 for path_pkg in /usr/share/tesseract-ocr/5/tessdata/eng.traineddata:tesseract-ocr-eng \
   /usr/share/tesseract-ocr/5/tessdata/deu.traineddata:tesseract-ocr-deu \
   /usr/share/tesseract-ocr/5/tessdata/fra.traineddata:tesseract-ocr-fra \
@@ -39,7 +43,10 @@ for path_pkg in /usr/share/tesseract-ocr/5/tessdata/eng.traineddata:tesseract-oc
   /usr/lib/libreoffice/program/libsclo.so:libreoffice-calc-nogui \
   /usr/lib/libreoffice/program/libsdlo.so:libreoffice-impress-nogui \
   /usr/lib/python3/dist-packages/uno.py:python3-uno \
-  /usr/share/fonts/truetype/liberation2:fonts-liberation2; do
+  /usr/share/fonts/truetype/liberation2:fonts-liberation2 \
+  /usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc:fonts-noto-cjk \
+  /usr/share/fonts/truetype/noto/NotoSansArabic-Regular.ttf:fonts-noto-core \
+  /usr/share/fonts/truetype/noto/NotoColorEmoji.ttf:fonts-noto-color-emoji; do
   [ -e "${path_pkg%%:*}" ] || wanted["${path_pkg%%:*}"]="${path_pkg##*:}"
 done
 missing=()
@@ -57,6 +64,13 @@ if [ "${#missing[@]}" -gt 0 ]; then
   else
     log "missing system packages: ${missing[*]} (run as root to install them); tools needing them are disabled"
   fi
+fi
+
+# The unprivileged user the sandboxed engines run as when the service runs as root
+# (src/process/sandbox.ts). It owns no files and cannot log in.
+if [ "$(id -u)" -eq 0 ] && ! getent passwd quire-sandbox >/dev/null; then
+  log "creating the system user quire-sandbox"
+  useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin quire-sandbox
 fi
 
 # npm ci only when package-lock.json changed since the last install.

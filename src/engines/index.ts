@@ -59,7 +59,7 @@ async function probeNetns(): Promise<EngineStatus> {
   return {
     name: 'netns',
     available: false,
-    reason: 'cannot create network namespaces (needs root); LibreOffice and ocrmypdf run without one',
+    reason: 'cannot create network namespaces (needs root); ocrmypdf runs without one',
   };
 }
 

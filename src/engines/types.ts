@@ -24,7 +24,7 @@ export interface EngineStatus {
 
 /** Settings of the heavy engines (config: QUIRE_OCR_*, QUIRE_OFFICE_*, QUIRE_BROWSER_*). */
 export interface HeavyEngineOptions {
-  /** From the netns probe: run LibreOffice and ocrmypdf without any network. */
+  /** From the netns probe: run ocrmypdf without any network (LibreOffice has its sandbox's). */
   isolateNetwork: boolean;
   /** Where pooled instances keep their profiles and sockets. */
   workRoot: string;

@@ -1,25 +1,28 @@
-// Long-lived headless Chromium instances, started through the subprocess runner (own process group,
-// parent-death signal) and driven over the DevTools protocol by playwright-core, which never
-// launches or downloads a browser itself.
-import { mkdir, rm } from 'node:fs/promises';
+// Long-lived headless Chromium instances, each in its own bubblewrap sandbox (src/process/sandbox.ts)
+// with only its profile folder, driven by playwright-core over --remote-debugging-pipe: no DevTools
+// port, and no network at all in the sandbox. playwright-core never downloads a browser itself.
+import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { type Browser, chromium } from 'playwright-core';
 import { QuireError } from '../../errors/quire-error.js';
-import { run } from '../../process/runner.js';
+import { SETPRIV } from '../../process/limits.js';
+import { makeSandboxDir, requireSandbox, sandboxArgv, writeSandboxPasswd } from '../../process/sandbox.js';
 import { makeWorkDir } from '../../process/work-dir.js';
 import { createInstancePool, type PooledInstance } from '../instance-pool.js';
 
+/** Debian's launcher script; its version banner is what the probe reads. */
 export const CHROMIUM = '/usr/bin/chromium';
+/** The browser itself: the launcher script sources /etc/chromium.d, which the sandbox hides. */
+const CHROMIUM_BINARY = '/usr/lib/chromium/chromium';
 const START_TIMEOUT_MS = 60_000;
-const INSTANCE_LIFETIME_MS = 2_147_483_647;
-/** Chromium prints its DevTools endpoint once it listens (a random port: `--remote-debugging-port=0`). */
-const DEVTOOLS_LINE = /^DevTools listening on (ws:\/\/\S+)/;
+const PROFILE_INSIDE = '/sandbox/profile';
 
 /**
- * Flags, each for a reason. Root needs --no-sandbox. The next five stop Chromium's own background
- * traffic (the host has no network; failures would only be noise). The proxy flags are the
- * network backstop behind route interception (html-page.ts): every page request that is not
- * answered by our handler goes to a closed local port, loopback included (`<-loopback>` removes
- * Chromium's implicit bypass), names never resolve, and WebRTC may not send UDP around the proxy.
+ * Flags, each for a reason. --no-sandbox: Chromium's own sandbox needs user namespaces, which
+ * bubblewrap denies inside; bubblewrap is the sandbox. The next five stop Chromium's own background
+ * traffic. The proxy and resolver flags are a second wall behind the empty network namespace and
+ * route interception (chromium.ts): every request our handler misses goes to a closed port, names
+ * never resolve, and WebRTC may not send UDP around the proxy. The pipe carries DevTools.
  */
 export function chromiumArgs(userDataDir: string): string[] {
   return [
@@ -40,11 +43,23 @@ export function chromiumArgs(userDataDir: string): string[] {
     '--proxy-bypass-list=<-loopback>',
     '--host-resolver-rules=MAP * ~NOTFOUND',
     '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
-    '--remote-debugging-address=127.0.0.1',
-    '--remote-debugging-port=0',
+    '--remote-debugging-pipe',
+    '--no-startup-window',
     `--user-data-dir=${userDataDir}`,
-    'about:blank',
   ];
+}
+
+/** POSIX single quotes: the wrapper below must pass every argument through unchanged. */
+const quote = (arg: string) => `'${arg.replaceAll("'", "'\\''")}'`;
+
+/**
+ * The executable playwright-core launches (it inherits playwright's DevTools pipes on fds 3 and
+ * 4): records its pid, which stays the process group's, so `stop` can kill the group at once,
+ * then execs into setpriv (killed with the service) → bwrap → Chromium. Built from our own fixed
+ * argv only; nothing of a job ever reaches it.
+ */
+function wrapperScript(pidFile: string, argv: readonly string[]): string {
+  return `#!/bin/sh\necho $$ > ${quote(pidFile)}\nexec ${argv.map(quote).join(' ')} "$@"\n`;
 }
 
 export interface BrowserPoolOptions {
@@ -58,65 +73,75 @@ export class BrowserInstance implements PooledInstance {
   private constructor(
     readonly browser: Browser,
     private readonly dir: string,
-    private readonly stopper: AbortController,
-    private readonly exited: Promise<unknown>,
+    private readonly pidFile: string,
   ) {}
 
   static async start(opts: BrowserPoolOptions): Promise<BrowserInstance> {
+    const identity = await requireSandbox('Chromium');
     await mkdir(opts.workRoot, { recursive: true, mode: 0o700 });
     const dir = await makeWorkDir(opts.workRoot);
-    const stopper = new AbortController();
-    let announce: (endpoint: string | undefined) => void = () => {};
-    const endpoint = new Promise<string | undefined>((resolve) => {
-      announce = resolve;
-    });
-    const holder: { instance?: BrowserInstance } = {};
-    // No address-space cap: V8 and PartitionAlloc reserve tens of GiB of virtual memory up front,
-    // so RLIMIT_AS would kill an idle browser. Recycling after N pages bounds its real memory.
-    const exited = run(CHROMIUM, chromiumArgs(dir), {
-      cwd: dir,
-      timeoutMs: INSTANCE_LIFETIME_MS,
-      signal: stopper.signal,
-      onStderrLine: (line) => {
-        const match = DEVTOOLS_LINE.exec(line);
-        if (match) announce(match[1]);
+    const profile = await makeSandboxDir(path.join(dir, 'profile'), identity);
+    const [bwrap, sandboxed] = sandboxArgv(
+      {
+        identity,
+        mounts: [{ host: profile, at: PROFILE_INSIDE, writable: true }],
+        passwd: await writeSandboxPasswd(dir, identity),
+        home: PROFILE_INSIDE,
       },
-    }).then(
-      (r) => r,
-      (e: unknown) => e,
+      CHROMIUM_BINARY,
+      [],
     );
-    void exited.then(() => {
-      announce(undefined);
-      if (holder.instance) holder.instance.dead = true;
-    });
-    const timer = setTimeout(() => announce(undefined), START_TIMEOUT_MS);
-    const ws = await endpoint;
-    clearTimeout(timer);
-    const fail = async () => {
-      stopper.abort();
-      await exited;
-      await rm(dir, { recursive: true, force: true });
-      return new QuireError('engine_failed', 'Chromium did not start');
-    };
-    if (!ws) throw await fail();
+    const pidFile = path.join(dir, 'browser.pid');
+    const wrapper = path.join(dir, 'chromium-sandboxed');
+    await writeFile(
+      wrapper,
+      wrapperScript(pidFile, [SETPRIV, '--pdeathsig', 'KILL', '--', bwrap, ...sandboxed]),
+    );
+    await chmod(wrapper, 0o700);
     let browser: Browser;
     try {
-      browser = await chromium.connectOverCDP(ws, { timeout: START_TIMEOUT_MS });
+      browser = await chromium.launch({
+        executablePath: wrapper,
+        ignoreDefaultArgs: true,
+        args: chromiumArgs(PROFILE_INSIDE),
+        // The service's environment (keys, database URLs) stays out; bwrap clears it again inside.
+        env: { PATH: '/usr/bin:/bin' },
+        timeout: START_TIMEOUT_MS,
+        // Shutdown is the service's: it closes the pools itself.
+        handleSIGINT: false,
+        handleSIGTERM: false,
+        handleSIGHUP: false,
+      });
     } catch {
-      throw await fail();
+      // playwright-core has already killed what it launched.
+      await rm(dir, { recursive: true, force: true });
+      throw new QuireError('engine_failed', 'Chromium did not start');
     }
-    const instance = new BrowserInstance(browser, dir, stopper, exited);
-    holder.instance = instance;
+    const instance = new BrowserInstance(browser, dir, pidFile);
+    browser.on('disconnected', () => {
+      instance.dead = true;
+    });
     return instance;
   }
 
   /** Kills the browser's whole process group (renderers, GPU and utility processes) at once. */
   async stop(): Promise<void> {
     this.dead = true;
-    this.stopper.abort(new Error('browser instance stopped'));
+    // Only while connected: once the browser is gone its pid may belong to someone else.
+    if (this.browser.isConnected()) await killGroup(this.pidFile);
     await this.browser.close().catch(() => {});
-    await this.exited;
     await rm(this.dir, { recursive: true, force: true });
+  }
+}
+
+/** SIGKILL to the wrapper's process group; bwrap's --die-with-parent takes the sandbox down with it. */
+async function killGroup(pidFile: string): Promise<void> {
+  const pid = Number((await readFile(pidFile, 'utf8').catch(() => '')).trim());
+  if (!Number.isInteger(pid) || pid <= 1) return;
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // ESRCH: already gone.
   }
 }
 

@@ -1,6 +1,7 @@
 // The Chromium module of the engine list: HTML to PDF through a pool of long-lived headless
 // browsers, which closing the engines stops.
 import path from 'node:path';
+import { requireSandbox } from '../../process/sandbox.js';
 import { observer } from '../call-options.js';
 import { banner, guarded, HEAVY_PROBE_TIMEOUT_MS } from '../program.js';
 import type { EngineModule, EngineStatus } from '../types.js';
@@ -13,6 +14,8 @@ function probeChromium(): Promise<EngineStatus> {
     const version = /Chromium (\d+(?:\.\d+)+)/.exec(text)?.[1];
     if (code !== 0 || !version)
       return { name: 'chromium', available: false, reason: `${CHROMIUM} did not answer` };
+    // Never run unsandboxed: without bubblewrap the engine is missing, with the reason (guarded).
+    await requireSandbox('Chromium');
     return { name: 'chromium', available: true, version };
   });
 }

@@ -1,6 +1,7 @@
 // The LibreOffice module of the engine list: office documents to PDF through a pool of long-lived
 // instances, which closing the engines stops.
 import path from 'node:path';
+import { requireSandbox } from '../../process/sandbox.js';
 import { observer } from '../call-options.js';
 import { banner, guarded, HEAVY_PROBE_TIMEOUT_MS } from '../program.js';
 import type { EngineModule, EngineStatus } from '../types.js';
@@ -16,6 +17,8 @@ function probeLibreoffice(): Promise<EngineStatus> {
     const uno = await banner('/usr/bin/python3', ['-c', 'import uno'], HEAVY_PROBE_TIMEOUT_MS);
     if (uno.code !== 0)
       return { name: 'libreoffice', available: false, reason: 'python3-uno is not installed' };
+    // Never run unsandboxed: without bubblewrap the engine is missing, with the reason (guarded).
+    await requireSandbox('LibreOffice');
     return { name: 'libreoffice', available: true, version };
   });
 }
@@ -28,7 +31,6 @@ export const libreofficeEngine: EngineModule<'libreoffice', Libreoffice> = {
       ...settings.heavy.office,
       workRoot: path.join(settings.heavy.workRoot, 'office'),
       memoryBytes: settings.memoryBytes,
-      isolateNetwork: settings.heavy.isolateNetwork,
       ...observer(settings, 'libreoffice'),
     }),
   close: (libreoffice) => libreoffice.close(),

@@ -1,12 +1,21 @@
-// Long-lived LibreOffice instances (office-bridge.py + soffice), each with its own user profile,
-// pooled by instance-pool.ts: one conversion at a time per instance, killed and replaced on a hang.
-// Instances start on first use, so a server that never converts never pays for them.
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+// Long-lived LibreOffice instances (office-bridge.py + soffice), each in its own bubblewrap sandbox
+// with its own user profile, pooled by instance-pool.ts: one conversion at a time per instance,
+// killed and replaced on a hang. Instances start on first use, so a server that never converts
+// never pays for them. A job's file crosses into the sandbox through the instance's exchange
+// folder, which holds that one job's input and output and is emptied after it.
+import { chmod, copyFile, mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { QuireError } from '../../errors/quire-error.js';
 import { AbortedError, run } from '../../process/runner.js';
+import {
+  makeSandboxDir,
+  requireSandbox,
+  type SandboxIdentity,
+  sandboxArgv,
+  writeSandboxPasswd,
+} from '../../process/sandbox.js';
 import { makeWorkDir } from '../../process/work-dir.js';
 import { createInstancePool, type PooledInstance } from '../instance-pool.js';
 
@@ -19,24 +28,38 @@ const START_TIMEOUT_MS = 90_000;
 /** setTimeout's ceiling (~24.8 days): an idle instance lives until recycled or shut down. */
 const INSTANCE_LIFETIME_MS = 2_147_483_647;
 
+/** Paths inside the sandbox; the host side of each is a folder of the instance's directory. */
+const INSIDE = {
+  bridge: '/sandbox/office-bridge.py',
+  profile: '/sandbox/profile',
+  control: '/sandbox/control',
+  exchange: '/sandbox/exchange',
+} as const;
+
 /**
  * Macro security "very high" with macro execution disabled outright, written into each fresh
  * profile before LibreOffice first reads it (the load call also passes NEVER_EXECUTE).
+ * BlockUntrustedRefererLinks stops a document from pulling in linked images and objects
+ * (`file://`, `http://`, relative paths): the sandbox already hides the host's files, and this
+ * keeps even the ones it must show (/usr) out of the output.
  */
 const PROFILE_SETTINGS = `<?xml version="1.0" encoding="UTF-8"?>
 <oor:items xmlns:oor="http://openoffice.org/2001/registry" xmlns:xs="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
 <item oor:path="/org.openoffice.Office.Common/Security/Scripting"><prop oor:name="MacroSecurityLevel" oor:op="fuse"><value>3</value></prop></item>
 <item oor:path="/org.openoffice.Office.Common/Security/Scripting"><prop oor:name="DisableMacrosExecution" oor:op="fuse"><value>true</value></prop></item>
+<item oor:path="/org.openoffice.Office.Common/Security/Scripting"><prop oor:name="BlockUntrustedRefererLinks" oor:op="fuse"><value>true</value></prop></item>
 </oor:items>
 `;
+
+/** The input keeps its extension (the bridge picks text/CSV filters by it) but never its name. */
+const SAFE_EXTENSION = /^\.[a-z0-9]{1,8}$/i;
 
 export interface OfficePoolOptions {
   size: number;
   recycleAfter: number;
-  /** Parent of the instances' private directories (profile + socket). */
+  /** Parent of the instances' private directories (profile, control socket, exchange). */
   workRoot: string;
   memoryBytes: number;
-  isolateNetwork: boolean;
 }
 
 export interface OfficeRequest {
@@ -51,34 +74,85 @@ interface BridgeReply {
   detail?: string;
 }
 
+/** Moves a file, copying when source and target sit on different file systems. */
+async function moveFile(from: string, to: string): Promise<void> {
+  try {
+    await rename(from, to);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
+    await copyFile(from, to);
+    await rm(from, { force: true });
+  }
+}
+
+async function emptyDir(dir: string): Promise<void> {
+  const names = await readdir(dir);
+  await Promise.all(names.map((n) => rm(path.join(dir, n), { recursive: true, force: true })));
+}
+
+/** Host-side folders of one instance: profile, control socket and job exchange, all engine-owned. */
+async function prepareInstanceDir(workRoot: string, identity: SandboxIdentity) {
+  await mkdir(workRoot, { recursive: true, mode: 0o700 });
+  const dir = await makeWorkDir(workRoot);
+  const profile = await makeSandboxDir(path.join(dir, 'profile'), identity);
+  await makeSandboxDir(path.join(profile, 'user'), identity);
+  const settings = path.join(profile, 'user', 'registrymodifications.xcu');
+  await writeFile(settings, PROFILE_SETTINGS, { mode: 0o644 });
+  await chmod(settings, 0o644);
+  // A copy, world-readable: the checkout may be private to the service's user (umask 077).
+  const bridge = path.join(dir, 'office-bridge.py');
+  await copyFile(BRIDGE, bridge);
+  await chmod(bridge, 0o644);
+  return {
+    dir,
+    bridge,
+    profile,
+    control: await makeSandboxDir(path.join(dir, 'control'), identity),
+    exchange: await makeSandboxDir(path.join(dir, 'exchange'), identity),
+    passwd: await writeSandboxPasswd(dir, identity),
+  };
+}
+
 class OfficeInstance implements PooledInstance {
   dead = false;
   private constructor(
     private readonly dir: string,
     private readonly socket: string,
+    private readonly exchange: string,
     private readonly stopper: AbortController,
     readonly exited: Promise<unknown>,
   ) {}
 
   static async start(opts: OfficePoolOptions): Promise<OfficeInstance> {
-    await mkdir(opts.workRoot, { recursive: true, mode: 0o700 });
-    const dir = await makeWorkDir(opts.workRoot);
-    const profile = path.join(dir, 'profile');
-    await mkdir(path.join(profile, 'user'), { recursive: true });
-    await writeFile(path.join(profile, 'user', 'registrymodifications.xcu'), PROFILE_SETTINGS);
-    const socket = path.join(dir, 'bridge.sock');
+    const identity = await requireSandbox('LibreOffice');
+    const dirs = await prepareInstanceDir(opts.workRoot, identity);
+    const [command, args] = sandboxArgv(
+      {
+        identity,
+        mounts: [
+          { host: dirs.bridge, at: INSIDE.bridge },
+          { host: dirs.profile, at: INSIDE.profile, writable: true },
+          { host: dirs.control, at: INSIDE.control, writable: true },
+          { host: dirs.exchange, at: INSIDE.exchange, writable: true },
+        ],
+        passwd: dirs.passwd,
+        home: INSIDE.profile,
+      },
+      PYTHON,
+      [INSIDE.bridge, INSIDE.profile, `${INSIDE.control}/bridge.sock`],
+    );
     let announce: (ready: boolean) => void = () => {};
     const ready = new Promise<boolean>((resolve) => {
       announce = resolve;
     });
     const holder: { instance?: OfficeInstance } = {};
     const stopper = new AbortController();
-    const exited = run(PYTHON, [BRIDGE, profile, socket], {
-      cwd: dir,
+    // bwrap's own empty network namespace replaces the runner's `network: false`.
+    const exited = run(command, args, {
+      cwd: dirs.dir,
       timeoutMs: INSTANCE_LIFETIME_MS,
       signal: stopper.signal,
       limits: { memoryBytes: opts.memoryBytes },
-      ...(opts.isolateNetwork ? { network: false } : {}),
       onStdoutLine: (line) => line === 'ready' && announce(true),
     }).then(
       (r) => r,
@@ -88,7 +162,8 @@ class OfficeInstance implements PooledInstance {
       announce(false);
       if (holder.instance) holder.instance.dead = true;
     });
-    const instance = new OfficeInstance(dir, socket, stopper, exited);
+    const socket = path.join(dirs.control, 'bridge.sock');
+    const instance = new OfficeInstance(dirs.dir, socket, dirs.exchange, stopper, exited);
     holder.instance = instance;
     const timer = setTimeout(() => announce(false), START_TIMEOUT_MS);
     const ok = await ready;
@@ -100,8 +175,35 @@ class OfficeInstance implements PooledInstance {
     return instance;
   }
 
+  /**
+   * Converts one job's file: copied into the exchange folder under a fixed name, converted there,
+   * the PDF moved out, and the folder emptied whatever happened, so the next job finds it empty.
+   */
+  async convert(request: OfficeRequest, timeoutMs: number, signal?: AbortSignal): Promise<BridgeReply> {
+    const ext = path.extname(request.input).toLowerCase();
+    const name = `input${SAFE_EXTENSION.test(ext) ? ext : ''}`;
+    const input = path.join(this.exchange, name);
+    try {
+      await copyFile(request.input, input);
+      await chmod(input, 0o644);
+      const reply = await this.ask(
+        {
+          input: `${INSIDE.exchange}/${name}`,
+          output: `${INSIDE.exchange}/output.pdf`,
+          landscape: request.landscape,
+        },
+        timeoutMs,
+        signal,
+      );
+      if (reply.ok) await moveFile(path.join(this.exchange, 'output.pdf'), request.output);
+      return reply;
+    } finally {
+      await emptyDir(this.exchange);
+    }
+  }
+
   /** One request over the bridge socket; rejects on timeout or abort (the caller then kills us). */
-  convert(request: OfficeRequest, timeoutMs: number, signal?: AbortSignal): Promise<BridgeReply> {
+  private ask(request: OfficeRequest, timeoutMs: number, signal?: AbortSignal): Promise<BridgeReply> {
     return new Promise((resolve, reject) => {
       const conn = net.connect(this.socket);
       let buffer = '';
