@@ -8,16 +8,7 @@ import type { BlobStore } from '../blobs/types.js';
 import { QuireError } from '../errors/quire-error.js';
 import type { InputFile } from '../store/types.js';
 import type { CatalogEntry, ToolCatalog } from '../tools/catalog.js';
-import { UploadGuard } from './upload-guard.js';
-
-/** The caller's plan limits, already capped by the server-wide settings. */
-export interface UploadLimits {
-  maxFileBytes: number;
-  maxTotalBytes: number;
-  maxFiles: number;
-  /** Named in the 413 so the client knows which limit it hit (contract §5). */
-  plan: string;
-}
+import { UploadGuard, type UploadLimits } from './upload-guard.js';
 
 export interface ReceivedJob {
   entry: CatalogEntry;
