@@ -143,6 +143,18 @@ export const settings = {
     50,
     'Most files in one job, for every plan (a plan’s `files_per_job` applies below it).',
   ),
+  QUIRE_UPLOAD_IDLE_TIMEOUT_MS: int(
+    100,
+    3_600_000,
+    30_000,
+    'A request body that sends no byte for this long is cut (408 `request_timeout`) and its partial upload deleted.',
+  ),
+  QUIRE_UPLOAD_MAX_CONCURRENT_PER_ACCOUNT: int(
+    1,
+    100_000,
+    8,
+    'Job uploads one account may have in progress at once per API process; more get 429 `concurrent_uploads_exceeded`.',
+  ),
   QUIRE_RESULT_RETENTION_MS: int(
     1_000,
     365 * 86_400_000,
@@ -248,6 +260,8 @@ export interface Config {
     uploadMaxFileBytes: number;
     uploadMaxTotalBytes: number;
     uploadMaxFiles: number;
+    uploadIdleTimeoutMs: number;
+    uploadMaxConcurrentPerAccount: number;
   };
   retention: { resultMs: number; downloadLinkTtlMs: number; idempotencyMs: number };
   /** Plan name → limits; an account's limits are its plan's, capped by the server-wide `limits`. */
@@ -359,6 +373,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       uploadMaxFileBytes: s.QUIRE_UPLOAD_MAX_FILE_BYTES,
       uploadMaxTotalBytes: s.QUIRE_UPLOAD_MAX_TOTAL_BYTES,
       uploadMaxFiles: s.QUIRE_UPLOAD_MAX_FILES,
+      uploadIdleTimeoutMs: s.QUIRE_UPLOAD_IDLE_TIMEOUT_MS,
+      uploadMaxConcurrentPerAccount: s.QUIRE_UPLOAD_MAX_CONCURRENT_PER_ACCOUNT,
     },
     retention: {
       resultMs: s.QUIRE_RESULT_RETENTION_MS,

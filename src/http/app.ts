@@ -1,10 +1,13 @@
 // Builds the Fastify application: hooks for request ids, auth, logs and metrics; problem+json for
 // every error; the routes. No listening here — composition roots and tests decide the port.
 import { once } from 'node:events';
+import type { Duplex } from 'node:stream';
 import multipart from '@fastify/multipart';
 import Fastify, {
   type FastifyBaseLogger,
+  type FastifyError,
   type FastifyInstance,
+  type FastifyReply,
   type FastifyRequest,
   LogController,
 } from 'fastify';
@@ -14,7 +17,7 @@ import { QuireError } from '../errors/quire-error.js';
 import type { AppDeps } from './deps.js';
 import { registerIdempotency } from './idempotency.js';
 import { registerDocs } from './openapi.js';
-import { sendProblem, toQuireError } from './problem.js';
+import { rawProblemResponse, sendProblem, toQuireError } from './problem.js';
 import { authenticateAndLimit } from './rate-limit.js';
 import { registerAccountRoutes } from './routes/accounts.js';
 import { registerFileRoutes } from './routes/files.js';
@@ -22,6 +25,8 @@ import { registerJobRoutes } from './routes/jobs.js';
 import { registerOpsRoutes } from './routes/ops.js';
 import { registerToolRoutes } from './routes/tools.js';
 import { registerWebhookRoutes } from './routes/webhooks.js';
+import { FIELD_READ_MAX_BYTES } from './upload.js';
+import { registerUploadSlots } from './upload-slots.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -54,6 +59,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     routerOptions: { maxParamLength: 4096 },
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    clientErrorHandler: answerClientError,
+    frameworkErrors: answerFrameworkError,
     ajv: { customOptions: { coerceTypes: true, allErrors: true } },
   });
 
@@ -62,7 +69,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       fileSize: deps.config.limits.uploadMaxFileBytes,
       files: deps.config.limits.uploadMaxFiles,
       fields: 10,
-      fieldSize: 64 * 1024,
+      fieldSize: FIELD_READ_MAX_BYTES,
       parts: deps.config.limits.uploadMaxFiles + 10,
       headerPairs: 100,
     },
@@ -76,6 +83,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       throw new QuireError('invalid_request', 'The URL must not contain NUL characters (%00).');
     }
     if (request.routeOptions.config.authenticated) await authenticateAndLimit(request, reply, deps);
+  });
+  registerUploadSlots(app, {
+    idleTimeoutMs: deps.config.limits.uploadIdleTimeoutMs,
+    maxConcurrentPerAccount: deps.config.limits.uploadMaxConcurrentPerAccount,
   });
 
   app.addHook('onResponse', async (request, reply) => {
@@ -98,14 +109,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     );
   });
 
-  app.setErrorHandler(async (error, request, reply) => {
-    const problem = toQuireError(error);
-    // Answered before the body was read: read the rest of a small body so the client (which may
-    // still be sending) gets the answer; close the connection rather than read a large one.
-    if (!(await drainSmallBody(request))) reply.header('Connection', 'close');
-    if (problem.status >= 500) request.log.error({ err: redactableError(error) }, 'request failed');
-    return sendProblem(reply, problem);
-  });
+  app.setErrorHandler(answerError);
   app.setNotFoundHandler((request, reply) =>
     sendProblem(reply, new QuireError('not_found', notFoundDetail(request))),
   );
@@ -121,6 +125,53 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerWebhookRoutes(app, deps);
   registerMethodNotAllowed(app);
   return app;
+}
+
+async function answerError(
+  this: FastifyInstance,
+  error: unknown,
+  request: FastifyRequest,
+  reply: FastifyReply,
+) {
+  // A client that went away (reset, or cut by the idle timeout) is no fault of ours and has no one
+  // to answer: its stream errors (ERR_STREAM_PREMATURE_CLOSE, ECONNRESET) are noted at debug only.
+  if (request.raw.destroyed && !request.raw.complete) {
+    request.log.debug({ code: (error as { code?: string }).code }, 'client closed the connection');
+    return reply.hijack();
+  }
+  const problem = toQuireError(error);
+  // Answered before the body was read: read the rest of a small body so the client (which may
+  // still be sending) gets the answer; close the connection rather than read a large one.
+  if (!(await drainSmallBody(request))) reply.header('Connection', 'close');
+  if (problem.status >= 500) request.log.error({ err: redactableError(error) }, 'request failed');
+  return sendProblem(reply, problem);
+}
+
+/**
+ * Node's HTTP parser refuses some requests before Fastify sees them (CL with TE, a bad
+ * Content-Length, oversized headers, header timeouts); they get the same problem+json as the rest.
+ */
+function answerClientError(this: FastifyInstance, error: Error & { code?: string }, socket: Duplex): void {
+  // A reset socket has no one to answer (Node's own handling does the same).
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const problem =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? new QuireError('headers_too_large', 'The request line and headers exceed 16 KiB.')
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? new QuireError('request_timeout', 'The request headers did not arrive in time.')
+        : new QuireError('invalid_request', 'The HTTP request is malformed.');
+  this.log.debug({ code: error.code }, 'client error');
+  // Like Node's own handler: once an answer has started, another one would corrupt the stream.
+  const started = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (!socket.writable || started?.headersSent) return void socket.destroy();
+  // The socket is half-open (the server allows it): close it once the answer is written.
+  socket.end(rawProblemResponse(problem, `req_${ulid()}`), () => socket.destroy());
+  setTimeout(() => socket.destroy(), 1_000).unref();
+}
+
+/** Router-level refusals (an over-long or badly encoded path), which bypass the error handler. */
+function answerFrameworkError(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  void sendProblem(reply, toQuireError(error));
 }
 
 /** Bodies up to this size are read to the end after an early error; larger ones close the connection. */
