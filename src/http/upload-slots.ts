@@ -45,10 +45,11 @@ export function registerUploadSlots(app: FastifyInstance, settings: UploadSlotSe
       if (left > 0) inProgress.set(account, left);
       else inProgress.delete(account);
     };
-    // Whichever comes first: the answer is sent, or the connection goes (cut, reset, client gone).
-    request.raw.socket.once('close', release);
-    request.raw.once('close', release);
+    // Whichever comes first: the body has arrived, or the request is torn down (cut, reset, client
+    // gone: Node destroys the request when its socket closes). Listeners go on the request, not on
+    // a keep-alive socket that outlives it.
     request.raw.once('end', release);
+    request.raw.once('close', release);
   });
 }
 
