@@ -60,6 +60,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     clientErrorHandler: answerClientError,
+    // Node answers a Host-less HTTP/1.1 request itself with an empty 400; `requireHost` answers it
+    // with problem+json instead.
+    http: { requireHostHeader: false },
     frameworkErrors: answerFrameworkError,
     ajv: { customOptions: { coerceTypes: true, allErrors: true } },
   });
@@ -84,6 +87,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     }
     if (request.routeOptions.config.authenticated) await authenticateAndLimit(request, reply, deps);
   });
+  app.addHook('onRequest', requireHost);
   registerUploadSlots(app, {
     idleTimeoutMs: deps.config.limits.uploadIdleTimeoutMs,
     maxConcurrentPerAccount: deps.config.limits.uploadMaxConcurrentPerAccount,
@@ -145,6 +149,12 @@ async function answerError(
   if (!(await drainSmallBody(request))) reply.header('Connection', 'close');
   if (problem.status >= 500) request.log.error({ err: redactableError(error) }, 'request failed');
   return sendProblem(reply, problem);
+}
+
+/** RFC 9112 §3.2: a server must answer 400 to an HTTP/1.1 request without a Host header. */
+async function requireHost(request: FastifyRequest): Promise<void> {
+  if (request.raw.httpVersion === '1.1' && request.headers.host === undefined)
+    throw new QuireError('invalid_request', 'An HTTP/1.1 request needs a Host header.');
 }
 
 /**

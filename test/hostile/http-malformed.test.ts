@@ -121,6 +121,16 @@ describe("Node's HTTP parser errors answer problem+json (clientError)", () => {
     expectProblem(response, 400, 'invalid_request');
   });
 
+  it('an HTTP/1.1 request without Host: 400 invalid_request (RFC 9112 §3.2)', async () => {
+    const response = await rawExchange(server.url, 'GET /healthz HTTP/1.1\r\nConnection: close\r\n\r\n');
+    expectProblem(response, 400, 'invalid_request');
+  });
+
+  it('an HTTP/1.0 request without Host is still served', async () => {
+    const response = await rawExchange(server.url, 'GET /healthz HTTP/1.0\r\n\r\n');
+    expect(response.status).toBe(200);
+  });
+
   it('a garbage request line: 400 invalid_request', async () => {
     const response = await rawExchange(server.url, 'NOT HTTP AT ALL\r\n\r\n');
     expectProblem(response, 400, 'invalid_request');
