@@ -26,7 +26,7 @@ import { registerOpsRoutes } from './routes/ops.js';
 import { registerToolRoutes } from './routes/tools.js';
 import { registerWebhookRoutes } from './routes/webhooks.js';
 import { FIELD_READ_MAX_BYTES } from './upload.js';
-import { registerUploadSlots } from './upload-slots.js';
+import { idleCut, registerUploadSlots } from './upload-slots.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -137,11 +137,18 @@ async function answerError(
   request: FastifyRequest,
   reply: FastifyReply,
 ) {
-  // A client that went away (reset, or cut by the idle timeout) is no fault of ours and has no one
-  // to answer: its stream errors (ERR_STREAM_PREMATURE_CLOSE, ECONNRESET) are noted at debug only.
+  // A client that went away (reset, or cut by the idle timeout) is no fault of ours: its stream
+  // errors (ERR_STREAM_PREMATURE_CLOSE, ECONNRESET) are noted at debug only. The answer still goes
+  // through Fastify's send path, to no one, because onSend hooks (the Idempotency-Key release) run
+  // only there: Fastify runs no onResponse hook for a response that never finished.
+  const cut = idleCut(request);
+  if (cut) {
+    reply.header('Connection', 'close');
+    return sendProblem(reply, cut);
+  }
   if (request.raw.destroyed && !request.raw.complete) {
     request.log.debug({ code: (error as { code?: string }).code }, 'client closed the connection');
-    return reply.hijack();
+    return sendProblem(reply, new QuireError('request_timeout', 'The connection closed mid-request.'));
   }
   const problem = toQuireError(error);
   // Answered before the body was read: read the rest of a small body so the client (which may

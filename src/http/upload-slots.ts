@@ -22,7 +22,7 @@ export function registerUploadSlots(app: FastifyInstance, settings: UploadSlotSe
 
   // preHandler: after authentication and the route's own checks, and after the multipart parser
   // marked the request (it reads nothing until the handler asks for parts).
-  app.addHook('preHandler', async (request) => {
+  app.addHook('preHandler', async (request, reply) => {
     if (!request.auth || !request.isMultipart()) return;
     const account = request.auth.accountId;
     const held = inProgress.get(account) ?? 0;
@@ -45,11 +45,13 @@ export function registerUploadSlots(app: FastifyInstance, settings: UploadSlotSe
       if (left > 0) inProgress.set(account, left);
       else inProgress.delete(account);
     };
-    // Whichever comes first: the body has arrived, or the request is torn down (cut, reset, client
-    // gone: Node destroys the request when its socket closes). Listeners go on the request, not on
-    // a keep-alive socket that outlives it.
+    // Whichever comes first: the body has arrived, the answer has gone out, or the request is torn
+    // down (reset, client gone). Listeners go on the request and response, not on a keep-alive
+    // socket that outlives them.
     request.raw.once('end', release);
     request.raw.once('close', release);
+    reply.raw.once('finish', release);
+    reply.raw.once('close', release);
   });
 }
 
@@ -87,22 +89,43 @@ function cutWhenIdle(request: FastifyRequest, response: ServerResponse, idleTime
 }
 
 const CUT_WRITE_GRACE_MS = 1_000;
+const cutRequests = new WeakMap<FastifyRequest, QuireError>();
+
+/** The 408 of a request whose body was cut for idleness, for the error handler to answer. */
+export function idleCut(request: FastifyRequest): QuireError | undefined {
+  return cutRequests.get(request);
+}
 
 function cut(request: FastifyRequest, response: ServerResponse, idleTimeoutMs: number): void {
   const raw = request.raw;
-  const socket = raw.socket;
   const error = new QuireError(
     'request_timeout',
     `No part of the request body arrived for ${idleTimeoutMs} ms; the connection was closed.`,
   );
   request.log.debug({ idleMs: idleTimeoutMs }, 'request body idle: connection cut');
-  // Destroying the request fails the upload's reads, whose cleanup deletes what was stored; the
-  // 408 goes first when nothing has been answered yet, for a client that is still listening.
-  const destroy = () => raw.destroy(error);
-  if (socket.writable && !response.headersSent) {
-    setTimeout(destroy, CUT_WRITE_GRACE_MS).unref();
-    socket.end(rawProblemResponse(error, request.id), destroy);
-  } else {
+  const destroy = () => {
+    raw.destroy(error);
+  };
+  if (response.headersSent) {
     destroy();
+    return;
   }
+  cutRequests.set(request, error);
+  if (raw.listenerCount('error') > 0) {
+    // A reader is attached (the multipart parser, Fastify's body parser): failing the stream it
+    // reads, without closing the socket, ends the request through the error handler, which
+    // deletes stored parts and releases the Idempotency-Key before its 408 closes the connection.
+    raw.unpipe();
+    raw.emit('error', error);
+    setTimeout(destroy, CUT_WRITE_GRACE_MS).unref();
+    return;
+  }
+  // Nothing reads the body yet (the handler is still before it): answer on the socket and close.
+  const socket = raw.socket;
+  if (!socket.writable) {
+    destroy();
+    return;
+  }
+  setTimeout(destroy, CUT_WRITE_GRACE_MS).unref();
+  socket.end(rawProblemResponse(error, request.id), destroy);
 }

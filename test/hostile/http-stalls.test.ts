@@ -43,7 +43,12 @@ interface Stall {
  * Starts an upload that announces 10 MB, sends the tool and the first 4 KiB of a PDF (enough for
  * the server to open the blob's temp file), then sends nothing more and keeps the socket open.
  */
-function stallUpload(baseUrl: string, key: string, chunked = false): Promise<Stall> {
+function stallUpload(
+  baseUrl: string,
+  key: string,
+  chunked = false,
+  extra: [string, string][] = [],
+): Promise<Stall> {
   const { port } = new URL(baseUrl);
   const body = Buffer.concat([
     Buffer.from(
@@ -61,6 +66,7 @@ function stallUpload(baseUrl: string, key: string, chunked = false): Promise<Sta
         ['Authorization', `Bearer ${key}`],
         ['Content-Type', `multipart/form-data; boundary=${B}`],
         framing,
+        ...extra,
       ]),
     ),
     chunked ? Buffer.from(`${body.length.toString(16)}\r\n`) : Buffer.alloc(0),
@@ -169,6 +175,18 @@ describe('the upload idle timeout', () => {
       })();
     });
     expect(response.status, response.body).toBe(201);
+  });
+
+  it('releases the Idempotency-Key of a cut upload: the retry with the same key creates the job', async () => {
+    const stall = await stallUpload(server.url, key, false, [['Idempotency-Key', 'stalled-upload-1']]);
+    expectProblem((await stall.closed)!, 408, 'request_timeout');
+    const client = new Client(server.url, key);
+    const retry = await client.fetch('/api/v1/jobs', {
+      method: 'POST',
+      headers: { 'idempotency-key': 'stalled-upload-1' },
+      body: await client.form({ tool: 'rotate', options: { angle: 90 }, files: [pdfPath] }),
+    });
+    expect(retry.status, await retry.clone().text()).toBe(201);
   });
 
   it('cuts a stalled JSON body too (any route): 408 request_timeout', async () => {
