@@ -88,7 +88,8 @@ function cutWhenIdle(request: FastifyRequest, response: ServerResponse, idleTime
   raw.once('close', () => clearInterval(timer));
 }
 
-const CUT_WRITE_GRACE_MS = 1_000;
+/** Backstop: a cut request whose 408 has not gone out by then is closed without it. */
+const CUT_WRITE_GRACE_MS = 5_000;
 const cutRequests = new WeakMap<FastifyRequest, QuireError>();
 
 /** The 408 of a request whose body was cut for idleness, for the error handler to answer. */
