@@ -103,6 +103,18 @@ if [ "${1:-}" = "--with-test-tools" ]; then
   fi
 fi
 
+# The API fuzz test (test/hostile/http-schemathesis.test.ts) runs Schemathesis's `st` against a real
+# server from its own venv under .tmp/. Pinned; reinstalled only when the installed version differs.
+if [ "${1:-}" = "--with-test-tools" ]; then
+  st_version=4.32.5 venv=.tmp/api-fuzz
+  if [ "$("$venv/bin/st" --version 2>/dev/null | awk '{print $3}')" != "$st_version" ]; then
+    log "installing Schemathesis $st_version (PyPI) into $venv"
+    # The S3 step above already made sure python3 -m venv works (python3-venv).
+    "$venv/bin/python" -m pip --version >/dev/null 2>&1 || { rm -rf "$venv"; python3 -m venv "$venv"; }
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "schemathesis==$st_version"
+  fi
+fi
+
 log "building"
 npx --no-install tsc -p tsconfig.build.json
 chmod +x dist/cli/main.js

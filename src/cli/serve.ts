@@ -1,5 +1,6 @@
 // Composition roots for the long-running commands: build dependencies, start what the mode needs,
 // and shut down cleanly on SIGTERM/SIGINT. `listen` and `startWork` are also what the tests start.
+import path from 'node:path';
 import type { Config } from '../config/config.js';
 import { buildApp, closeApp } from '../http/app.js';
 import { startSweeper } from '../jobs/sweeper.js';
@@ -16,11 +17,7 @@ export async function runServe(config: Config): Promise<number> {
   const key = await ensureInitialKey(runtime);
   const http = await listen(runtime);
   const stopWork = startWork(runtime);
-  if (key) {
-    process.stdout.write(
-      `\nFirst start: created an account and an API key with all scopes (shown once, also in ${config.dataDir}/initial-api-key):\n\n  ${key}\n\n`,
-    );
-  }
+  if (key) announceInitialKey(key, path.join(config.dataDir, 'initial-api-key'));
   onShutdown(runtime, async () => {
     await http.stop();
     await stopWork();
@@ -44,6 +41,19 @@ export async function runWorker(config: Config): Promise<number> {
   const stopWork = startWork(runtime);
   onShutdown(runtime, stopWork);
   return RUNNING;
+}
+
+/**
+ * Shows the first key only to a person at a terminal: under systemd, Docker or Kubernetes stdout
+ * is the log, which many people and systems read, so there it names the 0600 file instead.
+ */
+function announceInitialKey(key: string, file: string): void {
+  const intro = 'First start: created an account and an API key with all scopes';
+  process.stdout.write(
+    process.stdout.isTTY
+      ? `\n${intro} (shown once, also in ${file}):\n\n  ${key}\n\n`
+      : `\n${intro}; read it from ${file} (readable by this user only).\n\n`,
+  );
 }
 
 export interface Listening {

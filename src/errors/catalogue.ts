@@ -19,6 +19,11 @@ export const errorCatalogue = {
   unsupported_file: { status: 400, title: 'The file is not of a type this tool accepts', retryable: false },
   too_many_files: { status: 400, title: 'Too many files for this tool or plan', retryable: false },
   missing_file: { status: 400, title: 'The tool needs more input files', retryable: false },
+  invalid_multipart: {
+    status: 400,
+    title: 'The multipart/form-data body is malformed',
+    retryable: false,
+  },
   invalid_cursor: { status: 400, title: 'The pagination cursor is not valid', retryable: false },
   invalid_idempotency_key: {
     status: 400,
@@ -65,8 +70,14 @@ export const errorCatalogue = {
     title: 'The Idempotency-Key was used for a different request',
     retryable: false,
   },
+  request_timeout: {
+    status: 408,
+    title: 'The request was not received in time',
+    retryable: true,
+  },
   result_expired: { status: 410, title: 'The result was deleted or is past retention', retryable: false },
   payload_too_large: { status: 413, title: 'The upload is larger than allowed', retryable: false },
+  uri_too_long: { status: 414, title: 'The request URL is too long', retryable: false },
   range_not_satisfiable: { status: 416, title: 'The requested range is not satisfiable', retryable: false },
   unsupported_media_type: {
     status: 415,
@@ -74,6 +85,16 @@ export const errorCatalogue = {
     retryable: false,
   },
   rate_limited: { status: 429, title: 'Too many requests', retryable: true },
+  concurrent_uploads_exceeded: {
+    status: 429,
+    title: 'The account has as many uploads in progress as allowed',
+    retryable: true,
+  },
+  headers_too_large: {
+    status: 431,
+    title: 'The request headers are too large',
+    retryable: false,
+  },
   internal_error: { status: 500, title: 'Internal server error', retryable: true },
   overloaded: { status: 503, title: 'The service is overloaded', retryable: true },
   not_ready: { status: 503, title: 'The service is not ready', retryable: true },

@@ -1,10 +1,13 @@
 // Builds the Fastify application: hooks for request ids, auth, logs and metrics; problem+json for
 // every error; the routes. No listening here — composition roots and tests decide the port.
 import { once } from 'node:events';
+import type { Duplex } from 'node:stream';
 import multipart from '@fastify/multipart';
 import Fastify, {
   type FastifyBaseLogger,
+  type FastifyError,
   type FastifyInstance,
+  type FastifyReply,
   type FastifyRequest,
   LogController,
 } from 'fastify';
@@ -15,7 +18,7 @@ import type { Scope } from '../model/account.js';
 import type { AppDeps } from './deps.js';
 import { registerIdempotency } from './idempotency.js';
 import { registerDocs } from './openapi.js';
-import { sendProblem, toQuireError } from './problem.js';
+import { rawProblemResponse, sendProblem, toQuireError } from './problem.js';
 import { authenticateAndLimit } from './rate-limit.js';
 import { registerAccountRoutes } from './routes/accounts.js';
 import { registerFileRoutes } from './routes/files.js';
@@ -23,6 +26,8 @@ import { registerJobRoutes } from './routes/jobs.js';
 import { registerOpsRoutes } from './routes/ops.js';
 import { registerToolRoutes } from './routes/tools.js';
 import { registerWebhookRoutes } from './routes/webhooks.js';
+import { FIELD_READ_MAX_BYTES } from './upload.js';
+import { idleCut, registerUploadSlots } from './upload-slots.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -63,6 +68,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     routerOptions: { maxParamLength: 4096 },
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    clientErrorHandler: answerClientError,
+    // Node answers a Host-less HTTP/1.1 request itself with an empty 400; `requireHost` answers it
+    // with problem+json instead.
+    http: { requireHostHeader: false },
+    frameworkErrors: answerFrameworkError,
     ajv: { customOptions: { coerceTypes: true, allErrors: true } },
   });
 
@@ -71,7 +81,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       fileSize: deps.config.limits.uploadMaxFileBytes,
       files: deps.config.limits.uploadMaxFiles,
       fields: 10,
-      fieldSize: 64 * 1024,
+      fieldSize: FIELD_READ_MAX_BYTES,
       parts: deps.config.limits.uploadMaxFiles + 10,
       headerPairs: 100,
     },
@@ -88,6 +98,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     if (scope === undefined || scope === 'public') return;
     await authenticateAndLimit(request, reply, deps);
     if (scope !== 'any_key') requireScope(request.auth!, scope);
+  });
+  app.addHook('onRequest', requireHost);
+  registerUploadSlots(app, {
+    idleTimeoutMs: deps.config.limits.uploadIdleTimeoutMs,
+    maxConcurrentPerAccount: deps.config.limits.uploadMaxConcurrentPerAccount,
   });
 
   app.addHook('onResponse', async (request, reply) => {
@@ -110,14 +125,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     );
   });
 
-  app.setErrorHandler(async (error, request, reply) => {
-    const problem = toQuireError(error);
-    // Answered before the body was read: read the rest of a small body so the client (which may
-    // still be sending) gets the answer; close the connection rather than read a large one.
-    if (!(await drainSmallBody(request))) reply.header('Connection', 'close');
-    if (problem.status >= 500) request.log.error({ err: redactableError(error) }, 'request failed');
-    return sendProblem(reply, problem);
-  });
+  app.setErrorHandler(answerError);
   app.setNotFoundHandler((request, reply) =>
     sendProblem(reply, new QuireError('not_found', notFoundDetail(request))),
   );
@@ -133,6 +141,66 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerWebhookRoutes(app, deps);
   registerMethodNotAllowed(app);
   return app;
+}
+
+async function answerError(
+  this: FastifyInstance,
+  error: unknown,
+  request: FastifyRequest,
+  reply: FastifyReply,
+) {
+  // A client that went away (reset, or cut by the idle timeout) is no fault of ours: its stream
+  // errors (ERR_STREAM_PREMATURE_CLOSE, ECONNRESET) are noted at debug only. The answer still goes
+  // through Fastify's send path, to no one, because onSend hooks (the Idempotency-Key release) run
+  // only there: Fastify runs no onResponse hook for a response that never finished.
+  const cut = idleCut(request);
+  if (cut) {
+    reply.header('Connection', 'close');
+    return sendProblem(reply, cut);
+  }
+  if (request.raw.destroyed && !request.raw.complete) {
+    request.log.debug({ code: (error as { code?: string }).code }, 'client closed the connection');
+    return sendProblem(reply, new QuireError('request_timeout', 'The connection closed mid-request.'));
+  }
+  const problem = toQuireError(error);
+  // Answered before the body was read: read the rest of a small body so the client (which may
+  // still be sending) gets the answer; close the connection rather than read a large one.
+  if (!(await drainSmallBody(request))) reply.header('Connection', 'close');
+  if (problem.status >= 500) request.log.error({ err: redactableError(error) }, 'request failed');
+  return sendProblem(reply, problem);
+}
+
+/** RFC 9112 §3.2: a server must answer 400 to an HTTP/1.1 request without a Host header. */
+async function requireHost(request: FastifyRequest): Promise<void> {
+  if (request.raw.httpVersion === '1.1' && request.headers.host === undefined)
+    throw new QuireError('invalid_request', 'An HTTP/1.1 request needs a Host header.');
+}
+
+/**
+ * Node's HTTP parser refuses some requests before Fastify sees them (CL with TE, a bad
+ * Content-Length, oversized headers, header timeouts); they get the same problem+json as the rest.
+ */
+function answerClientError(this: FastifyInstance, error: Error & { code?: string }, socket: Duplex): void {
+  // A reset socket has no one to answer (Node's own handling does the same).
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const problem =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? new QuireError('headers_too_large', 'The request line and headers exceed 16 KiB.')
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? new QuireError('request_timeout', 'The request headers did not arrive in time.')
+        : new QuireError('invalid_request', 'The HTTP request is malformed.');
+  this.log.debug({ code: error.code }, 'client error');
+  // Like Node's own handler: once an answer has started, another one would corrupt the stream.
+  const started = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (!socket.writable || started?.headersSent) return void socket.destroy();
+  // The socket is half-open (the server allows it): close it once the answer is written.
+  socket.end(rawProblemResponse(problem, `req_${ulid()}`), () => socket.destroy());
+  setTimeout(() => socket.destroy(), 1_000).unref();
+}
+
+/** Router-level refusals (an over-long or badly encoded path), which bypass the error handler. */
+function answerFrameworkError(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  void sendProblem(reply, toQuireError(error));
 }
 
 /** Bodies up to this size are read to the end after an early error; larger ones close the connection. */

@@ -35,7 +35,8 @@ const KEY = /^[\x20-\x7e]{1,255}$/;
 /** A claim left by a process that died is taken over after this; longer than any upload we allow. */
 const LOCK_MS = 60 * 60_000;
 /** Statuses of requests refused before they started (docs/api.md §4): the key stays usable. */
-const REFUSALS = new Set([400, 401, 403, 413, 415, 429]);
+// 408: a body cut for idleness was never a whole request.
+const REFUSALS = new Set([400, 401, 403, 408, 413, 415, 429]);
 
 /** The key from the header: 1–255 printable ASCII characters, or an sf-string (RFC 9651). */
 export function parseIdempotencyKey(header: string | string[] | undefined): string | undefined {

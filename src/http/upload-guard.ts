@@ -3,7 +3,15 @@
 import { Transform, type TransformCallback } from 'node:stream';
 import { QuireError } from '../errors/quire-error.js';
 import { SNIFF_BYTES, sniffContentType } from './sniff.js';
-import type { UploadLimits } from './upload.js';
+
+/** The caller's plan limits, already capped by the server-wide settings. */
+export interface UploadLimits {
+  maxFileBytes: number;
+  maxTotalBytes: number;
+  maxFiles: number;
+  /** Named in the 413 so the client knows which limit it hit (contract §5). */
+  plan: string;
+}
 
 /** The request-wide counter every file's guard adds to. */
 export interface UploadTotals {

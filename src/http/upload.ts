@@ -8,16 +8,8 @@ import type { BlobStore } from '../blobs/types.js';
 import { QuireError } from '../errors/quire-error.js';
 import type { InputFile } from '../model/job.js';
 import type { CatalogEntry, ToolCatalog } from '../tools/lib/catalog.js';
-import { UploadGuard } from './upload-guard.js';
-
-/** The caller's plan limits, already capped by the server-wide settings. */
-export interface UploadLimits {
-  maxFileBytes: number;
-  maxTotalBytes: number;
-  maxFiles: number;
-  /** Named in the 413 so the client knows which limit it hit (docs/api.md §5). */
-  plan: string;
-}
+import { escapePointer, JSON_MAX_BYTES, jsonShapeError } from './json-shape.js';
+import { UploadGuard, type UploadLimits } from './upload-guard.js';
 
 export interface ReceivedJob {
   entry: CatalogEntry;
@@ -53,7 +45,7 @@ export async function receiveJobUpload(
   const state = new UploadState();
   try {
     for await (const part of request.parts()) {
-      if (part.type === 'field') readField(part.fieldname, fieldText(part), state, catalog);
+      if (part.type === 'field') readField(part.fieldname, fieldValue(part), state, catalog);
       // Clients that send JSON as a Blob (FormData) produce a file part; read it as the text it is.
       else if (TEXT_PARTS.includes(part.fieldname))
         readField(part.fieldname, await fileText(part), state, catalog);
@@ -67,10 +59,18 @@ export async function receiveJobUpload(
 }
 
 const TEXT_PARTS = ['tool', 'options', 'metadata'];
-/** The multipart plugin's own cap on a text field, applied too when a text part comes as a file. */
-const TEXT_PART_MAX_BYTES = 64 * 1024;
+/** The contract's cap on a text part however it is sent (plain field, JSON-typed field or file). */
+const TEXT_PART_MAX_BYTES = JSON_MAX_BYTES;
+/**
+ * What the multipart plugin reads of one field. Above the contract's cap so a JSON-typed part is
+ * never cut before the plugin parses it (a cut one fails without its name); the cap is ours.
+ */
+export const FIELD_READ_MAX_BYTES = 4 * TEXT_PART_MAX_BYTES;
 
-function readField(name: string, value: string, state: UploadState, catalog: ToolCatalog): void {
+/** A text part's content: its text, or the value the plugin already parsed from a JSON-typed part. */
+type FieldValue = { text: string } | { parsed: unknown };
+
+function readField(name: string, value: FieldValue, state: UploadState, catalog: ToolCatalog): void {
   if (!TEXT_PARTS.includes(name)) {
     throw new QuireError(
       'invalid_request',
@@ -87,7 +87,7 @@ function readField(name: string, value: string, state: UploadState, catalog: Too
   }
   state.seen.add(name);
   if (name === 'tool') {
-    const entry = catalog.get(value);
+    const entry = catalog.get(toolName(value));
     if (!entry)
       throw new QuireError('unknown_tool', 'No tool has this name; GET /api/v1/tools lists them.', {
         errors: [{ field: 'tool', detail: 'is not a known tool' }],
@@ -99,7 +99,7 @@ function readField(name: string, value: string, state: UploadState, catalog: Too
       );
     state.entry = entry;
   } else if (name === 'options') {
-    state.rawOptions = parseJsonObject(value, 'options');
+    state.rawOptions = boundedObject(value, 'options', 'invalid_options');
   } else {
     state.metadata = parseMetadata(value);
   }
@@ -110,27 +110,63 @@ function readField(name: string, value: string, state: UploadState, catalog: Too
 }
 
 /** A part sent as application/json arrives already parsed by the multipart plugin. */
-function fieldText(part: MultipartValue): string {
-  return typeof part.value === 'string' ? part.value : JSON.stringify(part.value);
+function fieldValue(part: MultipartValue): FieldValue {
+  if (part.mimetype !== 'application/json') {
+    if (part.valueTruncated) throw partTooLarge(part.fieldname);
+    return { text: String(part.value) };
+  }
+  return { parsed: part.value };
 }
 
-async function fileText(part: MultipartFile): Promise<string> {
+function partTooLarge(name: string): QuireError {
+  const detail = `is larger than ${TEXT_PART_MAX_BYTES} bytes`;
+  if (name === 'options' || name === 'metadata')
+    return new QuireError(`invalid_${name}`, `The "${name}" part ${detail}.`, {
+      errors: [{ pointer: `/${name}`, detail }],
+    });
+  return new QuireError('invalid_request', `The "${name}" part ${detail}.`, {
+    errors: [{ field: name, detail }],
+  });
+}
+
+function toolName(value: FieldValue): string {
+  if ('text' in value) return value.text;
+  if (typeof value.parsed === 'string') return value.parsed;
+  throw new QuireError('unknown_tool', 'The "tool" part must be a tool name.', {
+    errors: [{ field: 'tool', detail: 'is not a known tool' }],
+  });
+}
+
+/** The part as a JSON object within the depth, size and well-formed-text bounds, or its error. */
+function boundedObject(
+  value: FieldValue,
+  field: 'options' | 'metadata',
+  code: 'invalid_options' | 'invalid_metadata',
+): Record<string, unknown> {
+  const parsed = 'text' in value ? parseJson(value.text, field) : value.parsed;
+  const shape = jsonShapeError(parsed);
+  if (shape) {
+    throw new QuireError(code, `The "${field}" part ${shape.detail}.`, {
+      errors: [{ pointer: `/${field}${shape.pointer}`, detail: shape.detail }],
+    });
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new QuireError('invalid_request', `The "${field}" part must be a JSON object.`, {
+      errors: [{ field, detail: 'must be a JSON object' }],
+    });
+  }
+  return parsed as Record<string, unknown>;
+}
+
+async function fileText(part: MultipartFile): Promise<FieldValue> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of part.file as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > TEXT_PART_MAX_BYTES) {
-      throw new QuireError(
-        'invalid_request',
-        `The "${part.fieldname}" part is larger than ${TEXT_PART_MAX_BYTES} bytes.`,
-        {
-          errors: [{ field: part.fieldname, detail: 'is too large' }],
-        },
-      );
-    }
+    if (size > TEXT_PART_MAX_BYTES) throw partTooLarge(part.fieldname);
     chunks.push(chunk);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return { text: Buffer.concat(chunks).toString('utf8') };
 }
 
 async function storeFile(
@@ -224,27 +260,20 @@ function unsupported(entry: CatalogEntry | undefined): QuireError {
   });
 }
 
-function parseJsonObject(value: string, field: string): Record<string, unknown> {
-  let parsed: unknown;
+function parseJson(value: string, field: string): unknown {
   try {
-    parsed = JSON.parse(value);
+    return JSON.parse(value);
   } catch {
     throw new QuireError('invalid_request', `The "${field}" part is not valid JSON.`, {
       errors: [{ field, detail: 'is not valid JSON' }],
     });
   }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-    throw new QuireError('invalid_request', `The "${field}" part must be a JSON object.`, {
-      errors: [{ field, detail: 'must be a JSON object' }],
-    });
-  }
-  return parsed as Record<string, unknown>;
 }
 
-function parseMetadata(value: string): Record<string, string> {
-  const parsed = parseJsonObject(value, 'metadata');
+function parseMetadata(value: FieldValue): Record<string, string> {
+  const parsed = boundedObject(value, 'metadata', 'invalid_metadata');
   const errors = Object.entries(parsed).flatMap(([key, v]) => {
-    const pointer = `/metadata/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`;
+    const pointer = `/metadata/${escapePointer(key)}`;
     if (typeof v !== 'string') return [{ pointer, detail: 'must be a string' }];
     if (key.length === 0 || key.length > METADATA_MAX_KEY)
       return [{ pointer, detail: `key must be 1–${METADATA_MAX_KEY} characters` }];

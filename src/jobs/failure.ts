@@ -58,6 +58,11 @@ export function failureKind(code: ErrorCode): FailureKind {
     case 'range_not_satisfiable':
     case 'unsupported_media_type':
     case 'rate_limited':
+    case 'invalid_multipart':
+    case 'request_timeout':
+    case 'uri_too_long':
+    case 'concurrent_uploads_exceeded':
+    case 'headers_too_large':
       return 'request';
   }
 }

@@ -15,13 +15,26 @@ export class BlockedAddressError extends Error {
 /**
  * Only ipaddr.js's `unicast` range is public: everything else it names (loopback, private,
  * uniqueLocal fc00::/7, linkLocal incl. 169.254.169.254, carrierGradeNat 100.64/10, multicast,
- * unspecified, broadcast, reserved, 6to4, teredo, NAT64 …) can reach inside a network. `process`
+ * unspecified, broadcast, reserved, 6to4 2002::/16, Teredo 2001::/32, NAT64 64:ff9b::/96 …) can reach
+ * inside a network, whichever IPv4 address they embed. `process`
  * first turns IPv4-mapped IPv6 (::ffff:10.0.0.1) into the IPv4 address it really is.
  */
 export function isPublicAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return false;
-  return ipaddr.process(address).range() === 'unicast';
+  const parsed = ipaddr.process(address);
+  if (parsed.range() !== 'unicast') return false;
+  return !(parsed.kind() === 'ipv6' && TRANSITION_V6.some((range) => parsed.match(range)));
 }
+
+/**
+ * IPv6 forms that carry an IPv4 address but that ipaddr.js calls `unicast`: IPv4-compatible
+ * ::a.b.c.d (deprecated by RFC 4291 §2.5.5.1; WHATWG turns [::127.0.0.1] into [::7f00:1], and some
+ * stacks still route it to the embedded IPv4 address) and the local-use NAT64 prefix of RFC 8215.
+ */
+const TRANSITION_V6: [ipaddr.IPv6, number][] = [
+  ipaddr.IPv6.parseCIDR('::/96'),
+  ipaddr.IPv6.parseCIDR('64:ff9b:1::/48'),
+];
 
 /** The URL's host as an address or name: WHATWG parsing already turned `2130706433` into 127.0.0.1. */
 export function hostOf(url: URL): string {

@@ -27,10 +27,12 @@ afterAll(async () => {
 const curl = (...args: string[]) => execFileSync('curl', ['-sS', ...args], { encoding: 'utf8' });
 
 describe('quick start', () => {
-  it('prints the first API key once and writes it to data/initial-api-key with mode 0600', async () => {
+  // Printing the key itself at a terminal is checked in test/hostile/http-initial-key.test.ts.
+  it('writes the first API key to data/initial-api-key with mode 0600 and, off a terminal, prints only that path', async () => {
     const key = await readInitialKey(dataDir);
     expect(key).toMatch(/^qk_live_[0-9A-Za-z]{8}_[0-9A-Za-z]{43}$/);
-    expect(cli.output()).toContain(key);
+    expect(cli.output()).not.toContain(key);
+    expect(cli.output()).toContain(path.join(dataDir, 'initial-api-key'));
     expect((await stat(path.join(dataDir, 'initial-api-key'))).mode & 0o777).toBe(0o600);
   });
 

@@ -39,6 +39,24 @@ export const limits = {
     'uploadMaxFiles',
     int(1, 1_000, 50, 'Most files in one job, for every plan (a plan’s `files_per_job` applies below it).'),
   ),
+  QUIRE_UPLOAD_IDLE_TIMEOUT_MS: setting(
+    'uploadIdleTimeoutMs',
+    int(
+      100,
+      3_600_000,
+      30_000,
+      'A request body that sends no byte for this long is cut (408 `request_timeout`) and its partial upload deleted.',
+    ),
+  ),
+  QUIRE_UPLOAD_MAX_CONCURRENT_PER_ACCOUNT: setting(
+    'uploadMaxConcurrentPerAccount',
+    int(
+      1,
+      100_000,
+      8,
+      'Job uploads one account may have in progress at once per API process; more get 429 `concurrent_uploads_exceeded`.',
+    ),
+  ),
 } satisfies Section;
 
 type Limits = SectionValues<typeof limits>;
