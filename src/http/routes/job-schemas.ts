@@ -12,9 +12,13 @@ export const JobSchema = Type.Object(
     id: Type.String({ description: '`job_` + ULID.' }),
     object: Type.Literal('job'),
     tool: Type.String({ description: 'Tool name.' }),
-    options: Type.Record(Type.String(), Type.Unknown(), {
-      description: 'The validated options with defaults filled in; secret options read `[redacted]`.',
-    }),
+    options: Type.Object(
+      {},
+      {
+        additionalProperties: true,
+        description: 'The validated options with defaults filled in; secret options read `[redacted]`.',
+      },
+    ),
     status: ref('JobStatus'),
     progress: Type.Integer({ minimum: 0, maximum: 100, description: '0–99 until the job succeeds, then 100.' }),
     attempts: Type.Integer({ minimum: 0, description: 'Times a worker has started the job.' }),
@@ -27,7 +31,7 @@ export const JobSchema = Type.Object(
         }),
       ),
     }),
-    metadata: Type.Record(Type.String(), Type.String(), { description: 'As sent; `{}` if none.' }),
+    metadata: Type.Object({}, { additionalProperties: Type.String(), description: 'As sent; `{}` if none.' }),
     created_at: time('When the job was created.'),
     started_at: Type.Optional(time('When a worker first claimed it.')),
     completed_at: Type.Optional(time('When it succeeded, failed or was canceled.')),
