@@ -7,6 +7,7 @@ import { Client } from '../support/client.js';
 import { type InjectServer, startInjectServer } from '../support/inject.js';
 import { OpenApiCheck } from '../support/openapi-check.js';
 
+// biome-ignore lint/suspicious/noExplicitAny: the test walks an untyped JSON document
 type Json = Record<string, any>;
 let server: InjectServer;
 let document: Json;
@@ -65,7 +66,9 @@ describe('operations', () => {
 
   it('takes Idempotency-Key on every keyed POST', () => {
     for (const { method, op } of operations.filter((o) => o.method === 'post')) {
-      expect(op.parameters, op.operationId).toContainEqual({ $ref: '#/components/parameters/IdempotencyKey' });
+      expect(op.parameters, op.operationId).toContainEqual({
+        $ref: '#/components/parameters/IdempotencyKey',
+      });
       expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['409', '422']));
       expect(method).toBe('post');
     }

@@ -7,7 +7,14 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 type Json = Record<string, unknown>;
 
 /** Transport headers every response may carry; they describe the connection, not the API. */
-const TRANSPORT = new Set(['content-type', 'content-length', 'date', 'connection', 'keep-alive', 'transfer-encoding']);
+const TRANSPORT = new Set([
+  'content-type',
+  'content-length',
+  'date',
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+]);
 
 interface Operation {
   pattern: RegExp;
@@ -31,8 +38,13 @@ export class OpenApiCheck {
       const literal = path.replace(/[.*+?^$()|[\]\\]/g, '\\$&');
       const pattern = new RegExp(`^${literal.replace(/\{[^}]+\}/g, '[^/]+')}$`);
       for (const [method, operation] of Object.entries(item)) {
-        const pointer = `#/paths/${escape(path)}/${method}`;
-        this.operations.push({ pattern, method, pointer, responses: operation.responses as Record<string, Json> });
+        const pointer = `#/paths/${pointerToken(path)}/${method}`;
+        this.operations.push({
+          pattern,
+          method,
+          pointer,
+          responses: operation.responses as Record<string, Json>,
+        });
       }
     }
   }
@@ -60,14 +72,15 @@ export class OpenApiCheck {
     if (!media) return [...problems, `${where}: content type ${type} not documented`];
     if (!/json$/.test(media)) return problems;
     const body = await response.clone().json();
-    return [...problems, ...this.validate(`${pointer}/content/${escape(media)}/schema`, body, where)];
+    return [...problems, ...this.validate(`${pointer}/content/${pointerToken(media)}/schema`, body, where)];
   }
 
   private checkHeaders(documented: Json, response: Response, where: string): string[] {
     const headers = this.resolveHeaders((documented.headers ?? {}) as Record<string, Json>);
     const problems: string[] = [];
     for (const name of response.headers.keys()) {
-      if (!TRANSPORT.has(name) && !headers.has(name)) problems.push(`${where}: header ${name} not documented`);
+      if (!TRANSPORT.has(name) && !headers.has(name))
+        problems.push(`${where}: header ${name} not documented`);
     }
     for (const [name, header] of headers) {
       if (header.required === true && !response.headers.has(name))
@@ -95,7 +108,7 @@ export class OpenApiCheck {
   }
 }
 
-function escape(segment: string): string {
+function pointerToken(segment: string): string {
   return segment.replaceAll('~', '~0').replaceAll('/', '~1');
 }
 
@@ -123,7 +136,10 @@ const checks = new WeakMap<typeof fetch, Map<string, Promise<OpenApiCheck>>>();
 /** The check for the server behind `send` and `baseUrl`, from its live document (fetched once). */
 export function openApiCheckFor(send: typeof fetch, baseUrl: string): Promise<OpenApiCheck> {
   let byBase = checks.get(send);
-  if (!byBase) checks.set(send, (byBase = new Map()));
+  if (!byBase) {
+    byBase = new Map();
+    checks.set(send, byBase);
+  }
   let check = byBase.get(baseUrl);
   if (!check) {
     check = send(new URL('/openapi.json', baseUrl))

@@ -20,7 +20,11 @@ export const JobSchema = Type.Object(
       },
     ),
     status: ref('JobStatus'),
-    progress: Type.Integer({ minimum: 0, maximum: 100, description: '0–99 until the job succeeds, then 100.' }),
+    progress: Type.Integer({
+      minimum: 0,
+      maximum: 100,
+      description: '0–99 until the job succeeds, then 100.',
+    }),
     attempts: Type.Integer({ minimum: 0, description: 'Times a worker has started the job.' }),
     input: Type.Object({
       files: Type.Array(
@@ -75,7 +79,9 @@ export const JobListSchema = Type.Object({
 });
 
 export const DownloadLinkSchema = Type.Object({
-  url: Type.String({ description: 'The temporary link; relative for local storage unless a base URL is set.' }),
+  url: Type.String({
+    description: 'The temporary link; relative for local storage unless a base URL is set.',
+  }),
   expires_at: time('When the link stops working.'),
 });
 
@@ -133,7 +139,11 @@ export const jobSchemas = {
       additionalProperties: false,
       properties: {
         status: { type: 'string', enum: [...jobStatuses] },
-        tool: { type: 'string', maxLength: 64, description: 'A tool name; an unknown one gives an empty list.' },
+        tool: {
+          type: 'string',
+          maxLength: 64,
+          description: 'A tool name; an unknown one gives an empty list.',
+        },
         limit: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
         starting_after: {
           type: 'string',
@@ -220,7 +230,9 @@ export const jobSchemas = {
             schema: {
               type: 'string',
               description: 'Server-Sent Events; every `data` line is a `Job` (components/schemas/Job).',
-              examples: ['event: job\nid: processing-42\ndata: {"id":"job_…","object":"job","status":"processing","progress":42}\n\n'],
+              examples: [
+                'event: job\nid: processing-42\ndata: {"id":"job_…","object":"job","status":"processing","progress":42}\n\n',
+              ],
             },
           },
         },

@@ -18,9 +18,9 @@ export const opsComponents = {
           {
             description: 'Each engine program by name.',
             additionalProperties: Type.Object({
-            status: Type.Union([Type.Literal('ok'), Type.Literal('missing')]),
-            version: Type.Optional(Type.String()),
-            reason: Type.Optional(Type.String()),
+              status: Type.Union([Type.Literal('ok'), Type.Literal('missing')]),
+              version: Type.Optional(Type.String()),
+              reason: Type.Optional(Type.String()),
             }),
           },
         ),
