@@ -22,6 +22,7 @@ import { rawProblemResponse, sendProblem, toQuireError } from './problem.js';
 import { authenticateAndLimit } from './rate-limit.js';
 import { registerAccountRoutes } from './routes/accounts.js';
 import { registerFileRoutes } from './routes/files.js';
+import { registerHomeRoute } from './routes/home.js';
 import { registerJobRoutes } from './routes/jobs.js';
 import { registerOpsRoutes } from './routes/ops.js';
 import { registerToolRoutes } from './routes/tools.js';
@@ -133,6 +134,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerIdempotency(app, deps);
   trackRoutes(app);
   await registerDocs(app, deps);
+  registerHomeRoute(app);
   registerOpsRoutes(app, deps);
   registerToolRoutes(app, deps);
   registerJobRoutes(app, deps);
