@@ -31,7 +31,7 @@ export function registerUploadSlots(app: FastifyInstance, settings: UploadSlotSe
         'concurrent_uploads_exceeded',
         `This account already has ${held} uploads in progress, the most allowed at once; retry when one finishes.`,
         {
-          extras: { limit: settings.maxConcurrentPerAccount },
+          extras: { limit: 'concurrent_uploads', quota: settings.maxConcurrentPerAccount },
           headers: { 'Retry-After': '1' },
         },
       );

@@ -243,7 +243,11 @@ describe('the per-account cap on uploads in progress', () => {
     expect(third.status).toBe(429);
     expect(third.headers.get('content-type')).toBe('application/problem+json; charset=utf-8');
     expect(third.headers.get('retry-after')).toBe('1');
-    expect(await third.json()).toMatchObject({ code: 'concurrent_uploads_exceeded', limit: 2 });
+    expect(await third.json()).toMatchObject({
+      code: 'concurrent_uploads_exceeded',
+      limit: 'concurrent_uploads',
+      quota: 2,
+    });
     await new Client(server.url, bob.key).submit({
       tool: 'rotate',
       options: { angle: 90 },

@@ -39,7 +39,11 @@ export const ProblemSchema = Type.Object(
     max_endpoints: Type.Optional(Type.Integer()),
     limit_bytes: Type.Optional(Type.Integer({ description: '413: the limit that was exceeded.' })),
     plan: Type.Optional(Type.String({ description: 'The caller’s plan.' })),
-    limit: Type.Optional(Type.String({ description: '429: `requests` or `failed_authentication`.' })),
+    limit: Type.Optional(
+      Type.String({
+        description: '429: which limit: `requests`, `failed_authentication` or `concurrent_uploads`.',
+      }),
+    ),
     policy: Type.Optional(Type.String()),
     quota: Type.Optional(Type.Integer()),
     window_seconds: Type.Optional(Type.Number()),
