@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs everything Quire needs on Debian 12 (Node >= 20 present): the PDF engines through
-# apt-get when missing, the npm dependencies when the lockfile changed, and the build.
+# apt-get when missing, pyHanko into its venv, the npm dependencies when the lockfile changed, and the build.
 # Safe to run any number of times; each step is skipped when already done.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -66,6 +66,28 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$lock_sum" ]; then
   log "installing npm dependencies"
   npm ci --no-audit --no-fund --loglevel=error
   echo "$lock_sum" > "$stamp"
+fi
+
+# pyHanko (PAdES signing and validation for `sign` and `verify-signatures`) is on PyPI only, so it
+# lives in its own venv beside the code (src/engines/pyhanko/pyhanko.ts looks there), with its
+# validator. Pinned; reinstalled only when the installed version differs. Optional at run time: without
+# it the probe reports pyhanko missing and the two tools are disabled.
+pyhanko_version=0.38.0 certvalidator_version=0.33.0 pyhanko_venv=.venv/pyhanko
+if [ "$("$pyhanko_venv/bin/python" -c 'from pyhanko.version import __version__; print(__version__)' 2>/dev/null)" != "$pyhanko_version" ]; then
+  log "installing pyHanko $pyhanko_version into $pyhanko_venv"
+  if ! "$pyhanko_venv/bin/python" -m pip --version >/dev/null 2>&1; then
+    rm -rf "$pyhanko_venv"
+    # Debian's python3 makes a venv only with python3-venv installed (ensurepip is split out).
+    if ! python3 -m venv "$pyhanko_venv" >/dev/null 2>&1 && [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null; then
+      rm -rf "$pyhanko_venv"
+      DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null
+      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3-venv >/dev/null
+      python3 -m venv "$pyhanko_venv"
+    fi
+  fi
+  "$pyhanko_venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-cache-dir \
+    "pyhanko==$pyhanko_version" "pyhanko-certvalidator==$certvalidator_version" ||
+    log "pyHanko could not be installed; sign and verify-signatures are disabled"
 fi
 
 # The S3 blob tests start a real S3-compatible server on loopback: SeaweedFS's `weed`, a static binary
