@@ -8,8 +8,12 @@ import { outputName, workFile } from './lib/output-name.js';
 import { StringEnum } from './lib/schema.js';
 import { defineTool } from './lib/types.js';
 
-/** A .p12 holding a key, its certificate and a chain is a few KiB; 64 KiB leaves room for long chains. */
-const MAX_BUNDLE_BASE64 = 87_384;
+/**
+ * A .p12 with a key, its certificate and a chain of a few certificates is under 10 KiB. The whole
+ * options part of a request is capped at 64 KiB (src/http/upload.ts), so 48 Ki characters of base64
+ * (36 KiB of bundle) leave room for the other options.
+ */
+const MAX_BUNDLE_BASE64 = 49_152;
 
 /**
  * The opening bytes of a real PKCS#12 export, cut short so the example is no usable bundle; the

@@ -1,19 +1,19 @@
 // Engine tier: `sign` makes PAdES signatures that poppler's pdfsig (an independent validator) and
 // `verify-signatures` accept, that both call broken after one changed byte, with the typed errors
 // for a wrong password, a non-PKCS#12 bundle, an encrypted input and a refused time-stamp authority.
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { SignatureReport } from '../../src/engines/pyhanko/pyhanko.js';
-import { createPyhanko } from '../../src/engines/pyhanko/pyhanko.js';
+import { createPyhanko, PYHANKO_PYTHON } from '../../src/engines/pyhanko/pyhanko.js';
 import { signTool } from '../../src/tools/sign.js';
 import { verifySignaturesTool } from '../../src/tools/verify-signatures.js';
 import { guardedLookup } from '../../src/webhooks/address-guard.js';
 import { pageText } from '../support/pdf-checks.js';
-import { makeTestPki, type TestPki, tamperSignedRange } from '../support/test-pki.js';
+import { makeTestPki, makeTsaCertificate, type TestPki, tamperSignedRange } from '../support/test-pki.js';
 import { corpus, runTool } from '../support/tool-context.js';
 
 const exec = promisify(execFile);
@@ -162,6 +162,42 @@ describe('verify-signatures', () => {
 });
 
 describe('time-stamp authority', () => {
+  const pyhankoWith = (url: string, allowPrivate: boolean) =>
+    createPyhanko(
+      { timeoutMs: 60_000, memoryBytes: 2 * 1024 ** 3 },
+      { isolateNetwork: false, timestampAuthority: { url, lookup: guardedLookup(allowPrivate) } },
+    );
+
+  it('signs PAdES B-T through a TSA the guard admits, and verify reports the timestamp valid', async () => {
+    const tsa = await makeTsaCertificate(scratch);
+    const server = spawn(
+      PYHANKO_PYTHON,
+      [path.join(import.meta.dirname, '../support/tsa-server.py'), tsa.certFile, tsa.keyFile],
+      {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
+    try {
+      const port = await new Promise<string>((resolve) =>
+        server.stdout.once('data', (d) => resolve(String(d).trim())),
+      );
+      const output = path.join(scratch, 'b-t.pdf');
+      const signedBt = await pyhankoWith(`http://127.0.0.1:${port}/tsa`, true).sign(
+        corpus(PDF),
+        output,
+        { pkcs12: pki.bundleBase64, password: pki.password },
+        { workDir: scratch },
+      );
+      expect(signedBt.level).toBe('B-T');
+      expect(await pdfsig(output)).toContain('Signature is Valid');
+      const [signature] = await verify(output, [pki.caPem, tsa.certPem]);
+      expect(signature!.timestamp).toMatchObject({ valid: true });
+      expect(Math.abs(Date.parse(signature!.timestamp!.time!) - Date.now())).toBeLessThan(10 * 60_000);
+    } finally {
+      server.kill();
+    }
+  });
+
   it('refuses a TSA whose address is not public before any request, failing timestamp_failed', async () => {
     const pyhanko = createPyhanko(
       { timeoutMs: 60_000, memoryBytes: 2 * 1024 ** 3 },

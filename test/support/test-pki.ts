@@ -49,6 +49,18 @@ export async function makeTestPki(password: string, signerName = 'Quire Test Sig
   }
 }
 
+/** A self-signed time-stamping certificate (EKU timeStamping, critical) and its key, as files in `dir`. */
+export async function makeTsaCertificate(
+  dir: string,
+): Promise<{ certFile: string; keyFile: string; certPem: string }> {
+  const certFile = path.join(dir, 'tsa.pem');
+  const keyFile = path.join(dir, 'tsa.key');
+  // biome-ignore format: one openssl command per line reads best
+  await run('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', keyFile, '-out', certFile, '-days', '30',
+    '-subj', '/CN=Quire Test TSA', '-addext', 'extendedKeyUsage=critical,timeStamping', '-addext', 'keyUsage=critical,digitalSignature']);
+  return { certFile, keyFile, certPem: await readFile(certFile, 'utf8') };
+}
+
 /** The /ByteRange [a b c d] of the last signature in `pdf`: the bytes the signature covers. */
 export function lastByteRange(pdf: Buffer): [number, number, number, number] {
   const ranges = [
