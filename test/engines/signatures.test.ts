@@ -7,13 +7,20 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { pyhankoOutcome, REFUSED_EXIT } from '../../src/engines/pyhanko/failure.js';
 import type { SignatureReport } from '../../src/engines/pyhanko/pyhanko.js';
 import { createPyhanko, PYHANKO_PYTHON } from '../../src/engines/pyhanko/pyhanko.js';
 import { signTool } from '../../src/tools/sign.js';
 import { verifySignaturesTool } from '../../src/tools/verify-signatures.js';
 import { guardedLookup } from '../../src/webhooks/address-guard.js';
 import { pageText } from '../support/pdf-checks.js';
-import { makeTestPki, makeTsaCertificate, type TestPki, tamperSignedRange } from '../support/test-pki.js';
+import {
+  damageSignatureContents,
+  makeTestPki,
+  makeTsaCertificate,
+  type TestPki,
+  tamperSignedRange,
+} from '../support/test-pki.js';
 import { corpus, runTool } from '../support/tool-context.js';
 
 const exec = promisify(execFile);
@@ -158,6 +165,50 @@ describe('sign', () => {
 describe('verify-signatures', () => {
   it('reports an empty list for an unsigned PDF', async () => {
     expect(await verify(corpus(PDF))).toEqual([]);
+  });
+
+  it('reports a signature with damaged CMS data as not valid, with the problem, instead of failing', async () => {
+    const damaged = path.join(scratch, 'damaged-cms.pdf');
+    await writeFile(damaged, damageSignatureContents(await readFile(await signed())));
+    const [signature] = await verify(damaged, [pki.caPem]);
+    expect(signature).toMatchObject({ field: 'Signature1', integrity: { signature_valid: false } });
+    expect(signature!.problem).toEqual(expect.any(String));
+  });
+});
+
+describe('driver outcome mapping', () => {
+  const result = (exitCode: number | null, stdout: string, signal: NodeJS.Signals | null = null) => ({
+    exitCode,
+    signal,
+    stdout,
+    stderrTail: 'Traceback … /tmp/secret-path',
+    stdoutTruncated: false,
+    durationMs: 1,
+  });
+
+  it.each([
+    ['invalid_password', 'invalid_password'],
+    ['invalid_certificate', 'invalid_certificate'],
+    ['certify_signed', 'invalid_options'],
+    ['invalid_trust_root', 'invalid_options'],
+    ['page_out_of_range', 'page_range_invalid'],
+    ['timestamp_failed', 'timestamp_failed'],
+    ['pdf_corrupt', 'pdf_corrupt'],
+    ['something_new', 'engine_failed'],
+  ])('maps the refusal %s to %s', (refusal, code) => {
+    expect(() => pyhankoOutcome(result(REFUSED_EXIT, `{"error": "${refusal}"}\n`))).toThrow(
+      expect.objectContaining({ code }),
+    );
+  });
+
+  it('returns the parsed result of a clean exit, and names a crash by its exit, not its output', () => {
+    expect(pyhankoOutcome(result(0, 'noise\n{"signatures": []}\n'))).toEqual({ signatures: [] });
+    expect(() => pyhankoOutcome(result(1, ''))).toThrow(
+      expect.objectContaining({ code: 'engine_failed', detail: 'pyHanko exited with code 1' }),
+    );
+    expect(() => pyhankoOutcome(result(null, '', 'SIGKILL'))).toThrow(
+      expect.objectContaining({ code: 'engine_failed', detail: 'pyHanko was killed by SIGKILL' }),
+    );
   });
 });
 

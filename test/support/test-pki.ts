@@ -94,3 +94,16 @@ export function tamperSignedRange(pdf: Buffer): { tampered: Buffer; offset: numb
   }
   throw new Error('no stream data inside the signed range');
 }
+
+/**
+ * A copy of a signed PDF with one hex digit of its /Contents (the CMS blob, outside the signed range)
+ * changed: the covered bytes are intact but the signature data is damaged.
+ */
+export function damageSignatureContents(pdf: Buffer): Buffer {
+  const [, length] = lastByteRange(pdf);
+  // /Contents <hex…> starts at the end of the first range; 300 digits in is well inside the CMS.
+  const offset = length + 300;
+  const damaged = Buffer.from(pdf);
+  damaged[offset] = damaged[offset] === 0x30 ? 0x31 : 0x30;
+  return damaged;
+}

@@ -25,6 +25,7 @@ from pyhanko.sign.fields import MDPPerm
 from pyhanko.sign.general import SigningError
 from pyhanko.sign.timestamps.api import TimeStamper
 from pyhanko.sign.validation import validate_pdf_signature, validate_pdf_timestamp
+from pyhanko.sign.validation.errors import SignatureValidationError
 from pyhanko.stamp import TextStampStyle
 from pyhanko_certvalidator import ValidationContext
 
@@ -97,6 +98,7 @@ def load_signer(bundle_b64, password):
         data = base64.b64decode(bundle_b64, validate=True)
         # Parsed first on its own: cryptography says "invalid password or PKCS12 data" for both.
         pfx = pkcs12.Pfx.load(data, strict=True)
+        # asn1crypto parses lazily: reading the content is what rejects a malformed bundle.
         pfx['auth_safe']['content'].native
     except ValueError as e:
         raise Refusal('invalid_certificate') from e
@@ -172,7 +174,36 @@ def chain_status(status, has_roots):
     return 'trusted' if status.trusted else 'untrusted'
 
 
+# Enough of pyHanko's reason for a report reader; it may quote names from the file, never secrets.
+PROBLEM_MAX_CHARS = 300
+
+
+def unverifiable(sig, error):
+    """A signature pyHanko cannot evaluate (malformed CMS, mismatched signer): reported, not a crash."""
+    try:
+        cert = sig.signer_cert
+        signer, issuer = name_of(cert, 'subject'), name_of(cert, 'issuer')
+    except Exception:
+        signer = issuer = None
+    return {
+        'field': sig.field_name,
+        'kind': 'document_timestamp' if sig.sig_object_type == '/DocTimeStamp' else 'signature',
+        'signer': signer, 'issuer': issuer, 'signing_time': None, 'timestamp': None,
+        'integrity': {'digest_valid': None, 'signature_valid': False},
+        'covers_whole_document': None, 'coverage': None, 'modifications': None, 'docmdp_ok': None,
+        'certification': None, 'chain': 'unknown', 'md_algorithm': None, 'reason': None,
+        'problem': str(error)[:PROBLEM_MAX_CHARS],
+    }
+
+
 def report(sig, context, has_roots):
+    try:
+        return evaluate(sig, context, has_roots)
+    except (SignatureValidationError, ValueError) as e:
+        return unverifiable(sig, e)
+
+
+def evaluate(sig, context, has_roots):
     timestamp_only = sig.sig_object_type == '/DocTimeStamp'
     status = (validate_pdf_timestamp(sig, validation_context=context) if timestamp_only
               else validate_pdf_signature(sig, context))
@@ -197,6 +228,7 @@ def report(sig, context, has_roots):
         'chain': chain_status(status, has_roots),
         'md_algorithm': status.md_algorithm,
         'reason': str(sig.sig_object['/Reason']) if '/Reason' in sig.sig_object else None,
+        'problem': None,
     }
 
 

@@ -27,28 +27,33 @@ export interface SignSpec {
   appearance?: { page: number; box: readonly number[]; text?: string };
 }
 
+type Name = { common_name: string | null; distinguished_name: string };
+
 export interface SignResult {
   field: string;
-  signer: { common_name: string | null; distinguished_name: string };
+  signer: Name;
   level: 'B-B' | 'B-T';
 }
 
+/** One signature as driver.py reports it; `null`s where pyHanko could not evaluate it (`problem`). */
 export interface SignatureReport {
   field: string;
   kind: 'signature' | 'document_timestamp';
-  signer: { common_name: string | null; distinguished_name: string };
-  issuer: { common_name: string | null; distinguished_name: string };
+  signer: Name | null;
+  issuer: Name | null;
   signing_time: string | null;
   timestamp: { time: string | null; valid: boolean } | null;
-  integrity: { digest_valid: boolean; signature_valid: boolean };
-  covers_whole_document: boolean;
-  coverage: string;
-  modifications: 'none' | 'form_filling' | 'annotations' | 'other';
+  integrity: { digest_valid: boolean | null; signature_valid: boolean };
+  covers_whole_document: boolean | null;
+  coverage: string | null;
+  modifications: 'none' | 'form_filling' | 'annotations' | 'other' | null;
   docmdp_ok: boolean | null;
   certification: Certification | null;
   chain: 'trusted' | 'untrusted' | 'unknown' | 'revoked';
-  md_algorithm: string;
+  md_algorithm: string | null;
   reason: string | null;
+  /** Why the signature could not be evaluated (malformed CMS, mismatched signer), else null. */
+  problem: string | null;
 }
 
 export interface PyhankoOptions {
