@@ -219,6 +219,17 @@ describe('time-stamp authority', () => {
       { isolateNetwork: false, timestampAuthority: { url, lookup: guardedLookup(allowPrivate) } },
     );
 
+  it('fails timestamp_failed when an admitted TSA does not answer', async () => {
+    await expect(
+      pyhankoWith('http://127.0.0.1:9/tsa', true).sign(
+        corpus(PDF),
+        path.join(scratch, 'never.pdf'),
+        { pkcs12: pki.bundleBase64, password: pki.password },
+        { workDir: scratch },
+      ),
+    ).rejects.toMatchObject({ code: 'timestamp_failed' });
+  });
+
   it('signs PAdES B-T through a TSA the guard admits, and verify reports the timestamp valid', async () => {
     const tsa = await makeTsaCertificate(scratch);
     const server = spawn(

@@ -23,6 +23,7 @@ from pyhanko.pdf_utils.reader import PdfFileReader
 from pyhanko.sign import fields, signers
 from pyhanko.sign.fields import MDPPerm
 from pyhanko.sign.general import SigningError
+from pyhanko.sign.timestamps import TimestampRequestError
 from pyhanko.sign.timestamps.api import TimeStamper
 from pyhanko.sign.validation import validate_pdf_signature, validate_pdf_timestamp
 from pyhanko.sign.validation.errors import SignatureValidationError
@@ -263,6 +264,10 @@ def main():
         sys.exit(REFUSED)
     except PdfReadError:
         print(json.dumps({'error': 'pdf_corrupt'}))
+        sys.exit(REFUSED)
+    except TimestampRequestError:
+        # The TSA answered, but with a rejection or a token that does not match the request.
+        print(json.dumps({'error': 'timestamp_failed'}))
         sys.exit(REFUSED)
     print(json.dumps(result))
 
