@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, type JobBody } from '../support/client.js';
 import { corpusFile } from '../support/corpus.js';
 import { startTestServer, type TestServer } from '../support/server.js';
-import { makeTestPki, type TestPki, tamperSignedRange } from '../support/test-pki.js';
+import { makeTestPki, startTestTsa, type TestPki, tamperSignedRange } from '../support/test-pki.js';
 
 const exec = promisify(execFile);
 const PDF = corpusFile('pypdf-samples__pdflatex-4-pages.pdf');
@@ -126,4 +126,36 @@ describe('sign and verify-signatures over HTTP', () => {
       expect(leaks(await readFile(path.join(server.dataDir, name))), name).toEqual([]);
     }
   });
+});
+
+describe('QUIRE_SIGN_TSA_URL', () => {
+  const signOnce = async (env: Record<string, string>) => {
+    const tsaServer = await startTestServer(env);
+    try {
+      const tsaClient = new Client(tsaServer.url, (await tsaServer.newAccount()).key);
+      return await tsaClient.run(
+        {
+          tool: 'sign',
+          options: { certificate: pki.bundleBase64, certificate_password: pki.password },
+          files: [PDF],
+        },
+        120,
+      );
+    } finally {
+      await tsaServer.close();
+    }
+  };
+
+  it('signs B-T through the configured TSA, and refuses one on a private address unless allowed', async () => {
+    const tsa = await startTestTsa(server.dataDir);
+    try {
+      const refused = await signOnce({ QUIRE_SIGN_TSA_URL: tsa.url });
+      expect(refused.error).toMatchObject({ code: 'timestamp_failed', retryable: true });
+      const allowed = await signOnce({ QUIRE_SIGN_TSA_URL: tsa.url, QUIRE_SIGN_TSA_ALLOW_PRIVATE: 'true' });
+      expect(allowed.status, JSON.stringify(allowed.error)).toBe('succeeded');
+      expect(allowed.result).toMatchObject({ level: 'B-T' });
+    } finally {
+      tsa.stop();
+    }
+  }, 240_000);
 });

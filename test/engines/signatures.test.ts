@@ -1,7 +1,7 @@
 // Engine tier: `sign` makes PAdES signatures that poppler's pdfsig (an independent validator) and
 // `verify-signatures` accept, that both call broken after one changed byte, with the typed errors
 // for a wrong password, a non-PKCS#12 bundle, an encrypted input and a refused time-stamp authority.
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -9,7 +9,7 @@ import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { pyhankoOutcome, REFUSED_EXIT } from '../../src/engines/pyhanko/failure.js';
 import type { SignatureReport } from '../../src/engines/pyhanko/pyhanko.js';
-import { createPyhanko, PYHANKO_PYTHON } from '../../src/engines/pyhanko/pyhanko.js';
+import { createPyhanko } from '../../src/engines/pyhanko/pyhanko.js';
 import { signTool } from '../../src/tools/sign.js';
 import { verifySignaturesTool } from '../../src/tools/verify-signatures.js';
 import { guardedLookup } from '../../src/webhooks/address-guard.js';
@@ -17,7 +17,7 @@ import { pageText } from '../support/pdf-checks.js';
 import {
   damageSignatureContents,
   makeTestPki,
-  makeTsaCertificate,
+  startTestTsa,
   type TestPki,
   tamperSignedRange,
 } from '../support/test-pki.js';
@@ -231,20 +231,10 @@ describe('time-stamp authority', () => {
   });
 
   it('signs PAdES B-T through a TSA the guard admits, and verify reports the timestamp valid', async () => {
-    const tsa = await makeTsaCertificate(scratch);
-    const server = spawn(
-      PYHANKO_PYTHON,
-      [path.join(import.meta.dirname, '../support/tsa-server.py'), tsa.certFile, tsa.keyFile],
-      {
-        stdio: ['ignore', 'pipe', 'inherit'],
-      },
-    );
+    const tsa = await startTestTsa(scratch);
     try {
-      const port = await new Promise<string>((resolve) =>
-        server.stdout.once('data', (d) => resolve(String(d).trim())),
-      );
       const output = path.join(scratch, 'b-t.pdf');
-      const signedBt = await pyhankoWith(`http://127.0.0.1:${port}/tsa`, true).sign(
+      const signedBt = await pyhankoWith(tsa.url, true).sign(
         corpus(PDF),
         output,
         { pkcs12: pki.bundleBase64, password: pki.password },
@@ -256,7 +246,7 @@ describe('time-stamp authority', () => {
       expect(signature!.timestamp).toMatchObject({ valid: true });
       expect(Math.abs(Date.parse(signature!.timestamp!.time!) - Date.now())).toBeLessThan(10 * 60_000);
     } finally {
-      server.kill();
+      tsa.stop();
     }
   });
 

@@ -1,10 +1,11 @@
 // A throwaway PKI made at test time with the openssl CLI (no private key is ever committed): a CA, a
 // signing certificate it issued, and that key with its chain as a password-protected PKCS#12 bundle.
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { PYHANKO_PYTHON } from '../../src/engines/pyhanko/pyhanko.js';
 
 const run = promisify(execFile);
 
@@ -59,6 +60,28 @@ export async function makeTsaCertificate(
   await run('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', keyFile, '-out', certFile, '-days', '30',
     '-subj', '/CN=Quire Test TSA', '-addext', 'extendedKeyUsage=critical,timeStamping', '-addext', 'keyUsage=critical,digitalSignature']);
   return { certFile, keyFile, certPem: await readFile(certFile, 'utf8') };
+}
+
+export interface TestTsa {
+  /** `http://127.0.0.1:<port>/tsa` */
+  url: string;
+  /** The TSA's certificate: a trust root for the timestamps it signs. */
+  certPem: string;
+  stop(): void;
+}
+
+/** A local RFC 3161 TSA (tsa-server.py, pyHanko's DummyTimeStamper) with its own certificate in `dir`. */
+export async function startTestTsa(dir: string): Promise<TestTsa> {
+  const tsa = await makeTsaCertificate(dir);
+  const script = path.join(import.meta.dirname, 'tsa-server.py');
+  const server = spawn(PYHANKO_PYTHON, [script, tsa.certFile, tsa.keyFile], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const port = await new Promise<string>((resolve, reject) => {
+    server.stdout.once('data', (d) => resolve(String(d).trim()));
+    server.once('exit', (code) => reject(new Error(`tsa-server.py exited with ${code}`)));
+  });
+  return { url: `http://127.0.0.1:${port}/tsa`, certPem: tsa.certPem, stop: () => server.kill() };
 }
 
 /** The /ByteRange [a b c d] of the last signature in `pdf`: the bytes the signature covers. */
