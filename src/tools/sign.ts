@@ -1,8 +1,7 @@
 // sign: a PAdES signature (B-B, or B-T when the server has a time-stamp authority) with a PKCS#12
 // bundle given as a secret option, optionally visible and optionally certifying (DocMDP).
 import { Type } from '@sinclair/typebox';
-import type { FieldError } from '../errors/quire-error.js';
-import { QuireError } from '../errors/quire-error.js';
+import { type FieldError, QuireError } from '../errors/quire-error.js';
 import { engineCall, onlyPdf } from './lib/inputs.js';
 import { outputName, workFile } from './lib/output-name.js';
 import { StringEnum } from './lib/schema.js';
@@ -102,13 +101,14 @@ export const signTool = defineTool({
   output: { contentType: 'application/pdf' },
   engines: ['pyhanko'],
   steps: { inspect: 10, sign: 90 },
-  checkRequest(o) {
+  checkRequest(o): FieldError[] {
     const box = o.appearance?.box;
-    if (box && (box[0]! >= box[2]! || box[1]! >= box[3]!))
-      return [
-        { pointer: '/options/appearance/box', detail: 'must be [x1, y1, x2, y2] with x1 < x2 and y1 < y2' },
-      ];
-    return [] as FieldError[];
+    if (!box) return [];
+    const [x1, y1, x2, y2] = box as [number, number, number, number];
+    if (x1 < x2 && y1 < y2) return [];
+    return [
+      { pointer: '/options/appearance/box', detail: 'must be [x1, y1, x2, y2] with x1 < x2 and y1 < y2' },
+    ];
   },
   async run(ctx) {
     const { input, pageCount } = onlyPdf(ctx);

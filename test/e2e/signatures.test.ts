@@ -98,6 +98,25 @@ describe('sign and verify-signatures over HTTP', () => {
     expect(signature).toMatchObject({ integrity: { digest_valid: false } });
   }, 180_000);
 
+  it('refuses an appearance box with its corners swapped with 400 invalid_options, echoing no secret', async () => {
+    const response = await client.createJob({
+      tool: 'sign',
+      options: {
+        certificate: pki.bundleBase64,
+        certificate_password: pki.password,
+        appearance: { page: 1, box: [300, 72, 72, 140] },
+      },
+      files: [PDF],
+    });
+    expect(response.status).toBe(400);
+    const problem = await response.text();
+    expect(JSON.parse(problem)).toMatchObject({
+      code: 'invalid_options',
+      errors: [{ pointer: '/options/appearance/box' }],
+    });
+    expect(leaks(problem)).toEqual([]);
+  });
+
   it('fails a wrong password with invalid_password without echoing it', async () => {
     const job = await client.run(
       {
