@@ -99,7 +99,8 @@ export const signTool = defineTool({
   options,
   secretOptions: ['certificate', 'certificate_password'],
   output: { contentType: 'application/pdf' },
-  engines: ['pyhanko'],
+  // qpdf opens the input (`opens: 'pdf'`): typed errors for encrypted and damaged files, the page count.
+  engines: ['pyhanko', 'qpdf'],
   steps: { inspect: 10, sign: 90 },
   checkRequest(o): FieldError[] {
     const box = o.appearance?.box;

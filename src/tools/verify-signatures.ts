@@ -48,7 +48,8 @@ export const verifySignaturesTool = defineTool({
   inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'], opens: 'pdf' },
   options,
   output: { contentType: 'application/json' },
-  engines: ['pyhanko'],
+  // qpdf opens the input (`opens: 'pdf'`): typed errors for encrypted and damaged files, the page count.
+  engines: ['pyhanko', 'qpdf'],
   steps: { inspect: 10, verify: 90 },
   async run(ctx) {
     const { input, pageCount } = onlyPdf(ctx);
