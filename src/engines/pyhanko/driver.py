@@ -57,8 +57,7 @@ class PinnedTimeStamper(TimeStamper):
     def _connection(self):
         s = self.spec
         if s['scheme'] == 'http':
-            conn = http.client.HTTPConnection(s['address'], s['port'], timeout=TSA_TIMEOUT_S)
-            return conn
+            return http.client.HTTPConnection(s['address'], s['port'], timeout=TSA_TIMEOUT_S)
         context = ssl.create_default_context()
         conn = http.client.HTTPSConnection(s['host'], s['port'], timeout=TSA_TIMEOUT_S, context=context)
         address = s['address']
@@ -121,26 +120,29 @@ def free_field_name(reader):
     return next(f'Signature{n}' for n in range(1, len(taken) + 2) if f'Signature{n}' not in taken)
 
 
-def sign(job):
-    signer = load_signer(job['pkcs12'], job['password'])
+def metadata(job, field_name):
     certify = job.get('certify')
-    meta = dict(
-        reason=job.get('reason'), location=job.get('location'),
+    return signers.PdfSignatureMetadata(
+        field_name=field_name, reason=job.get('reason'), location=job.get('location'),
         contact_info=job.get('contact'), subfilter=fields.SigSeedSubFilter.PADES, md_algorithm='sha256',
         certify=certify is not None, **({'docmdp_permissions': CERTIFY[certify]} if certify else {}))
+
+
+def sign(job):
+    signer = load_signer(job['pkcs12'], job['password'])
     timestamper = PinnedTimeStamper(job['timestamp']) if job.get('timestamp') else None
     appearance = job.get('appearance')
     with open(job['input'], 'rb') as inf:
         writer = IncrementalPdfFileWriter(inf, strict=False)
         field_name = free_field_name(writer.prev)
         if appearance:
-            pages = int(writer.root['/Pages']['/Count'])
-            if appearance['page'] > pages:
+            if appearance['page'] > int(writer.root['/Pages']['/Count']):
                 raise Refusal('page_out_of_range')
             fields.append_signature_field(writer, fields.SigFieldSpec(
                 sig_field_name=field_name, on_page=appearance['page'] - 1, box=tuple(appearance['box'])))
-        pdf_signer = signers.PdfSigner(signers.PdfSignatureMetadata(field_name=field_name, **meta), signer=signer, timestamper=timestamper,
-                                       stamp_style=stamp_style(appearance.get('text') if appearance else None))
+        pdf_signer = signers.PdfSigner(
+            metadata(job, field_name), signer=signer, timestamper=timestamper,
+            stamp_style=stamp_style(appearance.get('text') if appearance else None))
         with open(job['output'], 'wb') as outf:
             try:
                 pdf_signer.sign_pdf(writer, output=outf)
