@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs everything Quire needs on Debian 12 (Node >= 20 present): the PDF engines through
-# apt-get when missing, the npm dependencies when the lockfile changed, and the build.
+# apt-get when missing, pyHanko into its venv, the npm dependencies when the lockfile changed, and the build.
 # Safe to run any number of times; each step is skipped when already done.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,9 +24,11 @@ declare -A wanted=(
   [bwrap]=bubblewrap
 )
 # The test command also needs the tools its tests drive: curl (the quick-start session), unzip and
-# procps (result and process checks), Java and Maven (veraPDF, fetched from Maven Central).
+# procps (result and process checks), Java and Maven (veraPDF, fetched from Maven Central), openssl
+# (the signature tests make their certificates at run time; pdfsig comes with poppler-utils).
 if [ "${1:-}" = "--with-test-tools" ]; then
-  wanted+=([curl]=curl [unzip]=unzip [ps]=procps [java]=default-jre-headless [mvn]=maven)
+  wanted+=([curl]=curl [unzip]=unzip [ps]=procps [java]=default-jre-headless [mvn]=maven [openssl]=openssl
+    [pdfsig]=poppler-utils)
   # The PostgreSQL store's tests start a throwaway server from Debian's binaries (any version under
   # /usr/lib/postgresql; test/support/pg-server.ts picks the highest). The key is checked as a path
   # below, where the unexpanded pattern never exists: only added when no version is installed.
@@ -80,6 +82,28 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$lock_sum" ]; then
   log "installing npm dependencies"
   npm ci --no-audit --no-fund --loglevel=error
   echo "$lock_sum" > "$stamp"
+fi
+
+# pyHanko (PAdES signing and validation for `sign` and `verify-signatures`) is on PyPI only, so it
+# lives in its own venv beside the code (src/engines/pyhanko/pyhanko.ts looks there), with its
+# validator. Pinned; reinstalled only when the installed version differs. Optional at run time: without
+# it the probe reports pyhanko missing and the two tools are disabled.
+pyhanko_version=0.38.0 certvalidator_version=0.33.0 pyhanko_venv=.venv/pyhanko
+if [ "$("$pyhanko_venv/bin/python" -c 'from pyhanko.version import __version__; print(__version__)' 2>/dev/null)" != "$pyhanko_version" ]; then
+  log "installing pyHanko $pyhanko_version into $pyhanko_venv"
+  if ! "$pyhanko_venv/bin/python" -m pip --version >/dev/null 2>&1; then
+    rm -rf "$pyhanko_venv"
+    # Debian's python3 makes a venv only with python3-venv installed (ensurepip is split out).
+    if ! python3 -m venv "$pyhanko_venv" >/dev/null 2>&1 && [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null; then
+      rm -rf "$pyhanko_venv"
+      DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null
+      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3-venv >/dev/null
+      python3 -m venv "$pyhanko_venv"
+    fi
+  fi
+  "$pyhanko_venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-cache-dir \
+    "pyhanko==$pyhanko_version" "pyhanko-certvalidator==$certvalidator_version" ||
+    log "pyHanko could not be installed; sign and verify-signatures are disabled"
 fi
 
 # The S3 blob tests start a real S3-compatible server on loopback: SeaweedFS's `weed`, a static binary

@@ -16,6 +16,7 @@ import type { Database } from '../store/types.js';
 import { ToolCatalog } from '../tools/lib/catalog.js';
 import type { AnyToolDefinition } from '../tools/lib/types.js';
 import { tools } from '../tools/registry.js';
+import { guardedLookup } from '../webhooks/address-guard.js';
 
 export interface Runtime {
   config: Config;
@@ -70,6 +71,14 @@ export async function openRuntime(
       isolateNetwork: engineStatus.some((e) => e.name === 'netns' && e.available),
       workRoot: path.join(config.tmpDir, 'pools'),
     },
+    ...(config.signing.tsaUrl
+      ? {
+          timestampAuthority: {
+            url: config.signing.tsaUrl,
+            lookup: guardedLookup(config.signing.tsaAllowPrivate),
+          },
+        }
+      : {}),
     extra: extras.engines,
   });
   const events = new JobEvents();

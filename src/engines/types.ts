@@ -1,5 +1,6 @@
 // What the engine list is made of: one module per program (its name, start-up probe and factory) and
 // the statuses those probes report to /readyz, GET /tools and the catalogue.
+import type { TimestampAuthority } from './pyhanko/timestamp.js';
 
 /** The names statuses are reported under; tools declare the ones they need. */
 export type EngineName =
@@ -10,6 +11,7 @@ export type EngineName =
   | 'tesseract'
   | 'libreoffice'
   | 'chromium'
+  | 'pyhanko'
   /** Not a program: whether engines can run in their own network namespace (reported, never required). */
   | 'netns';
 
@@ -38,6 +40,8 @@ export interface EngineSettings {
   timeoutMs: number;
   memoryBytes: number;
   heavy: HeavyEngineOptions;
+  /** The time-stamp authority `sign` asks for PAdES B-T (QUIRE_SIGN_TSA_URL); none means B-B. */
+  timestampAuthority?: TimestampAuthority;
   /** Observes every engine run's wall time, by engine. */
   observe?: (engine: EngineName, seconds: number) => void;
 }

@@ -103,6 +103,13 @@ export const errorCatalogue = {
   pdf_encrypted: { status: 422, title: 'The PDF is encrypted and needs a password', retryable: false },
   invalid_password: { status: 422, title: 'The password does not open this PDF', retryable: false },
   pdf_corrupt: { status: 422, title: 'The PDF is damaged beyond repair', retryable: false },
+  invalid_certificate: {
+    status: 422,
+    title: 'The signing certificate is not a readable PKCS#12 bundle',
+    retryable: false,
+  },
+  // The TSA is a third party: it may answer again a moment later.
+  timestamp_failed: { status: 422, title: 'The time-stamp authority gave no timestamp', retryable: true },
   page_range_invalid: {
     status: 422,
     title: 'The page selection does not fit the document',

@@ -14,6 +14,7 @@ export function failureKind(code: ErrorCode): FailureKind {
     case 'pdf_corrupt':
     case 'page_range_invalid':
     case 'unsupported_file':
+    case 'invalid_certificate':
       return 'input';
     case 'limit_pages_exceeded':
     case 'limit_page_pixels_exceeded':
@@ -22,6 +23,7 @@ export function failureKind(code: ErrorCode): FailureKind {
       return 'limit';
     case 'engine_failed':
     case 'engine_unavailable':
+    case 'timestamp_failed':
       return 'engine';
     case 'worker_lost':
     case 'internal_error':

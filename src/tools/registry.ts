@@ -19,8 +19,10 @@ import { pdfaTool } from './pdfa.js';
 import { protectTool } from './protect.js';
 import { repairTool } from './repair.js';
 import { rotateTool } from './rotate.js';
+import { signTool } from './sign.js';
 import { splitTool } from './split.js';
 import { unlockTool } from './unlock.js';
+import { verifySignaturesTool } from './verify-signatures.js';
 import { watermarkTool } from './watermark.js';
 
 export const tools: readonly AnyToolDefinition[] = [
@@ -46,6 +48,8 @@ export const tools: readonly AnyToolDefinition[] = [
   pdfaTool,
   officeToPdfTool,
   htmlToPdfTool,
+  signTool,
+  verifySignaturesTool,
 ];
 
 const byName = new Map(tools.map((tool) => [tool.name, tool]));

@@ -48,6 +48,7 @@ describe('operations endpoints', () => {
       'tesseract',
       'libreoffice',
       'chromium',
+      'pyhanko',
     ]) {
       expect(ready.checks.engines[engine], engine).toMatchObject({
         status: 'ok',

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '../support/client.js';
 import { startTestServer, type TestServer } from '../support/server.js';
-import { inputsFor, type PublishedTool } from '../support/tool-samples.js';
+import { inputsFor, type PublishedTool, sampleOptions } from '../support/tool-samples.js';
 
 let server: TestServer;
 let client: Client;
@@ -24,7 +24,8 @@ describe('published option examples', () => {
     const submitted: Array<{ label: string; id: string }> = [];
     for (const tool of published.filter((t) => t.available)) {
       for (const example of (tool.options_schema.examples as Record<string, unknown>[]) ?? []) {
-        const job = await client.submit({ tool: tool.name, options: example, files: inputsFor(tool) });
+        const options = await sampleOptions(tool, example);
+        const job = await client.submit({ tool: tool.name, options, files: inputsFor(tool) });
         submitted.push({ label: `${tool.name} ${JSON.stringify(example)}`, id: job.id });
       }
     }

@@ -1,7 +1,9 @@
 // A small real input of each type a published tool may accept, so catalogue-wide tests can submit any
-// tool: corpus files for PDFs, images and office documents, an inline page for HTML.
+// tool: corpus files for PDFs, images and office documents, an inline page for HTML; and real content
+// for options that carry a file (base64 of a declared media type), which no published example can.
 import { corpusFile } from './corpus.js';
 import type { JsonSchema } from './counter-examples.js';
+import { makeTestPki } from './test-pki.js';
 
 /** A tool as `GET /api/v1/tools` publishes it (the fields these tests read). */
 export interface PublishedTool {
@@ -29,4 +31,36 @@ export function inputsFor(tool: PublishedTool): Array<string | typeof HTML> {
   if (!type) throw new Error(`no sample input for ${tool.name} (${tool.inputs.accepts.join(', ')})`);
   const sample = type === 'text/html' ? HTML : SAMPLES[type]!;
   return Array.from({ length: Math.max(1, tool.inputs.min_files) }, () => sample);
+}
+
+/**
+ * The password published examples give for a PKCS#12 option: the samples made here are encrypted with
+ * it, so an example with a sample bundle in place of its placeholder signs for real.
+ */
+export const EXAMPLE_PKCS12_PASSWORD = 'example-password';
+
+/** Base64 content of each media type an option may declare (`contentMediaType`), made once per run. */
+const CONTENT_SAMPLES: Record<string, () => Promise<string>> = {
+  'application/x-pkcs12': async () => (await makeTestPki(EXAMPLE_PKCS12_PASSWORD)).bundleBase64,
+};
+const made = new Map<string, Promise<string>>();
+
+/**
+ * `example` with each option whose schema declares a base64 `contentMediaType` of a known sample
+ * replaced by that sample: published examples cannot hold a real key, the test run makes one.
+ */
+export async function sampleOptions(
+  tool: PublishedTool,
+  example: Record<string, unknown>,
+): Promise<Record<string, unknown>> {
+  const properties = (tool.options_schema.properties ?? {}) as Record<string, JsonSchema>;
+  const options = { ...example };
+  for (const [name, schema] of Object.entries(properties)) {
+    const type = schema.contentMediaType as string | undefined;
+    const make = type ? CONTENT_SAMPLES[type] : undefined;
+    if (!make || !(name in options) || schema.contentEncoding !== 'base64') continue;
+    if (!made.has(type!)) made.set(type!, make());
+    options[name] = await made.get(type!)!;
+  }
+  return options;
 }

@@ -32,6 +32,9 @@ export function openSqlite(file: string, options: SqliteConnectionOptions = {}):
   // fsync on every job transition.
   raw.pragma('synchronous = NORMAL');
   raw.pragma('foreign_keys = ON');
+  // Secret options (passwords, signing keys) are overwritten when their job ends; without this the
+  // old bytes would stay in the file's free space until reused.
+  raw.pragma('secure_delete = ON');
   const onQuery = options.onQuery;
   return new Kysely<Tables>({
     dialect: new SqliteDialect({ database: withStatementCache(raw) }),
