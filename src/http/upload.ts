@@ -6,8 +6,9 @@ import type { FastifyRequest } from 'fastify';
 import { jobFolder } from '../blobs/keys.js';
 import type { BlobStore } from '../blobs/types.js';
 import { QuireError } from '../errors/quire-error.js';
-import type { InputFile } from '../model/job.js';
+import type { InputFile, JobStep } from '../model/job.js';
 import type { CatalogEntry, ToolCatalog } from '../tools/lib/catalog.js';
+import { parseStepsField, underStep } from './steps-field.js';
 import { UploadGuard } from './upload-guard.js';
 
 /** The caller's plan limits, already capped by the server-wide settings. */
@@ -26,6 +27,8 @@ export interface ReceivedJob {
   inputs: InputFile[];
   /** SHA-256 (hex) of each input, in order, computed while storing (the Idempotency-Key fingerprint). */
   sha256: string[];
+  /** With a `steps` part: the steps after the first (`entry`, `options`). */
+  nextSteps?: JobStep[];
 }
 
 const METADATA_MAX_PAIRS = 16;
@@ -41,6 +44,7 @@ class UploadState {
   readonly sha256: string[] = [];
   totalBytes = 0;
   readonly seen = new Set<string>();
+  nextSteps: JobStep[] | undefined;
 }
 
 export async function receiveJobUpload(
@@ -66,7 +70,7 @@ export async function receiveJobUpload(
   }
 }
 
-const TEXT_PARTS = ['tool', 'options', 'metadata'];
+const TEXT_PARTS = ['tool', 'options', 'metadata', 'steps'];
 /** The multipart plugin's own cap on a text field, applied too when a text part comes as a file. */
 const TEXT_PART_MAX_BYTES = 64 * 1024;
 
@@ -74,7 +78,7 @@ function readField(name: string, value: string, state: UploadState, catalog: Too
   if (!TEXT_PARTS.includes(name)) {
     throw new QuireError(
       'invalid_request',
-      `Unknown form field "${name}"; expected tool, options, metadata and file parts.`,
+      `Unknown form field "${name}"; expected tool, options (or steps), metadata and file parts.`,
       {
         errors: [{ field: name, detail: 'is not a known part' }],
       },
@@ -86,6 +90,10 @@ function readField(name: string, value: string, state: UploadState, catalog: Too
     });
   }
   state.seen.add(name);
+  if (name === 'steps' || (state.seen.has('steps') && (name === 'tool' || name === 'options'))) {
+    readSteps(name, value, state, catalog);
+    return;
+  }
   if (name === 'tool') {
     const entry = catalog.get(value);
     if (!entry)
@@ -190,7 +198,8 @@ function finish(state: UploadState, catalog: ToolCatalog): ReceivedJob {
       extras: { max_files: declaredMax },
     });
   }
-  const crossErrors = entry.tool.checkRequest?.(options, state.inputs.length) ?? [];
+  const ownErrors = entry.tool.checkRequest?.(options, state.inputs.length) ?? [];
+  const crossErrors = state.nextSteps ? underStep(ownErrors, 0) : ownErrors;
   if (crossErrors.length > 0) {
     throw new QuireError('invalid_options', `The options are not valid for "${entry.tool.name}".`, {
       errors: crossErrors,
@@ -199,7 +208,21 @@ function finish(state: UploadState, catalog: ToolCatalog): ReceivedJob {
   for (const input of state.inputs) {
     if (!entry.tool.inputs.accepts.includes(input.contentType as never)) throw unsupported(entry);
   }
-  return { entry, options, metadata: state.metadata, inputs: state.inputs, sha256: state.sha256 };
+  const { metadata, inputs, sha256, nextSteps } = state;
+  return { entry, options, metadata, inputs, sha256, ...(nextSteps ? { nextSteps } : {}) };
+}
+
+/** The `steps` part stands for `tool` and `options` (its first step is them): never both. */
+function readSteps(name: string, value: string, state: UploadState, catalog: ToolCatalog): void {
+  if (name !== 'steps' || state.seen.has('tool') || state.seen.has('options')) {
+    throw new QuireError('invalid_request', 'Send either a "steps" part or "tool" and "options", not both.', {
+      errors: [{ field: name, detail: 'conflicts with the other form of the job' }],
+    });
+  }
+  const parsed = parseStepsField(value, catalog);
+  state.entry = parsed.entry;
+  state.options = parsed.options;
+  state.nextSteps = parsed.nextSteps;
 }
 
 function checkOptions(state: UploadState, catalog: ToolCatalog): Record<string, unknown> {

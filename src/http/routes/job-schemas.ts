@@ -6,14 +6,17 @@ const jobIdParams = {
   properties: { id: { type: 'string', maxLength: 64, description: 'Job id (`job_…`).' } },
 } as const;
 
+// Workflows (docs/api.md §2): steps and Prefer: wait on job creation, kept apart from the rest.
+const workflowsDescription =
+  "A `steps` part (JSON array of `{tool, options}`, 1–10) replaces `tool` and `options`: each step runs on the previous step's output. `Prefer: wait=N` holds the response until the job ends or N seconds pass (capped by QUIRE_PREFER_WAIT_MAX_S); `Preference-Applied` says the wait honoured.";
+
 const security: { [scheme: string]: string[] }[] = [{ bearerAuth: [] }, { apiKeyHeader: [] }];
 
 export const jobSchemas = {
   create: {
     tags: ['jobs'],
     summary: 'Create a job (multipart/form-data: tool, options, metadata, file…)',
-    description:
-      'Send the text parts first so that a bad tool or bad options are refused before the upload is read. Scope `jobs:write`.',
+    description: `Send the text parts first so that a bad tool or bad options are refused before the upload is read. Scope \`jobs:write\`. ${workflowsDescription}`,
     consumes: ['multipart/form-data'],
     security,
   },
