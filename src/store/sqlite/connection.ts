@@ -32,6 +32,8 @@ export function openSqlite(file: string, options: SqliteConnectionOptions = {}):
   // fsync on every job transition.
   raw.pragma('synchronous = NORMAL');
   raw.pragma('foreign_keys = ON');
+  // A scrubbed password's old bytes are zeroed in the file, not left in free space (docs/api.md §2).
+  raw.pragma('secure_delete = ON');
   const onQuery = options.onQuery;
   return new Kysely<Tables>({
     dialect: new SqliteDialect({ database: withStatementCache(raw) }),

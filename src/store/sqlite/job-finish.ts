@@ -1,13 +1,13 @@
 // How a worker ends a job on SQLite: under the write lock, the conditional update, the secret scrub
 // and the job's event, committed together (PostgreSQL does it in one statement: postgres/job-finish.ts).
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { scrubSecretOptions } from '../../model/redact.js';
 import type { JobEnding } from '../sql/dialect.js';
 import { writeJobEvent } from '../sql/job-outbox.js';
 import { noLease, type Tables } from '../sql/rows.js';
 import { withWriteLock } from './connection.js';
 
-export function finishLeased(
+export async function finishLeased(
   db: Kysely<Tables>,
   id: string,
   token: string,
@@ -23,7 +23,8 @@ export function finishLeased(
           expires_at: ending.expiresAt,
         }
       : { status: 'failed' as const, error: JSON.stringify(ending.error) };
-  return withWriteLock(db, async (conn) => {
+  let scrubbed = false;
+  const finished = await withWriteLock(db, async (conn) => {
     const ended = await conn
       .updateTable('jobs')
       .set({ ...outcome, completed_at: now, ...noLease })
@@ -34,11 +35,18 @@ export function finishLeased(
       .executeTakeFirst();
     if (!ended) return false;
     const secretOptions = JSON.parse(ended.secret_options) as string[];
-    if (secretOptions.length > 0) {
-      ended.options = JSON.stringify(scrubSecretOptions(JSON.parse(ended.options), secretOptions));
+    const options = JSON.parse(ended.options) as Record<string, unknown>;
+    // Every PDF tool declares the input password; only a job that was given a secret has one to scrub.
+    if (secretOptions.some((name) => Object.hasOwn(options, name))) {
+      ended.options = JSON.stringify(scrubSecretOptions(options, secretOptions));
       await conn.updateTable('jobs').set({ options: ended.options }).where('id', '=', id).execute();
+      scrubbed = true;
     }
     await writeJobEvent(conn, ended, now);
     return true;
   });
+  // The WAL still holds the page as it was before the scrub, password included, until a checkpoint
+  // copies the new page into the file and truncates the log.
+  if (scrubbed) await sql`pragma wal_checkpoint(TRUNCATE)`.execute(db);
+  return finished;
 }
