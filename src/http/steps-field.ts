@@ -16,6 +16,30 @@ export interface ParsedSteps {
   nextSteps: JobStep[];
 }
 
+/** The part of the upload's state a `steps` part fills in. */
+export interface StepsTarget {
+  readonly seen: ReadonlySet<string>;
+  entry: CatalogEntry | undefined;
+  options: Record<string, unknown> | undefined;
+  nextSteps: JobStep[] | undefined;
+}
+
+/**
+ * A `steps` part, or a `tool`/`options` part after one: `steps` stands for `tool` and `options` (its
+ * first step is them), so never both.
+ */
+export function readStepsPart(name: string, value: string, state: StepsTarget, catalog: ToolCatalog): void {
+  if (name !== 'steps' || state.seen.has('tool') || state.seen.has('options')) {
+    throw new QuireError('invalid_request', 'Send either a "steps" part or "tool" and "options", not both.', {
+      errors: [{ field: name, detail: 'conflicts with the other form of the job' }],
+    });
+  }
+  const parsed = parseStepsField(value, catalog);
+  state.entry = parsed.entry;
+  state.options = parsed.options;
+  state.nextSteps = parsed.nextSteps;
+}
+
 export function parseStepsField(value: string, catalog: ToolCatalog): ParsedSteps {
   const raw = parseArray(value);
   const entries = raw.map((step, index) => stepEntry(step, index, catalog));

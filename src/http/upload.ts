@@ -8,7 +8,7 @@ import type { BlobStore } from '../blobs/types.js';
 import { QuireError } from '../errors/quire-error.js';
 import type { InputFile, JobStep } from '../model/job.js';
 import type { CatalogEntry, ToolCatalog } from '../tools/lib/catalog.js';
-import { parseStepsField, underStep } from './steps-field.js';
+import { readStepsPart, underStep } from './steps-field.js';
 import { UploadGuard } from './upload-guard.js';
 
 /** The caller's plan limits, already capped by the server-wide settings. */
@@ -91,7 +91,7 @@ function readField(name: string, value: string, state: UploadState, catalog: Too
   }
   state.seen.add(name);
   if (name === 'steps' || (state.seen.has('steps') && (name === 'tool' || name === 'options'))) {
-    readSteps(name, value, state, catalog);
+    readStepsPart(name, value, state, catalog);
     return;
   }
   if (name === 'tool') {
@@ -210,19 +210,6 @@ function finish(state: UploadState, catalog: ToolCatalog): ReceivedJob {
   }
   const { metadata, inputs, sha256, nextSteps } = state;
   return { entry, options, metadata, inputs, sha256, ...(nextSteps ? { nextSteps } : {}) };
-}
-
-/** The `steps` part stands for `tool` and `options` (its first step is them): never both. */
-function readSteps(name: string, value: string, state: UploadState, catalog: ToolCatalog): void {
-  if (name !== 'steps' || state.seen.has('tool') || state.seen.has('options')) {
-    throw new QuireError('invalid_request', 'Send either a "steps" part or "tool" and "options", not both.', {
-      errors: [{ field: name, detail: 'conflicts with the other form of the job' }],
-    });
-  }
-  const parsed = parseStepsField(value, catalog);
-  state.entry = parsed.entry;
-  state.options = parsed.options;
-  state.nextSteps = parsed.nextSteps;
 }
 
 function checkOptions(state: UploadState, catalog: ToolCatalog): Record<string, unknown> {
