@@ -71,7 +71,9 @@ class StepChain {
       const at = start + (index - first) * share;
       const output = await this.runOne(index, current, at, share, file);
       if (index === this.steps.length - 1) return output;
-      if (output.parts && output.parts.length > 0) return this.fanOut(index + 1, output, at + share, end);
+      // Declared parts fan out even when there are none (no images found): the result is then an
+      // empty ZIP, as the tool alone would have given, not the archive fed to the next tool.
+      if (output.parts) return this.fanOut(index + 1, output, at + share, end);
       current = [await this.inputFor(index + 1, output)];
     }
   }
@@ -132,7 +134,7 @@ class StepChain {
   /** The rest of the chain once per packed file; their final outputs make the job's ZIP. */
   private async fanOut(next: number, packed: ToolOutput, start: number, end: number): Promise<ToolOutput> {
     const parts = packed.parts ?? [];
-    const size = (end - start) / parts.length;
+    const size = (end - start) / Math.max(1, parts.length);
     const finals: ZipEntry[] = [];
     for (const [k, part] of parts.entries()) {
       const input = await this.inputFor(next, part);
