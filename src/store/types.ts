@@ -29,6 +29,11 @@ export interface ClaimLimits {
    * worker without LibreOffice leaves office-to-pdf jobs to the workers that have it.
    */
   tools?: readonly string[];
+  /**
+   * The tools this worker lacks: a job with a later step (next_steps) of one of them is left for a
+   * worker that has them all, rather than failed with engine_unavailable at that step.
+   */
+  unavailableTools?: readonly string[];
 }
 
 export interface NewJob {

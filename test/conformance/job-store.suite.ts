@@ -97,6 +97,18 @@ function describeRecordConformance(open: OpenDatabase): void {
       await db().jobs.cancel(ALICE, job.id, T0 + 5);
       expect(await db().jobs.setStep(job.id, leaseToken, 0)).toBe(false);
     });
+
+    test('a worker lacking a later step’s tool leaves the job for one that has them all', async () => {
+      const job = await db().jobs.create(
+        newJob({ tool: 'compress', nextSteps: [{ tool: 'ocr', options: { note: '"tool":"pdfa"' } }] }),
+      );
+      const limits = { concurrentJobsByPlan: {}, defaultConcurrentJobs: 10 };
+      const noOcr = { ...limits, tools: ['compress', 'pdfa'], unavailableTools: ['ocr'] };
+      expect(await db().jobs.claimNext('w1', LEASE_MS, T0, noOcr)).toBeUndefined();
+      // A quoted tool name inside an option value is not a step.
+      const noPdfa = { ...limits, tools: ['compress', 'ocr'], unavailableTools: ['pdfa'] };
+      expect((await db().jobs.claimNext('w2', LEASE_MS, T0 + 1, noPdfa))?.job.id).toBe(job.id);
+    });
   });
 
   describe('cancel', () => {
