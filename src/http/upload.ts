@@ -6,9 +6,10 @@ import type { FastifyRequest } from 'fastify';
 import { jobFolder } from '../blobs/keys.js';
 import type { BlobStore } from '../blobs/types.js';
 import { QuireError } from '../errors/quire-error.js';
-import type { InputFile } from '../model/job.js';
+import type { InputFile, JobStep } from '../model/job.js';
 import type { CatalogEntry, ToolCatalog } from '../tools/lib/catalog.js';
 import { escapePointer, JSON_MAX_BYTES, jsonShapeError } from './json-shape.js';
+import { readStepsPart, underStep } from './steps-field.js';
 import { UploadGuard, type UploadLimits } from './upload-guard.js';
 
 export interface ReceivedJob {
@@ -18,6 +19,8 @@ export interface ReceivedJob {
   inputs: InputFile[];
   /** SHA-256 (hex) of each input, in order, computed while storing (the Idempotency-Key fingerprint). */
   sha256: string[];
+  /** With a `steps` part: the steps after the first (`entry`, `options`). */
+  nextSteps?: JobStep[];
 }
 
 const METADATA_MAX_PAIRS = 16;
@@ -33,6 +36,7 @@ class UploadState {
   readonly sha256: string[] = [];
   totalBytes = 0;
   readonly seen = new Set<string>();
+  nextSteps: JobStep[] | undefined;
 }
 
 export async function receiveJobUpload(
@@ -58,7 +62,7 @@ export async function receiveJobUpload(
   }
 }
 
-const TEXT_PARTS = ['tool', 'options', 'metadata'];
+const TEXT_PARTS = ['tool', 'options', 'metadata', 'steps'];
 /** The contract's cap on a text part however it is sent (plain field, JSON-typed field or file). */
 const TEXT_PART_MAX_BYTES = JSON_MAX_BYTES;
 /**
@@ -74,7 +78,7 @@ function readField(name: string, value: FieldValue, state: UploadState, catalog:
   if (!TEXT_PARTS.includes(name)) {
     throw new QuireError(
       'invalid_request',
-      `Unknown form field "${name}"; expected tool, options, metadata and file parts.`,
+      `Unknown form field "${name}"; expected tool, options (or steps), metadata and file parts.`,
       {
         errors: [{ field: name, detail: 'is not a known part' }],
       },
@@ -86,6 +90,10 @@ function readField(name: string, value: FieldValue, state: UploadState, catalog:
     });
   }
   state.seen.add(name);
+  if (name === 'steps' || (state.seen.has('steps') && (name === 'tool' || name === 'options'))) {
+    readStepsPart(name, value, state, catalog);
+    return;
+  }
   if (name === 'tool') {
     const entry = catalog.get(toolName(value));
     if (!entry)
@@ -226,7 +234,8 @@ function finish(state: UploadState, catalog: ToolCatalog): ReceivedJob {
       extras: { max_files: declaredMax },
     });
   }
-  const crossErrors = entry.tool.checkRequest?.(options, state.inputs.length) ?? [];
+  const ownErrors = entry.tool.checkRequest?.(options, state.inputs.length) ?? [];
+  const crossErrors = state.nextSteps ? underStep(ownErrors, 0) : ownErrors;
   if (crossErrors.length > 0) {
     throw new QuireError('invalid_options', `The options are not valid for "${entry.tool.name}".`, {
       errors: crossErrors,
@@ -235,7 +244,8 @@ function finish(state: UploadState, catalog: ToolCatalog): ReceivedJob {
   for (const input of state.inputs) {
     if (!entry.tool.inputs.accepts.includes(input.contentType as never)) throw unsupported(entry);
   }
-  return { entry, options, metadata: state.metadata, inputs: state.inputs, sha256: state.sha256 };
+  const { metadata, inputs, sha256, nextSteps } = state;
+  return { entry, options, metadata, inputs, sha256, ...(nextSteps ? { nextSteps } : {}) };
 }
 
 function checkOptions(state: UploadState, catalog: ToolCatalog): Record<string, unknown> {

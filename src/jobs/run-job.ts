@@ -7,20 +7,19 @@ import type { Config } from '../config/config.js';
 import type { JobLimits } from '../config/plans.js';
 import type { Engines } from '../engines/index.js';
 import { QuireError } from '../errors/quire-error.js';
-import type { JobResult } from '../model/job.js';
+import { type JobError, type JobResult, jobSteps, type StepRef } from '../model/job.js';
 import type { JobEvents } from '../model/job-change.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import { withWorkDir } from '../process/work-dir.js';
 import type { ClaimedJob, JobStore } from '../store/types.js';
 import type { ToolCatalog } from '../tools/lib/catalog.js';
-import { openAndRun } from '../tools/lib/inputs.js';
-import { createProgressReporter } from '../tools/lib/progress.js';
 import type { InputType, ToolInput } from '../tools/lib/types.js';
 import { failureKind, toJobError } from './failure.js';
 import { JobService } from './job-service.js';
 import { LeaseLostError } from './lease-keeper.js';
 import { ProgressWriter } from './progress-writer.js';
+import { runSteps, type StepRecord } from './steps.js';
 
 export interface RunJobDeps {
   config: Config;
@@ -78,9 +77,10 @@ export async function runJob(
     log.info({ outcome, ms: Math.round(seconds * 1000) }, 'job finished');
   };
   let terminal = false;
+  const running = new RunningStep(claim, deps);
   try {
     await withWorkDir(deps.config.tmpDir, async (workDir) => {
-      const result = await execute(claim, workDir, signal, progress, deps, limits);
+      const result = await execute(claim, workDir, signal, { progress, running }, deps, limits);
       terminal = await service.complete(claim, result, limits.resultRetentionMs, ended('succeeded'));
       // Lost the lease between the engine and the write: the job belongs to someone else now.
       if (!terminal) throw signal.reason ?? new LeaseLostError('lease lost before completion');
@@ -92,7 +92,7 @@ export async function runJob(
     } else if (signal.aborted || error instanceof LeaseLostError) {
       log.info({ why: (signal.reason as Error | undefined)?.message }, 'job stopped without writing');
     } else {
-      const jobError = toJobError(error);
+      const jobError = running.name(toJobError(error));
       const kind = failureKind(jobError.code as Parameters<typeof failureKind>[0]);
       if (kind === 'system')
         log.error({ err: { type: (error as Error).name, stack: (error as Error).stack } }, 'job failed');
@@ -104,40 +104,89 @@ export async function runJob(
   }
 }
 
-/** Inputs in (opened as the tool declares), the tool, the result out to the blob store. */
+/** Inputs in, the job's steps (each opened as its tool declares), the result out to the blob store. */
 async function execute(
   claim: ClaimedJob,
   workDir: string,
   signal: AbortSignal,
-  progress: ProgressWriter,
+  report: { progress: ProgressWriter; running: RunningStep },
   deps: RunJobDeps,
   limits: JobLimits,
 ): Promise<JobResult> {
   const { job } = claim;
-  const entry = deps.catalog.get(job.tool);
-  if (!entry?.available) throw toolMissing(job.tool);
+  const steps = jobSteps(job).map((step) => {
+    const entry = deps.catalog.get(step.tool);
+    if (!entry?.available) throw toolMissing(step.tool);
+    return { tool: entry.tool, options: step.options };
+  });
   const inputs = await fetchInputs(claim, workDir, deps.blobs);
   signal.throwIfAborted();
-  const output = await openAndRun(entry.tool, {
-    options: job.options,
-    inputs,
+  const { output, steps: done } = await runSteps(steps, inputs, {
     workDir,
     signal,
-    progress: createProgressReporter(entry.tool.steps ?? { run: 100 }, (p) => progress.offer(p.percent)),
     engines: deps.engines,
     limits: {
       maxPages: limits.maxPages,
       timeoutMs: deps.config.limits.engineTimeoutMs,
       memoryBytes: deps.config.limits.engineMemoryBytes,
     },
+    onProgress: (percent) => report.progress.offer(percent),
+    onStep: (step) => report.running.enter(step),
   });
   signal.throwIfAborted();
-  progress.stop();
+  report.progress.stop();
   // One key per attempt: an attempt that lost its lease (paused, partitioned) and uploads late can
   // only ever overwrite or delete its own object, never the result another attempt recorded.
   const blobKey = `${jobFolder(job.id)}/result-${claim.leaseToken}`;
   const { size } = await deps.blobs.upload(blobKey, output.path);
-  return { name: output.name, size, contentType: output.contentType, blobKey, facts: output.facts ?? {} };
+  // A one-tool job's facts are its tool's alone, as before steps existed.
+  const facts = steps.length === 1 ? (output.facts ?? {}) : { ...lastFacts(done), steps: done };
+  return { name: output.name, size, contentType: output.contentType, blobKey, facts };
+}
+
+/** The last step's own facts, when it ran once (not per file after a fan-out). */
+function lastFacts(done: readonly StepRecord[]): Record<string, unknown> {
+  const last = done.at(-1);
+  return last && 'facts' in last ? last.facts : {};
+}
+
+/**
+ * The step a job of several steps is running: recorded on the job for its view (under the lease,
+ * once per change) and named on the error when the job fails.
+ */
+class RunningStep {
+  private current: StepRef | undefined;
+  private readonly several: boolean;
+  private writes: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly claim: ClaimedJob,
+    private readonly deps: Pick<RunJobDeps, 'jobs' | 'events'>,
+  ) {
+    this.several = claim.job.nextSteps.length > 0;
+  }
+
+  enter(step: StepRef): void {
+    const changed = this.current?.index !== step.index;
+    this.current = step;
+    if (!this.several || !changed) return;
+    const { job, leaseToken } = this.claim;
+    // Advisory like progress: a failed write leaves the previous step shown, nothing else. Chained,
+    // so the writes land in the order the steps ran.
+    this.writes = this.writes
+      .then(() => this.deps.jobs.setStep(job.id, leaseToken, step.index))
+      .then(
+        (held) => void (held && this.deps.events.emit({ jobId: job.id, kind: 'updated' })),
+        () => undefined,
+      );
+  }
+
+  /** The job error naming the step it happened in (jobs of several steps only). */
+  name(error: JobError): JobError {
+    if (!this.several || !this.current) return error;
+    const { index, tool } = this.current;
+    return { ...error, message: `Step ${index + 1} (${tool}): ${error.message}`, step: { index, tool } };
+  }
 }
 
 async function fetchInputs(claim: ClaimedJob, workDir: string, blobs: BlobStore): Promise<ToolInput[]> {

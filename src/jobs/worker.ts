@@ -90,11 +90,12 @@ export function startWorkers(deps: RunJobDeps): Workers {
 export function claimLimits(config: Config, catalog?: ToolCatalog): ClaimLimits {
   const entries = catalog?.list() ?? [];
   const runnable = entries.filter((e) => e.available).map((e) => e.tool.name);
+  const unavailable = entries.filter((e) => !e.available).map((e) => e.tool.name);
   return {
     concurrentJobsByPlan: Object.fromEntries(
       Object.values(config.plans).map((plan) => [plan.name, plan.concurrentJobs]),
     ),
     defaultConcurrentJobs: planFor(config.plans, FALLBACK_PLAN).concurrentJobs,
-    ...(runnable.length < entries.length ? { tools: runnable } : {}),
+    ...(runnable.length < entries.length ? { tools: runnable, unavailableTools: unavailable } : {}),
   };
 }

@@ -1,5 +1,5 @@
 // The public job object (docs/api.md §2): snake_case, RFC 3339 times, secrets redacted, links.
-import type { JobRecord } from './job.js';
+import { type JobRecord, jobSteps } from './job.js';
 import { scrubSecretOptions } from './redact.js';
 
 /** RFC 3339 UTC without milliseconds, as the contract writes timestamps. */
@@ -27,6 +27,7 @@ export function jobView(job: JobRecord): Record<string, unknown> {
     expires_at: rfc3339(job.expiresAt),
     links: { self, download: `${self}/download` },
   };
+  Object.assign(view, stepsView(job));
   if (job.status === 'failed' && job.error) view.error = { ...job.error };
   if (job.status === 'succeeded' && job.result) {
     view.result = {
@@ -38,4 +39,19 @@ export function jobView(job: JobRecord): Record<string, unknown> {
     };
   }
   return view; // undefined members (unknown times) are dropped by JSON serialisation
+}
+
+/**
+ * A job of several steps shows them all (the first one's secrets redacted like `options`) and, while
+ * processing, the step running; a one-tool job shows neither.
+ */
+function stepsView(job: JobRecord): Record<string, unknown> {
+  if (job.nextSteps.length === 0) return {};
+  const steps = jobSteps(job).map((step, index) => ({
+    tool: step.tool,
+    options: index === 0 ? scrubSecretOptions(step.options, job.secretOptions) : step.options,
+  }));
+  const current = job.status === 'processing' ? job.currentStep : null;
+  const running = current === null ? undefined : steps[current];
+  return running ? { steps, step: { index: current, tool: running.tool } } : { steps };
 }

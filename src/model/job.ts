@@ -25,6 +25,20 @@ export interface JobError {
   code: string;
   message: string;
   retryable: boolean;
+  /** The step that failed, on a job of several steps (docs/api.md §2). */
+  step?: StepRef;
+}
+
+/** One step of a job: a tool and its options, run on the previous step's output. */
+export interface JobStep {
+  tool: string;
+  options: Record<string, unknown>;
+}
+
+/** A step as the job view and errors name it: its position (from 0) and its tool. */
+export interface StepRef {
+  index: number;
+  tool: string;
 }
 
 export interface JobRecord {
@@ -52,4 +66,16 @@ export interface JobRecord {
   stalls: number;
   /** Times the job has been claimed. */
   attempts: number;
+  /**
+   * The steps after the first (`tool` and `options` are the first), each run on the previous
+   * step's output; empty for a one-tool job. They hold no secrets: those go on the first step only.
+   */
+  nextSteps: JobStep[];
+  /** The step a worker is running (0 = `tool`), while the job is processing. */
+  currentStep: number | null;
+}
+
+/** Every step of the job in order, the first being its `tool` and `options`. */
+export function jobSteps(job: Pick<JobRecord, 'tool' | 'options' | 'nextSteps'>): JobStep[] {
+  return [{ tool: job.tool, options: job.options }, ...job.nextSteps];
 }

@@ -2,7 +2,7 @@
 // default) and PostgreSQL (scale-out) implement them and run the same conformance suites.
 
 import type { Account, ApiKeyRecord } from '../model/account.js';
-import type { InputFile, JobError, JobRecord, JobResult, JobStatus } from '../model/job.js';
+import type { InputFile, JobError, JobRecord, JobResult, JobStatus, JobStep } from '../model/job.js';
 import type { JobChangeNotice } from '../model/job-change.js';
 import type { WebhookStore } from './webhook-types.js';
 
@@ -29,6 +29,11 @@ export interface ClaimLimits {
    * worker without LibreOffice leaves office-to-pdf jobs to the workers that have it.
    */
   tools?: readonly string[];
+  /**
+   * The tools this worker lacks: a job with a later step (next_steps) of one of them is left for a
+   * worker that has them all, rather than failed with engine_unavailable at that step.
+   */
+  unavailableTools?: readonly string[];
 }
 
 export interface NewJob {
@@ -40,6 +45,8 @@ export interface NewJob {
   metadata: Record<string, string>;
   inputs: InputFile[];
   createdAt: number;
+  /** The steps after the first (`tool`, `options`); none for a one-tool job. */
+  nextSteps?: JobStep[];
 }
 
 export interface ListJobsQuery {
@@ -101,6 +108,8 @@ export interface JobStore {
   heldLeases(leases: ReadonlyArray<{ id: string; token: string }>): Promise<Set<string>>;
   /** Raises progress (never lowers, never to 100) while the lease is held. */
   setProgress(id: string, token: string, percent: number): Promise<boolean>;
+  /** Records the step the lease holder is running (jobs of several steps); false if the lease is lost. */
+  setStep(id: string, token: string, step: number): Promise<boolean>;
   /** processing → succeeded with the result; false (and nothing written) if the lease is lost. */
   complete(id: string, token: string, result: JobResult, expiresAt: number, now?: number): Promise<boolean>;
   /** processing → failed; false if the lease is lost. */

@@ -56,6 +56,13 @@ function keep(entry: ImageEntry, minSize: number, seen: Set<string>): boolean {
   return true;
 }
 
+/** The content type of an extracted file by the extension poppler gave it (JPEG 2000 is the rest). */
+const IMAGE_TYPES: Readonly<Record<string, string>> = {
+  '.jpg': 'image/jpeg',
+  '.png': 'image/png',
+  '.tif': 'image/tiff',
+};
+
 export const extractImagesTool = defineTool({
   name: 'extract-images',
   title: 'Extract images',
@@ -63,7 +70,7 @@ export const extractImagesTool = defineTool({
     'Extracts the images embedded in the selected pages into a ZIP: JPEG and JPEG 2000 as stored, CMYK as TIFF, others as PNG.',
   inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'], opens: 'pdf' },
   options,
-  output: { contentType: 'application/zip' },
+  output: { contentType: 'application/zip', parts: ['image/jpeg', 'image/png', 'image/tiff'] },
   engines: ['qpdf', 'poppler'],
   steps: { inspect: 10, extract: 80, package: 10 },
   async run(ctx) {
@@ -105,6 +112,7 @@ export const extractImagesTool = defineTool({
       name: `${stem}-images.zip`,
       contentType: 'application/zip',
       facts: { images: entries.length },
+      parts: entries.map((e) => ({ ...e, contentType: IMAGE_TYPES[path.extname(e.name)] ?? 'image/jp2' })),
     };
   },
 });

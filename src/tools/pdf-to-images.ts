@@ -100,7 +100,7 @@ export const pdfToImagesTool = defineTool({
   description: 'Renders the selected pages to PNG or JPEG at a given dpi; several pages come as a ZIP.',
   inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'], opens: 'pdf' },
   options,
-  output: { contentType: 'application/zip' },
+  output: { contentType: 'application/zip', parts: ['image/png', 'image/jpeg'] },
   engines: ['qpdf', 'poppler'],
   steps: { inspect: 5, render: 90, package: 5 },
   async run(ctx) {
@@ -154,6 +154,7 @@ export const pdfToImagesTool = defineTool({
     if (images.length === 1) return { ...images[0]!, contentType, facts };
     const zip = workFile(ctx.workDir, 'images', 'zip');
     await writeZip(images, zip, ctx.signal);
-    return { path: zip, name: `${stem}-images.zip`, contentType: 'application/zip', facts };
+    const parts = images.map((image) => ({ ...image, contentType }));
+    return { path: zip, name: `${stem}-images.zip`, contentType: 'application/zip', facts, parts };
   },
 });

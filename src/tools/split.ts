@@ -108,7 +108,7 @@ export const splitTool = defineTool({
     'Splits a PDF into parts by page ranges, every N pages or one part per page; several parts come as a ZIP.',
   inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'], opens: 'pdf' },
   options,
-  output: { contentType: 'application/zip' },
+  output: { contentType: 'application/zip', parts: ['application/pdf'] },
   engines: ['qpdf'],
   steps: { inspect: 5, split: 80, package: 15 },
   checkJob(opts) {
@@ -137,6 +137,7 @@ export const splitTool = defineTool({
     }));
     const zip = workFile(ctx.workDir, 'split', 'zip');
     await writeZip(entries, zip, ctx.signal);
-    return { path: zip, name: `${stem}-split.zip`, contentType: 'application/zip', facts };
+    const files = entries.map((e) => ({ ...e, contentType: 'application/pdf' }));
+    return { path: zip, name: `${stem}-split.zip`, contentType: 'application/zip', facts, parts: files };
   },
 });

@@ -76,6 +76,41 @@ function describeRecordConformance(open: OpenDatabase): void {
     });
   });
 
+  describe('steps', () => {
+    test('the steps after the first read back in order; a one-tool job has none', async () => {
+      const nextSteps = [
+        { tool: 'ocr', options: { languages: ['eng'] } },
+        { tool: 'compress', options: { level: 'high' } },
+      ];
+      const job = await db().jobs.create(newJob({ nextSteps }));
+      expect(job).toMatchObject({ nextSteps, currentStep: null });
+      expect(await db().jobs.get(ALICE, job.id)).toEqual(job);
+      expect((await db().jobs.create(newJob())).nextSteps).toEqual([]);
+    });
+
+    test('only the lease holder records the step it runs', async () => {
+      const job = await db().jobs.create(newJob({ nextSteps: [{ tool: 'compress', options: {} }] }));
+      const { leaseToken } = (await db().jobs.claimNext('w1', LEASE_MS, T0))!;
+      expect(await db().jobs.setStep(job.id, 'not-the-token', 1)).toBe(false);
+      expect(await db().jobs.setStep(job.id, leaseToken, 1)).toBe(true);
+      expect(await db().jobs.get(ALICE, job.id)).toMatchObject({ currentStep: 1 });
+      await db().jobs.cancel(ALICE, job.id, T0 + 5);
+      expect(await db().jobs.setStep(job.id, leaseToken, 0)).toBe(false);
+    });
+
+    test('a worker lacking a later step’s tool leaves the job for one that has them all', async () => {
+      const job = await db().jobs.create(
+        newJob({ tool: 'compress', nextSteps: [{ tool: 'ocr', options: { note: '"tool":"pdfa"' } }] }),
+      );
+      const limits = { concurrentJobsByPlan: {}, defaultConcurrentJobs: 10 };
+      const noOcr = { ...limits, tools: ['compress', 'pdfa'], unavailableTools: ['ocr'] };
+      expect(await db().jobs.claimNext('w1', LEASE_MS, T0, noOcr)).toBeUndefined();
+      // A quoted tool name inside an option value is not a step.
+      const noPdfa = { ...limits, tools: ['compress', 'ocr'], unavailableTools: ['pdfa'] };
+      expect((await db().jobs.claimNext('w2', LEASE_MS, T0 + 1, noPdfa))?.job.id).toBe(job.id);
+    });
+  });
+
   describe('cancel', () => {
     test('a queued job is canceled at once and its secrets scrubbed', async () => {
       const job = await db().jobs.create(secretJob());

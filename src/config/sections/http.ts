@@ -21,4 +21,13 @@ export const http = {
       .Decode((url) => url.replace(/\/$/, ''))
       .Encode((url) => url),
   ),
+  QUIRE_PREFER_WAIT_MAX_S: setting(
+    'preferWaitMaxS',
+    int(
+      0,
+      600,
+      60,
+      'Longest `Prefer: wait=N` a job creation is held for (seconds); longer requests are capped, 0 turns it off.',
+    ),
+  ),
 } satisfies Section;

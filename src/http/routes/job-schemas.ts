@@ -99,6 +99,10 @@ const jobIdParams = {
   properties: { id: { type: 'string', maxLength: 64, description: 'Job id (`job_…`).' } },
 } as const;
 
+// Workflows (docs/api.md §2): steps and Prefer: wait on job creation, kept apart from the rest.
+const workflowsDescription =
+  "A `steps` part (JSON array of `{tool, options}`, 1–10) replaces `tool` and `options`: each step runs on the previous step's output. `Prefer: wait=N` holds the response until the job ends or N seconds pass (capped by QUIRE_PREFER_WAIT_MAX_S); `Preference-Applied` says the wait honoured.";
+
 const tags = ['Jobs'];
 const jobAnswer = (description: string): DocResponse => json(description, ref('Job'));
 const notFound = problem(['not_found']);
@@ -109,7 +113,8 @@ export const jobSchemas = {
     tags,
     summary: 'Create a job',
     description:
-      'Uploads the files and queues the tool run. The body is `multipart/form-data`: `tool`, then `options` and `metadata` (JSON objects), then one `file` part per input, in order. Send the text parts first so that a bad tool or bad options are refused before the upload is read (docs/api.md §2).',
+      'Uploads the files and queues the tool run. The body is `multipart/form-data`: `tool`, then `options` and `metadata` (JSON objects), then one `file` part per input, in order. Send the text parts first so that a bad tool or bad options are refused before the upload is read (docs/api.md §2). ' +
+      workflowsDescription,
     // The upload is read part by part (never buffered), so Fastify validates no body here; the
     // document takes the multipart body from the tool catalogue (openapi.ts).
     multipartJobBody: true,

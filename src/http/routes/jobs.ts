@@ -1,17 +1,18 @@
 // /api/v1/jobs: create (multipart), read with long-poll, list, cancel, delete. Handlers adapt HTTP to
 // the job service, which owns the writes, the blobs and the notices; the download link and the event
 // stream are in job-results.ts.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ulid } from 'ulid';
 import { accountLimits } from '../../config/plans.js';
 import { QuireError } from '../../errors/quire-error.js';
 import { JobService } from '../../jobs/job-service.js';
 import { waitForTerminal } from '../../jobs/wait.js';
-import type { JobStatus } from '../../model/job.js';
+import type { JobRecord, JobStatus } from '../../model/job.js';
 import { jobView } from '../../model/job-view.js';
 import type { StoredResponse } from '../../store/types.js';
 import type { AppDeps } from '../deps.js';
 import { completedResponse, fingerprintOf, sendReplay } from '../idempotency.js';
+import { preferredWait } from '../prefer.js';
 import { type ReceivedJob, receiveJobUpload } from '../upload.js';
 import { abortOnClose, registerJobResultRoutes } from './job-results.js';
 import { jobSchemas } from './job-schemas.js';
@@ -60,11 +61,37 @@ function registerCreate(app: FastifyInstance, deps: AppDeps, service: JobService
         metadata: received.metadata,
         inputs: received.inputs,
         createdAt: Date.now(),
+        ...(received.nextSteps ? { nextSteps: received.nextSteps } : {}),
       });
       request.log.info({ job: id, tool: job.tool, files: job.inputs.length }, 'job created');
-      return reply.code(201).header('Location', `/api/v1/jobs/${id}`).send(jobView(job));
+      const shown = await waitAsPreferred(request, reply, deps, job);
+      return reply.code(201).header('Location', `/api/v1/jobs/${id}`).send(jobView(shown));
     },
   });
+}
+
+/**
+ * `Prefer: wait=N` (RFC 7240): the job as it stands when it ends or the (capped) wait runs out, with
+ * `Preference-Applied` saying the wait honoured; still 201, since the job was created either way.
+ */
+async function waitAsPreferred(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  deps: AppDeps,
+  job: JobRecord,
+): Promise<JobRecord> {
+  const seconds = preferredWait(request.headers.prefer, deps.config.http.preferWaitMaxS);
+  if (seconds === undefined) return job;
+  reply.header('Preference-Applied', `wait=${seconds}`);
+  const waited = await waitForTerminal(
+    deps.db.jobs,
+    deps.events,
+    job.accountId,
+    job.id,
+    seconds * 1000,
+    abortOnClose(reply),
+  );
+  return waited ?? job;
 }
 
 /** A declared length over the limit never gets its body consumed; only multipart is read at all. */
@@ -127,11 +154,14 @@ function registerChanges(app: FastifyInstance, service: JobService): void {
   });
 }
 
-/** docs/api.md §4: tool, options, metadata and each file's SHA-256, in order. */
+/** docs/api.md §4: tool, options, the steps after the first, metadata and each file's SHA-256, in order. */
 function jobFingerprint(received: ReceivedJob): string {
+  const { nextSteps } = received;
   return fingerprintOf({
     tool: received.entry.tool.name,
     options: received.options,
+    // Only when there are any, so a one-tool job's fingerprint is what it was before steps.
+    ...(nextSteps && nextSteps.length > 0 ? { steps: nextSteps } : {}),
     metadata: received.metadata,
     files: received.sha256,
   });

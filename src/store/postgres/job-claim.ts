@@ -45,13 +45,12 @@ type ClaimRow = { [K in keyof JobRow]: JobRow[K] | null } & {
  */
 function claimStatement(claim: Claim, waitFor?: string): RawBuilder<ClaimRow> {
   const { limits, now } = claim;
-  const tools = limits?.tools;
   const byPlan = JSON.stringify(limits?.concurrentJobsByPlan ?? {});
   const fallback = limits ? limits.defaultConcurrentJobs : UNLIMITED;
   const allowed = sql`coalesce((${byPlan}::jsonb ->> a.plan)::int, ${fallback}::int)`;
   const candidates =
     waitFor === undefined
-      ? sql`WITH RECURSIVE ${waitingAccounts(tools)},
+      ? sql`WITH RECURSIVE ${waitingAccounts(limits)},
         ranked AS MATERIALIZED (
           SELECT a.id, row_number() OVER (ORDER BY a.running, coalesce(a.last_claim_at, 0), a.id) AS turn
           FROM waiting w JOIN accounts a ON a.id = w.account_id
@@ -70,7 +69,7 @@ function claimStatement(claim: Claim, waitFor?: string): RawBuilder<ClaimRow> {
     ),
     job AS MATERIALIZED (
       SELECT j.id FROM jobs j
-      WHERE j.account_id = (SELECT id FROM account) AND j.status = 'queued' ${toolFilter('j.tool', tools)}
+      WHERE j.account_id = (SELECT id FROM account) AND j.status = 'queued' ${toolFilter('j', limits)}
       ORDER BY j.created_at, j.id LIMIT 1
       FOR UPDATE OF j SKIP LOCKED
     ),

@@ -189,6 +189,16 @@ export const migrations: readonly Migration[] = [
       $$`,
     ],
   },
+  {
+    id: 2,
+    name: 'job steps: the steps after the first, and the step running',
+    statements: [
+      // JSON array of {tool, options}; every job made before steps existed has one step, its tool.
+      "ALTER TABLE jobs ADD COLUMN next_steps text NOT NULL DEFAULT '[]'",
+      // Written by the lease holder as it moves through the steps; read for the job view only.
+      'ALTER TABLE jobs ADD COLUMN current_step integer',
+    ],
+  },
 ];
 
 /** One fixed key for pg_advisory_lock: every Quire process migrating this database takes it. */

@@ -157,6 +157,19 @@ export class SqlJobStore implements JobStore {
     return true;
   }
 
+  async setStep(id: string, token: string, step: number): Promise<boolean> {
+    const result = await this.db
+      .updateTable('jobs')
+      .set({ current_step: step })
+      .where('id', '=', id)
+      .where('lease_token', '=', token)
+      .where('status', '=', 'processing')
+      .executeTakeFirst();
+    if (result.numUpdatedRows === 0n) return false;
+    await this.dialect.notify(this.db, { jobId: id, kind: 'updated' });
+    return true;
+  }
+
   async complete(id: string, token: string, result: JobResult, expiresAt: number, now = Date.now()) {
     return this.dialect.finishLeased(this.db, id, token, { status: 'succeeded', result, expiresAt }, now);
   }

@@ -4,7 +4,7 @@
 // the bytes read.
 import type { Generated, Insertable, Selectable } from 'kysely';
 import type { Account, ApiKeyRecord, Scope } from '../../model/account.js';
-import type { InputFile, JobError, JobRecord, JobResult, JobStatus } from '../../model/job.js';
+import type { InputFile, JobError, JobRecord, JobResult, JobStatus, JobStep } from '../../model/job.js';
 import type { JobEventType } from '../../model/job-event.js';
 import type { WebhookMessageStatus } from '../../model/webhook.js';
 import type { NewJob } from '../types.js';
@@ -76,6 +76,8 @@ export interface JobsTable {
   worker_id: string | null;
   stalls: number;
   attempts: number;
+  next_steps: string;
+  current_step: number | null;
 }
 
 export interface WebhookEndpointsTable {
@@ -212,6 +214,9 @@ export function toJob(row: JobRow): JobRecord {
     resultDeletedAt: row.result_deleted_at,
     stalls: row.stalls,
     attempts: row.attempts,
+    // Absent from the job state of events written before the steps migration.
+    nextSteps: row.next_steps === undefined ? [] : (JSON.parse(row.next_steps) as JobStep[]),
+    currentStep: row.current_step ?? null,
   };
 }
 
@@ -240,5 +245,7 @@ export function fromNewJob(job: NewJob): Insertable<JobsTable> {
     worker_id: null,
     stalls: 0,
     attempts: 0,
+    next_steps: JSON.stringify(job.nextSteps ?? []),
+    current_step: null,
   };
 }

@@ -37,7 +37,7 @@ function pickNext(db: Kysely<Tables>, limits: ClaimLimits | undefined) {
   const byPlan = JSON.stringify(limits?.concurrentJobsByPlan ?? {});
   const fallback = limits ? limits.defaultConcurrentJobs : UNLIMITED;
   return sql<Pick>`
-    WITH RECURSIVE ${waitingAccounts(limits?.tools)},
+    WITH RECURSIVE ${waitingAccounts(limits)},
     turns AS MATERIALIZED (
       SELECT a.id, a.plan, a.last_claim_at,
         (SELECT count(*) FROM jobs r WHERE r.account_id = a.id AND r.status = 'processing') AS running,
@@ -46,7 +46,7 @@ function pickNext(db: Kysely<Tables>, limits: ClaimLimits | undefined) {
     )
     SELECT t.id AS account_id, t.plan,
       (SELECT j.id FROM jobs j WHERE j.account_id = t.id AND j.status = 'queued'
-       ${toolFilter('j.tool', limits?.tools)} ORDER BY j.created_at, j.id LIMIT 1) AS job_id
+       ${toolFilter('j', limits)} ORDER BY j.created_at, j.id LIMIT 1) AS job_id
     FROM turns t
     WHERE t.running < t.allowed
     ORDER BY t.running, coalesce(t.last_claim_at, 0), t.id

@@ -35,8 +35,10 @@ export async function finishLeased(
       .executeTakeFirst();
     if (!ended) return false;
     const secretOptions = JSON.parse(ended.secret_options) as string[];
-    if (secretOptions.length > 0) {
-      ended.options = JSON.stringify(scrubSecretOptions(JSON.parse(ended.options), secretOptions));
+    const options = JSON.parse(ended.options) as Record<string, unknown>;
+    // Every PDF tool declares the input password; only a job that was given a secret has one to scrub.
+    if (secretOptions.some((name) => Object.hasOwn(options, name))) {
+      ended.options = JSON.stringify(scrubSecretOptions(options, secretOptions));
       await conn.updateTable('jobs').set({ options: ended.options }).where('id', '=', id).execute();
       scrubbed = true;
     }

@@ -192,6 +192,16 @@ export const migrations: readonly Migration[] = [
       'ALTER TABLE webhook_events ADD COLUMN job_state TEXT',
     ],
   },
+  {
+    id: 5,
+    name: 'job steps: the steps after the first, and the step running',
+    statements: [
+      // JSON array of {tool, options}; every job made before steps existed has one step, its tool.
+      "ALTER TABLE jobs ADD COLUMN next_steps TEXT NOT NULL DEFAULT '[]'",
+      // Written by the lease holder as it moves through the steps; read for the job view only.
+      'ALTER TABLE jobs ADD COLUMN current_step INTEGER',
+    ],
+  },
 ];
 
 /**

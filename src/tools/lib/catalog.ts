@@ -1,9 +1,11 @@
 // The tool catalogue of one server: definitions with options built for its engines, compiled option
 // validators and engine availability.
 // GET /tools, request validation and the OpenAPI document all read from this one object.
+import { type TObject, Type } from '@sinclair/typebox';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import type { EngineStatus } from '../../engines/types.js';
 import type { FieldError } from '../../errors/quire-error.js';
+import { INPUT_PASSWORD_OPTION } from './inputs.js';
 import type { AnyToolDefinition, PublishedTool } from './types.js';
 
 export interface CatalogEntry {
@@ -53,7 +55,29 @@ export class ToolCatalog {
 }
 
 function publish(tool: AnyToolDefinition, engines: readonly EngineStatus[]): PublishedTool {
-  return typeof tool.options === 'function' ? { ...tool, options: tool.options(engines) } : tool;
+  const published = typeof tool.options === 'function' ? { ...tool, options: tool.options(engines) } : tool;
+  return withInputPassword(published);
+}
+
+/** The input password, as unlock's: no line breaks (qpdf reads the password file's first line). */
+const INPUT_PASSWORD_SCHEMA = Type.String({
+  maxLength: 1024,
+  pattern: '^[^\\r\\n]*$',
+  description:
+    'The password of an encrypted input PDF; the runner opens and decrypts the input with it. Secret: redacted in every view.',
+});
+
+/**
+ * Every tool the runner opens PDFs for accepts the input's password (tools/lib/inputs.ts), declared
+ * here once rather than in each tool; a tool with its own password option (unlock) keeps that.
+ */
+function withInputPassword(tool: PublishedTool): PublishedTool {
+  if (tool.inputs.opens !== 'pdf' || tool.inputs.passwordOption !== undefined) return tool;
+  const options = {
+    ...tool.options,
+    properties: { ...tool.options.properties, [INPUT_PASSWORD_OPTION]: Type.Optional(INPUT_PASSWORD_SCHEMA) },
+  } as TObject;
+  return { ...tool, options, secretOptions: [...(tool.secretOptions ?? []), INPUT_PASSWORD_OPTION] };
 }
 
 function toFieldError(error: ErrorObject): FieldError {

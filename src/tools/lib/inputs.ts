@@ -2,6 +2,7 @@
 // input opened with qpdf (typed errors for encrypted and damaged files) and the page limit enforced.
 import type { EngineCallOptions } from '../../engines/call-options.js';
 import { QuireError } from '../../errors/quire-error.js';
+import { workFile } from './output-name.js';
 import type { AnyToolDefinition, RunContext, ToolContext, ToolInput, ToolOutput } from './types.js';
 
 /** Engine call options bound to the job: its work dir, cancel signal and per-tool limits. */
@@ -72,13 +73,42 @@ export async function openAndRun<O>(
 ): Promise<ToolOutput> {
   tool.checkJob?.(ctx.options, ctx.inputs);
   let pages: number[] = [];
+  let opened = ctx;
   if (tool.inputs.opens === 'pdf') {
     const { passwordOption } = tool.inputs;
     const options = ctx.options as Record<string, string | undefined>;
+    const password = options[passwordOption ?? INPUT_PASSWORD_OPTION];
     ctx.progress.step('inspect');
-    pages = await openPdfs(ctx, passwordOption === undefined ? undefined : options[passwordOption]);
+    pages = await openPdfs(ctx, password);
+    // A tool with its own password option (unlock) does its own decrypting.
+    if (passwordOption === undefined && password !== undefined) opened = await decryptedInputs(ctx, password);
   }
-  return tool.run({ ...ctx, pages });
+  return tool.run({ ...opened, pages });
+}
+
+/**
+ * The option every PDF-opening tool accepts for an encrypted input (the catalogue adds it to their
+ * schemas and secret options, so no tool declares it).
+ */
+export const INPUT_PASSWORD_OPTION = 'password';
+
+/**
+ * Each PDF input replaced by a decrypted copy in the work dir, and the password taken out of the
+ * options: the tool, and every step after it, works on a file that needs no password.
+ */
+async function decryptedInputs<O>(ctx: RunContext<O>, password: string): Promise<RunContext<O>> {
+  const inputs: ToolInput[] = [];
+  for (const input of ctx.inputs) {
+    if (input.contentType !== 'application/pdf') {
+      inputs.push(input);
+      continue;
+    }
+    const copy = workFile(ctx.workDir, 'decrypted');
+    await ctx.engines.qpdf.decrypt(input.path, copy, { ...engineCall(ctx), password });
+    inputs.push({ ...input, path: copy });
+  }
+  const { [INPUT_PASSWORD_OPTION]: _password, ...options } = ctx.options as Record<string, unknown>;
+  return { ...ctx, inputs, options: options as O };
 }
 
 export function onlyInput<O>(ctx: RunContext<O>): ToolInput {

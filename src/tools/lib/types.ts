@@ -87,6 +87,19 @@ export interface ToolOutput {
   contentType: string;
   /** Tool-specific facts merged into `job.result` (e.g. compress: `input_size`, `ratio`). */
   facts?: Record<string, unknown>;
+  /**
+   * The separate files a ZIP output packs (split's parts, rendered pages), so that the next step of
+   * a job runs on each of them rather than on the archive.
+   */
+  parts?: readonly ToolPart[];
+}
+
+/** One file of a ZIP output, still on disk in the work dir. */
+export interface ToolPart {
+  path: string;
+  /** Its entry name in the ZIP. */
+  name: string;
+  contentType: string;
 }
 
 export interface ToolDefinition<S extends TObject = TObject> {
@@ -101,7 +114,8 @@ export interface ToolDefinition<S extends TObject = TObject> {
   options: S | ((engines: readonly EngineStatus[]) => S);
   /** Option names whose values are secrets: redacted on the job and never logged. */
   secretOptions?: readonly string[];
-  output: { contentType: string };
+  /** `parts`: the types of the files a ZIP output packs (`ToolOutput.parts`), for steps after it. */
+  output: { contentType: string; parts?: readonly InputType[] };
   engines: readonly EngineName[];
   /** Named steps and their share of the progress bar; they must sum to 100. */
   steps?: Readonly<Record<string, number>>;

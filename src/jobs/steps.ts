@@ -1,0 +1,166 @@
+// Runs a job's steps in a chain inside its work dir: each step's output is the next step's input,
+// and a step whose output packs several files (split, pdf-to-images) fans out, the rest of the chain
+// running once per file and the final files coming back as one ZIP (docs/api.md §2, steps).
+import { stat } from 'node:fs/promises';
+import type { Engines } from '../engines/index.js';
+import { QuireError } from '../errors/quire-error.js';
+import type { StepRef } from '../model/job.js';
+import { openAndRun } from '../tools/lib/inputs.js';
+import { workFile } from '../tools/lib/output-name.js';
+import { createProgressReporter } from '../tools/lib/progress.js';
+import type { InputType, PublishedTool, ToolInput, ToolLimits, ToolOutput } from '../tools/lib/types.js';
+import { writeZip, type ZipEntry } from '../tools/lib/zip.js';
+
+export interface PlannedStep {
+  tool: PublishedTool;
+  options: Record<string, unknown>;
+}
+
+export interface StepsContext {
+  workDir: string;
+  signal: AbortSignal;
+  engines: Engines;
+  limits: ToolLimits;
+  /** The whole job's percent (0–100): each step has an equal share, split again per file on a fan-out. */
+  onProgress(percent: number): void;
+  /** Called as each step starts (on a fan-out, once per file). */
+  onStep(step: StepRef): void;
+}
+
+/** What one step did: its facts, or each file's facts when it ran once per file. */
+export type StepRecord =
+  | { tool: string; facts: Record<string, unknown> }
+  | { tool: string; files: { name: string; facts: Record<string, unknown> }[] };
+
+export interface StepsOutcome {
+  output: ToolOutput;
+  steps: StepRecord[];
+}
+
+export async function runSteps(
+  steps: readonly PlannedStep[],
+  inputs: ToolInput[],
+  ctx: StepsContext,
+): Promise<StepsOutcome> {
+  const chain = new StepChain(steps, ctx);
+  const output = await chain.from(0, inputs, 0, 100);
+  return { output, steps: chain.records() };
+}
+
+class StepChain {
+  private readonly runs: { name?: string; facts: Record<string, unknown> }[][];
+
+  constructor(
+    private readonly steps: readonly PlannedStep[],
+    private readonly ctx: StepsContext,
+  ) {
+    this.runs = steps.map(() => []);
+  }
+
+  /** Steps `first`… on `inputs`, over the progress span [start, end). `file` names a fan-out branch. */
+  async from(
+    first: number,
+    inputs: ToolInput[],
+    start: number,
+    end: number,
+    file?: string,
+  ): Promise<ToolOutput> {
+    const share = (end - start) / (this.steps.length - first);
+    let current = inputs;
+    for (let index = first; ; index++) {
+      const at = start + (index - first) * share;
+      const output = await this.runOne(index, current, at, share, file);
+      if (index === this.steps.length - 1) return output;
+      // Declared parts fan out even when there are none (no images found): the result is then an
+      // empty ZIP, as the tool alone would have given, not the archive fed to the next tool.
+      if (output.parts) return this.fanOut(index + 1, output, at + share, end);
+      current = [await this.inputFor(index + 1, output)];
+    }
+  }
+
+  records(): StepRecord[] {
+    return this.steps.map((step, index) => {
+      const runs = this.runs[index] ?? [];
+      const single = runs.length === 1 && runs[0]?.name === undefined;
+      return single
+        ? { tool: step.tool.name, facts: runs[0]!.facts }
+        : { tool: step.tool.name, files: runs.map((r) => ({ name: r.name ?? '', facts: r.facts })) };
+    });
+  }
+
+  private async runOne(
+    index: number,
+    inputs: ToolInput[],
+    start: number,
+    share: number,
+    file: string | undefined,
+  ): Promise<ToolOutput> {
+    const { tool, options } = this.steps[index]!;
+    const { ctx } = this;
+    ctx.signal.throwIfAborted();
+    ctx.onStep({ index, tool: tool.name });
+    let pages: readonly number[] = [];
+    const output = await openAndRun(
+      // Wrapped only to see the page counts the runner found opening the step's inputs.
+      {
+        ...tool,
+        run: (toolCtx) => {
+          pages = toolCtx.pages;
+          return tool.run(toolCtx);
+        },
+      },
+      {
+        options,
+        inputs,
+        workDir: ctx.workDir,
+        signal: ctx.signal,
+        engines: ctx.engines,
+        limits: ctx.limits,
+        progress: createProgressReporter(tool.steps ?? { run: 100 }, (p) =>
+          ctx.onProgress(start + (share * p.percent) / 100),
+        ),
+      },
+    );
+    const facts = {
+      input_size: inputs.reduce((sum, input) => sum + input.size, 0),
+      output_size: (await stat(output.path)).size,
+      ...(pages.length > 0 ? { pages: pages.reduce((a, b) => a + b, 0) } : {}),
+      ...output.facts,
+    };
+    this.runs[index]!.push(file === undefined ? { facts } : { name: file, facts });
+    return output;
+  }
+
+  /** The rest of the chain once per packed file; their final outputs make the job's ZIP. */
+  private async fanOut(next: number, packed: ToolOutput, start: number, end: number): Promise<ToolOutput> {
+    const parts = packed.parts ?? [];
+    const size = (end - start) / Math.max(1, parts.length);
+    const finals: ZipEntry[] = [];
+    for (const [k, part] of parts.entries()) {
+      const input = await this.inputFor(next, part);
+      const final = await this.from(next, [input], start + k * size, start + (k + 1) * size, part.name);
+      finals.push({ path: final.path, name: final.name });
+    }
+    const zip = workFile(this.ctx.workDir, 'steps', 'zip');
+    await writeZip(finals, zip, this.ctx.signal);
+    return { path: zip, name: packed.name, contentType: 'application/zip' };
+  }
+
+  /** A step's file as the next step's input, refused when that tool does not take its type. */
+  private async inputFor(
+    index: number,
+    file: { path: string; name: string; contentType: string },
+  ): Promise<ToolInput> {
+    const { tool } = this.steps[index]!;
+    const contentType = file.contentType as InputType;
+    if (!tool.inputs.accepts.includes(contentType)) {
+      throw new QuireError(
+        'unsupported_file',
+        `Step ${index + 1} (${tool.name}) does not take ${file.contentType}, which the step before it made.`,
+        { extras: { accepts: tool.inputs.accepts } },
+      );
+    }
+    const { size } = await stat(file.path);
+    return { path: file.path, name: file.name, size, contentType };
+  }
+}
