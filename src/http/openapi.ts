@@ -35,6 +35,8 @@ declare module 'fastify' {
     multipartJobBody?: boolean;
     /** The JSON body may be omitted. */
     requestBodyOptional?: boolean;
+    /** Honours `Prefer: wait=N` (RFC 7240), answering with `Preference-Applied`. */
+    preferWait?: boolean;
   }
 }
 
@@ -127,6 +129,14 @@ export function buildDocument(
             'Makes a retry safe: 1–255 printable ASCII characters. A finished request with the same key is answered again with `Idempotent-Replayed: true` (docs/api.md §4).',
           schema: { type: 'string', minLength: 1, maxLength: 255 },
         },
+        PreferWait: {
+          name: 'Prefer',
+          in: 'header',
+          required: false,
+          description:
+            '`wait=N` (RFC 7240) holds the answer until the job ends or N seconds pass, capped by QUIRE_PREFER_WAIT_MAX_S; `Preference-Applied` says what was honoured (docs/api.md §2). Other preferences are ignored.',
+          schema: { type: 'string', examples: ['wait=30'] },
+        },
       },
       securitySchemes: {
         bearerAuth: {
@@ -155,6 +165,7 @@ function operation(route: DocumentedRoute, catalog: ToolCatalog): Record<string,
     ...parametersOf(schema.params, 'path'),
     ...parametersOf(schema.querystring, 'query'),
     ...(idempotent ? [{ $ref: '#/components/parameters/IdempotencyKey' }] : []),
+    ...(schema.preferWait ? [{ $ref: '#/components/parameters/PreferWait' }] : []),
   ];
   return {
     operationId: schema.operationId,

@@ -79,6 +79,10 @@ export const responseHeaders = {
     Type.Literal('true'),
     'Present when this is the stored answer to an earlier request with the same Idempotency-Key.',
   ),
+  'Preference-Applied': header(
+    Type.String({ examples: ['wait=30'] }),
+    'The `Prefer` preferences honoured (RFC 7240): `wait=N` with the wait applied.',
+  ),
   'WWW-Authenticate': header(Type.String(), 'Always `Bearer realm="quire"`.', true),
   'Cache-Control': header(Type.String(), 'Never cached.'),
 } as const;

@@ -5,6 +5,11 @@ import { type DocResponse, json, noContent, problem, ref } from './common-schema
 
 export const jobStatuses = ['queued', 'processing', 'succeeded', 'failed', 'canceled'] as const;
 const time = (description: string) => Type.String({ format: 'date-time', description });
+const stepRef = (description: string) =>
+  Type.Object(
+    { index: Type.Integer({ minimum: 0, description: 'From 0.' }), tool: Type.String() },
+    { description },
+  );
 
 /** The public job object, as `jobView` builds it. Objects stay open: v1 only adds fields (§8). */
 export const JobSchema = Type.Object(
@@ -44,12 +49,23 @@ export const JobSchema = Type.Object(
       self: Type.String(),
       download: Type.String({ description: 'Answers 409 until the job succeeds.' }),
     }),
+    steps: Type.Optional(
+      Type.Array(
+        Type.Object({
+          tool: Type.String(),
+          options: Type.Object({}, { additionalProperties: true }),
+        }),
+        { description: 'Jobs of several steps only: every step in order (secrets read `[redacted]`).' },
+      ),
+    ),
+    step: Type.Optional(stepRef('Jobs of several steps, while processing: the step running.')),
     error: Type.Optional(
       Type.Object(
         {
           code: ref('ErrorCode'),
           message: Type.String({ description: 'For people.' }),
           retryable: Type.Boolean({ description: 'Whether submitting the same job again may succeed.' }),
+          step: Type.Optional(stepRef('Jobs of several steps: the step that failed.')),
         },
         { description: 'Failed jobs only.' },
       ),
@@ -64,7 +80,8 @@ export const JobSchema = Type.Object(
         },
         {
           additionalProperties: true,
-          description: 'Succeeded jobs only; tool-specific facts are added beside these (docs/tools.md).',
+          description:
+            "Succeeded jobs only; tool-specific facts are added beside these (docs/tools.md), and `steps` (each step's tool and facts) for jobs of several steps.",
         },
       ),
     ),
@@ -118,8 +135,12 @@ export const jobSchemas = {
     // The upload is read part by part (never buffered), so Fastify validates no body here; the
     // document takes the multipart body from the tool catalogue (openapi.ts).
     multipartJobBody: true,
+    preferWait: true,
     responses: {
-      201: json('The job, queued.', ref('Job'), ['Location']),
+      201: json('The job: queued, or as it stands after a `Prefer: wait`.', ref('Job'), [
+        'Location',
+        'Preference-Applied',
+      ]),
       400: problem([
         'invalid_request',
         'unknown_tool',
