@@ -8,11 +8,24 @@ import { http } from './sections/http.js';
 import { checkLimits, limits } from './sections/limits.js';
 import { retention } from './sections/retention.js';
 import { resolveServer, type Server, server } from './sections/server.js';
+import { transfers } from './sections/transfers.js';
 import { webhooks } from './sections/webhooks.js';
 import { worker } from './sections/worker.js';
 
 /** Every section by name, in the order of the README's settings table. */
-const byName = { http, server, worker, limits, ocr, office, browser, retention, accounts, webhooks };
+const byName = {
+  http,
+  server,
+  worker,
+  limits,
+  ocr,
+  office,
+  browser,
+  retention,
+  accounts,
+  webhooks,
+  transfers,
+};
 
 export const sections: readonly Section[] = Object.values(byName);
 
@@ -21,7 +34,9 @@ type Values = { [Name in keyof typeof byName]: SectionValues<(typeof byName)[Nam
 /** Each section's values under its name; the process-wide ones (server, accounts) at the top. */
 export type Config = Server &
   Accounts &
-  Pick<Values, 'http' | 'worker' | 'limits' | 'retention' | 'webhooks'> & { heavyEngines: HeavyEngines };
+  Pick<Values, 'http' | 'worker' | 'limits' | 'retention' | 'webhooks' | 'transfers'> & {
+    heavyEngines: HeavyEngines;
+  };
 
 /** Reads, converts and validates every QUIRE_* variable; throws ConfigError naming the first bad one. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -38,6 +53,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     worker: values.worker,
     retention: values.retention,
     webhooks: values.webhooks,
+    transfers: values.transfers,
     heavyEngines: { ...values.ocr, office: values.office, browser: values.browser },
   };
 }

@@ -14,6 +14,11 @@ export function failureKind(code: ErrorCode): FailureKind {
     case 'pdf_corrupt':
     case 'page_range_invalid':
     case 'unsupported_file':
+    case 'import_failed':
+    case 'import_too_large':
+    case 'import_forbidden_address':
+    case 'import_timeout':
+    case 'export_failed':
       return 'input';
     case 'limit_pages_exceeded':
     case 'limit_page_pixels_exceeded':
