@@ -4,7 +4,7 @@ import path from 'node:path';
 import { jobFolder } from '../blobs/keys.js';
 import type { BlobStore } from '../blobs/types.js';
 import type { Config } from '../config/config.js';
-import type { JobLimits } from '../config/plans.js';
+import { accountLimits, type JobLimits } from '../config/plans.js';
 import type { Engines } from '../engines/index.js';
 import { QuireError } from '../errors/quire-error.js';
 import type { JobResult } from '../model/job.js';
@@ -17,7 +17,9 @@ import type { ToolCatalog } from '../tools/lib/catalog.js';
 import { openAndRun } from '../tools/lib/inputs.js';
 import { createProgressReporter } from '../tools/lib/progress.js';
 import type { InputType, ToolInput } from '../tools/lib/types.js';
+import { dropUnkeptResult, exportResult } from './export.js';
 import { failureKind, toJobError } from './failure.js';
+import { importInputs } from './import.js';
 import { JobService } from './job-service.js';
 import { LeaseLostError } from './lease-keeper.js';
 import { ProgressWriter } from './progress-writer.js';
@@ -80,10 +82,13 @@ export async function runJob(
   let terminal = false;
   try {
     await withWorkDir(deps.config.tmpDir, async (workDir) => {
+      await importInputs(claim, signal, deps, maxFileBytes(deps, claim), acceptsOf(deps, job.tool));
       const result = await execute(claim, workDir, signal, progress, deps, limits);
+      await exportResult(claim, result, signal, deps);
       terminal = await service.complete(claim, result, limits.resultRetentionMs, ended('succeeded'));
       // Lost the lease between the engine and the write: the job belongs to someone else now.
       if (!terminal) throw signal.reason ?? new LeaseLostError('lease lost before completion');
+      await dropUnkeptResult(claim, result, deps);
     });
   } catch (error) {
     progress.stop();
@@ -149,6 +154,15 @@ async function fetchInputs(claim: ClaimedJob, workDir: string, blobs: BlobStore)
       return { path: local, name: file.name, size: file.size, contentType };
     }),
   );
+}
+
+/** The plan's per-file limit, which a URL import is held to as an upload is. */
+function maxFileBytes(deps: RunJobDeps, claim: ClaimedJob): number {
+  return accountLimits(deps.config, claim.plan).maxFileBytes;
+}
+
+function acceptsOf(deps: RunJobDeps, tool: string): readonly string[] {
+  return deps.catalog.get(tool)?.tool.inputs.accepts ?? [];
 }
 
 function toolMissing(name: string): QuireError {
