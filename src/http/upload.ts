@@ -9,6 +9,12 @@ import { QuireError } from '../errors/quire-error.js';
 import type { InputFile } from '../model/job.js';
 import type { CatalogEntry, ToolCatalog } from '../tools/lib/catalog.js';
 import { UploadGuard } from './upload-guard.js';
+import {
+  type ReceivedTransfers,
+  readTransferPart,
+  TRANSFER_PARTS,
+  TransferParts,
+} from './upload-transfers.js';
 
 /** The caller's plan limits, already capped by the server-wide settings. */
 export interface UploadLimits {
@@ -17,6 +23,8 @@ export interface UploadLimits {
   maxFiles: number;
   /** Named in the 413 so the client knows which limit it hit (docs/api.md §5). */
   plan: string;
+  /** QUIRE_WEBHOOKS_ALLOW_PRIVATE, for a `webhook_url` part. */
+  allowPrivateWebhooks?: boolean;
 }
 
 export interface ReceivedJob {
@@ -26,6 +34,9 @@ export interface ReceivedJob {
   inputs: InputFile[];
   /** SHA-256 (hex) of each input, in order, computed while storing (the Idempotency-Key fingerprint). */
   sha256: string[];
+  transfers: ReceivedTransfers;
+  /** Digest of the transfer parts, for the Idempotency-Key fingerprint. */
+  transfersFingerprint: string;
 }
 
 const METADATA_MAX_PAIRS = 16;
@@ -41,6 +52,7 @@ class UploadState {
   readonly sha256: string[] = [];
   totalBytes = 0;
   readonly seen = new Set<string>();
+  readonly transfers = new TransferParts();
 }
 
 export async function receiveJobUpload(
@@ -53,7 +65,11 @@ export async function receiveJobUpload(
   const state = new UploadState();
   try {
     for await (const part of request.parts()) {
-      if (part.type === 'field') readField(part.fieldname, fieldText(part), state, catalog);
+      if (TRANSFER_PARTS.includes(part.fieldname)) {
+        const text = part.type === 'field' ? fieldText(part) : await fileText(part);
+        const maxFiles = Math.min(limits.maxFiles, maxFilesOf(state.entry, limits));
+        await readTransferPart(part.fieldname, text, state, jobFolder(jobId), { ...limits, maxFiles });
+      } else if (part.type === 'field') readField(part.fieldname, fieldText(part), state, catalog);
       // Clients that send JSON as a Blob (FormData) produce a file part; read it as the text it is.
       else if (TEXT_PARTS.includes(part.fieldname))
         readField(part.fieldname, await fileText(part), state, catalog);
@@ -197,9 +213,19 @@ function finish(state: UploadState, catalog: ToolCatalog): ReceivedJob {
     });
   }
   for (const input of state.inputs) {
-    if (!entry.tool.inputs.accepts.includes(input.contentType as never)) throw unsupported(entry);
+    // A URL input's type is known once the worker has fetched it, and is checked then.
+    if (input.source !== 'url' && !entry.tool.inputs.accepts.includes(input.contentType as never))
+      throw unsupported(entry);
   }
-  return { entry, options, metadata: state.metadata, inputs: state.inputs, sha256: state.sha256 };
+  return {
+    entry,
+    options,
+    metadata: state.metadata,
+    inputs: state.inputs,
+    sha256: state.sha256,
+    transfers: state.transfers.result(),
+    transfersFingerprint: state.transfers.fingerprint(),
+  };
 }
 
 function checkOptions(state: UploadState, catalog: ToolCatalog): Record<string, unknown> {

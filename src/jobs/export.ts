@@ -64,7 +64,11 @@ export function exportHeaders(target: TransferTarget): Record<string, string> {
 }
 
 /** Drops a result the client asked not to keep (`export.keep_result: false`) once it is recorded. */
-export async function dropUnkeptResult(claim: ClaimedJob, result: JobResult, deps: ExportDeps): Promise<void> {
+export async function dropUnkeptResult(
+  claim: ClaimedJob,
+  result: JobResult,
+  deps: ExportDeps,
+): Promise<void> {
   if (claim.job.transfers.export?.keepResult !== false) return;
   await deps.blobs.delete(result.blobKey);
   await deps.jobs.markResultDeleted(claim.job.id);
@@ -87,7 +91,6 @@ function exportError(error: unknown, jobSignal: AbortSignal, deadline: AbortSign
   if (jobSignal.aborted) return jobSignal.reason ?? error;
   const reason = classify(error, { deadline });
   if (!(reason instanceof TransferError)) return reason;
-  const why =
-    reason.reason === 'timeout' ? 'not finished within the export time limit' : reason.message;
+  const why = reason.reason === 'timeout' ? 'not finished within the export time limit' : reason.message;
   return new QuireError('export_failed', `The export did not complete: ${why}.`);
 }
