@@ -18,7 +18,9 @@ import { registerDocs } from './openapi.js';
 import { sendProblem, toQuireError } from './problem.js';
 import { authenticateAndLimit } from './rate-limit.js';
 import { registerAccountRoutes } from './routes/accounts.js';
+import { registerBatchRoutes } from './routes/batches.js';
 import { registerFileRoutes } from './routes/files.js';
+import { registerJobWebhookSecretRoutes } from './routes/job-webhook-secret.js';
 import { registerJobRoutes } from './routes/jobs.js';
 import { registerOpsRoutes } from './routes/ops.js';
 import { registerToolRoutes } from './routes/tools.js';
@@ -128,6 +130,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerOpsRoutes(app, deps);
   registerToolRoutes(app, deps);
   registerJobRoutes(app, deps);
+  registerBatchRoutes(app, deps);
+  registerJobWebhookSecretRoutes(app, deps);
   registerFileRoutes(app, deps);
   registerAccountRoutes(app, deps);
   registerWebhookRoutes(app, deps);

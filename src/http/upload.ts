@@ -43,7 +43,7 @@ const METADATA_MAX_PAIRS = 16;
 const METADATA_MAX_KEY = 40;
 const METADATA_MAX_VALUE = 500;
 
-class UploadState {
+export class UploadState {
   entry: CatalogEntry | undefined;
   rawOptions: unknown;
   options: Record<string, unknown> | undefined;
@@ -82,11 +82,11 @@ export async function receiveJobUpload(
   }
 }
 
-const TEXT_PARTS = ['tool', 'options', 'metadata'];
+export const TEXT_PARTS = ['tool', 'options', 'metadata'];
 /** The multipart plugin's own cap on a text field, applied too when a text part comes as a file. */
 const TEXT_PART_MAX_BYTES = 64 * 1024;
 
-function readField(name: string, value: string, state: UploadState, catalog: ToolCatalog): void {
+export function readField(name: string, value: string, state: UploadState, catalog: ToolCatalog): void {
   if (!TEXT_PARTS.includes(name)) {
     throw new QuireError(
       'invalid_request',
@@ -126,11 +126,11 @@ function readField(name: string, value: string, state: UploadState, catalog: Too
 }
 
 /** A part sent as application/json arrives already parsed by the multipart plugin. */
-function fieldText(part: MultipartValue): string {
+export function fieldText(part: MultipartValue): string {
   return typeof part.value === 'string' ? part.value : JSON.stringify(part.value);
 }
 
-async function fileText(part: MultipartFile): Promise<string> {
+export async function fileText(part: MultipartFile): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of part.file as AsyncIterable<Buffer>) {
@@ -149,7 +149,7 @@ async function fileText(part: MultipartFile): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-async function storeFile(
+export async function storeFile(
   part: MultipartFile,
   state: UploadState,
   jobId: string,
@@ -186,7 +186,7 @@ async function storeFile(
   state.sha256.push(sha256);
 }
 
-function finish(state: UploadState, catalog: ToolCatalog): ReceivedJob {
+export function finish(state: UploadState, catalog: ToolCatalog): ReceivedJob {
   const entry = state.entry;
   if (!entry)
     throw new QuireError('invalid_request', 'The "tool" part is required.', {

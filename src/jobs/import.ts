@@ -151,11 +151,14 @@ class ImportGuard extends Transform {
       callback(new QuireError('import_too_large', `${this.label}: larger than ${this.maxBytes} bytes.`));
       return;
     }
-    if (this.headBytes >= SNIFF_BYTES) return callback(null, chunk);
+    if (this.headBytes >= SNIFF_BYTES) {
+      callback(null, chunk);
+      return;
+    }
     this.head.push(chunk);
     this.headBytes += chunk.length;
-    if (this.headBytes < SNIFF_BYTES) return callback();
-    this.flushHead(callback);
+    if (this.headBytes < SNIFF_BYTES) callback();
+    else this.flushHead(callback);
   }
 
   override _flush(callback: TransformCallback): void {
@@ -168,7 +171,7 @@ class ImportGuard extends Transform {
     this.head = [];
     this.headBytes = Math.max(this.headBytes, SNIFF_BYTES);
     this.contentType = sniffContentType(head);
-    if (!this.contentType || !this.accepts.includes(this.contentType)) return callback(this.refused());
-    callback(null, head);
+    if (!this.contentType || !this.accepts.includes(this.contentType)) callback(this.refused());
+    else callback(null, head);
   }
 }
