@@ -63,6 +63,14 @@ export function exportHeaders(target: TransferTarget): Record<string, string> {
     : { ...target.headers };
 }
 
+/**
+ * How long the result stays downloadable: none at all for `export.keep_result: false`, so the job
+ * ends already expired (no download between the end and the deletion that follows).
+ */
+export function retentionOf(claim: ClaimedJob, limits: { resultRetentionMs: number }): number {
+  return claim.job.transfers.export?.keepResult === false ? 0 : limits.resultRetentionMs;
+}
+
 /** Drops a result the client asked not to keep (`export.keep_result: false`) once it is recorded. */
 export async function dropUnkeptResult(
   claim: ClaimedJob,

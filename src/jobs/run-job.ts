@@ -17,7 +17,7 @@ import type { ToolCatalog } from '../tools/lib/catalog.js';
 import { openAndRun } from '../tools/lib/inputs.js';
 import { createProgressReporter } from '../tools/lib/progress.js';
 import type { InputType, ToolInput } from '../tools/lib/types.js';
-import { dropUnkeptResult, exportResult } from './export.js';
+import { dropUnkeptResult, exportResult, retentionOf } from './export.js';
 import { failureKind, toJobError } from './failure.js';
 import { importInputs } from './import.js';
 import { JobService } from './job-service.js';
@@ -85,7 +85,7 @@ export async function runJob(
       await importInputs(claim, signal, deps, maxFileBytes(deps, claim), acceptsOf(deps, job.tool));
       const result = await execute(claim, workDir, signal, progress, deps, limits);
       await exportResult(claim, result, signal, deps);
-      terminal = await service.complete(claim, result, limits.resultRetentionMs, ended('succeeded'));
+      terminal = await service.complete(claim, result, retentionOf(claim, limits), ended('succeeded'));
       // Lost the lease between the engine and the write: the job belongs to someone else now.
       if (!terminal) throw signal.reason ?? new LeaseLostError('lease lost before completion');
       await dropUnkeptResult(claim, result, deps);
