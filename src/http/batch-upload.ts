@@ -3,7 +3,7 @@
 // the job upload's own functions, so whatever a job request accepts, a batch accepts.
 import type { MultipartFile, MultipartValue } from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
-import { ulid } from 'ulid';
+import { monotonicFactory } from 'ulid';
 import { jobFolder } from '../blobs/keys.js';
 import type { BlobStore } from '../blobs/types.js';
 import { QuireError } from '../errors/quire-error.js';
@@ -20,6 +20,12 @@ import {
   UploadState,
 } from './upload.js';
 import { readTransferPart } from './upload-transfers.js';
+
+/**
+ * Ids that sort in upload order even within one millisecond, so the batch lists its jobs (ordered by
+ * creation time, then id) in the order of its parts.
+ */
+const jobUlid = monotonicFactory();
 
 export interface BatchItem {
   jobId: string;
@@ -43,7 +49,15 @@ export async function receiveBatchUpload(
   let batchBytes = 0;
   try {
     const parts = request.parts({
-      limits: { files: limits.maxJobs, parts: limits.maxJobs + 20, fields: limits.maxJobs + 20 },
+      // The app's multipart limits count files per job; a batch holds up to maxJobs of them.
+      limits: {
+        fileSize: limits.maxFileBytes,
+        files: limits.maxJobs,
+        fields: limits.maxJobs + 20,
+        fieldSize: 64 * 1024,
+        parts: limits.maxJobs + 20,
+        headerPairs: 100,
+      },
     });
     for await (const part of parts) {
       if (part.fieldname === 'file' || part.fieldname === 'file_url') {
@@ -101,7 +115,7 @@ async function receiveItem(
       headers: { Connection: 'close' },
     });
   }
-  const jobId = `job_${ulid()}`;
+  const jobId = `job_${jobUlid()}`;
   const state = withTextParts(template, new UploadState());
   if (part.type === 'file' && part.fieldname === 'file') {
     await storeFile(part, state, jobId, blobs, limits);
