@@ -1,4 +1,4 @@
-// Receives POST /batches multipart bodies (docs/api.md §8): the text parts a job request takes,
+// Receives POST /batches multipart bodies (docs/api.md §11): the text parts a job request takes,
 // applied to every file, and each `file` or `file_url` part becoming its own job. Parts are read by
 // the job upload's own functions, so whatever a job request accepts, a batch accepts.
 import type { MultipartFile, MultipartValue } from '@fastify/multipart';

@@ -1,4 +1,4 @@
-// A batch (docs/api.md §8): one request's files, each an ordinary job of the account under one id,
+// A batch (docs/api.md §11): one request's files, each an ordinary job of the account under one id,
 // and the batch's public view — counts by status and overall progress, computed from its jobs.
 import { type JobRecord, type JobStatus, terminalStatuses } from './job.js';
 import { jobView, rfc3339 } from './job-view.js';

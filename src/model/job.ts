@@ -54,7 +54,7 @@ export interface JobRecord {
   stalls: number;
   /** Times the job has been claimed. */
   attempts: number;
-  /** The batch the job was created in (docs/api.md §8), or null. */
+  /** The batch the job was created in (docs/api.md §11), or null. */
   batchId: string | null;
   transfers: JobTransfers;
   /** Null once the job has ended (or when it never had any). */

@@ -144,7 +144,7 @@ export interface JobStore {
   recordInputs(id: string, token: string, inputs: InputFile[]): Promise<boolean>;
 }
 
-/** Batches (docs/api.md §8): a name for a group of ordinary jobs; the jobs carry the batch id. */
+/** Batches (docs/api.md §11): a name for a group of ordinary jobs; the jobs carry the batch id. */
 export interface BatchStore {
   create(batch: BatchRecord): Promise<BatchRecord>;
   /** Account-scoped: another account's batch is undefined (→ 404). */

@@ -1,4 +1,4 @@
-// Conformance of the workflows I/O store operations (docs/api.md §2, §6, §8): batches and their jobs,
+// Conformance of the workflows I/O store operations (docs/api.md §2, §6, §11): batches and their jobs,
 // job transfers whose secret half goes with the inputs, inputs recorded under the lease, and the
 // account's job-callback endpoint carrying per-job webhook_url deliveries through the outbox.
 import { describe, expect, test } from 'vitest';

@@ -1,4 +1,4 @@
-// Batches end to end (docs/api.md §8) over real HTTP, SQLite and engines: 40 files become 40 jobs
+// Batches end to end (docs/api.md §11) over real HTTP, SQLite and engines: 40 files become 40 jobs
 // that run within the plan's concurrency while another account's job is not starved, the batch
 // reports counts and progress, cancels together, zips its results, and honours Idempotency-Key.
 import { readFileSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// Workflows I/O (docs/api.md §2, §8): URL imports, exports, batches: `config.transfers`.
+// Workflows I/O (docs/api.md §2, §11): URL imports, exports, batches: `config.transfers`.
 import { Type } from '@sinclair/typebox';
 import { int, type Section, setting } from '../section.js';
 

@@ -1,4 +1,4 @@
-// /api/v1/batches (docs/api.md §8): one request applies the same job spec to many files, each an
+// /api/v1/batches (docs/api.md §11): one request applies the same job spec to many files, each an
 // ordinary job of the account (fair claiming, plan concurrency and limits apply to each); the batch
 // reads its counts from its jobs, cancels them together and zips their results into one download.
 import type { FastifyInstance, FastifyReply } from 'fastify';
