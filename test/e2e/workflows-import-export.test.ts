@@ -19,14 +19,17 @@ const LIMIT_BYTES = 8 * 1024 * 1024;
 const TWO_GIB = 2 * 1024 * 1024 * 1024;
 
 /** A loopback origin whose routes the tests define; counts the bytes each route sent. */
-async function origin(routes: Record<string, (req: http.IncomingMessage, res: http.ServerResponse) => void>) {
+async function origin(
+  routes: Record<string, (req: http.IncomingMessage, res: http.ServerResponse) => void>,
+  host = '127.0.0.1',
+) {
   const sent: Record<string, number> = {};
   const server = http.createServer((req, res) => {
     const route = routes[new URL(req.url ?? '/', 'http://x').pathname];
     if (!route) return void res.writeHead(404).end();
     route(req, res);
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  await new Promise<void>((r) => server.listen(0, host, r));
   const port = (server.address() as AddressInfo).port;
   return {
     port,
@@ -368,4 +371,56 @@ describe('export to a presigned PUT URL on S3 (SeaweedFS)', () => {
     expect((await stored.Body!.transformToByteArray()).length).toBe(done.result!.size);
     expect((await client.fetch(`/api/v1/jobs/${done.id}/download`)).status).toBe(410);
   }, 60_000);
+});
+
+/**
+ * A public address served from this host exists only in a network namespace made for the run:
+ * `unshare -n sh -c 'ip link set lo up && ip addr add 93.184.216.34/32 dev lo &&
+ * TEST_PUBLIC_ADDRESS=93.184.216.34 npx vitest run test/e2e/workflows-import-export.test.ts'`.
+ * Without one, a redirect's own check cannot be reached: the first hop is refused already.
+ */
+const publicAddress = process.env.TEST_PUBLIC_ADDRESS;
+
+describe.skipIf(!publicAddress)('redirects from a public address to a private one', () => {
+  let server: TestServer;
+  let client: Client;
+  let web: Awaited<ReturnType<typeof origin>>;
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    client = new Client(server.url, (await server.newAccount()).key);
+    web = await origin(
+      {
+        '/doc.pdf': (_req, res) => res.writeHead(200).end(pdf),
+        '/to-loopback': (_req, res) => res.writeHead(302, { location: web.url('/doc.pdf') }).end(),
+        '/to-metadata': (_req, res) =>
+          res.writeHead(307, { location: 'http://169.254.169.254/latest/meta-data/' }).end(),
+        '/to-localhost': (_req, res) =>
+          res.writeHead(301, { location: `http://localhost:${web.port}/doc.pdf` }).end(),
+      },
+      '0.0.0.0',
+    );
+  }, 60_000);
+  afterAll(async () => {
+    await web?.close();
+    await server?.close();
+  });
+
+  test('the public origin itself is fetched', async () => {
+    const done = await client.waitFor(
+      (await submit(client, [['file_url', `http://${publicAddress}:${web.port}/doc.pdf`]])).id,
+    );
+    expect(done.status).toBe('succeeded');
+  });
+
+  test.each(['/to-loopback', '/to-metadata', '/to-localhost'])(
+    '%s is refused at the redirect',
+    async (route) => {
+      const done = await client.waitFor(
+        (await submit(client, [['file_url', `http://${publicAddress}:${web.port}${route}`]])).id,
+      );
+      expect(done.status).toBe('failed');
+      expect(done.error?.code).toBe('import_forbidden_address');
+    },
+  );
 });
