@@ -23,7 +23,7 @@ export const transfers = {
     Type.Boolean({
       default: false,
       description:
-        'Allow `file_url`, `export` and `webhook_url` on loopback, private and link-local addresses (development and tests only: SSRF).',
+        'Allow `file_url` imports and `export` uploads to loopback, private and link-local addresses (development and tests only: SSRF). A job’s `webhook_url` follows QUIRE_WEBHOOKS_ALLOW_PRIVATE.',
     }),
   ),
   QUIRE_BATCH_MAX_JOBS: setting(
