@@ -166,7 +166,7 @@ export function describeWorkflowsIoConformance(open: OpenDatabase): void {
       const canceled = await db().jobs.create(newJob({ webhookUrl: WEBHOOK_URL }));
       await db().jobs.cancel(ALICE, canceled.id, T0 + 1);
       const failing = await db().jobs.create(newJob({ webhookUrl: `${WEBHOOK_URL}&b` }));
-      const quiet = await db().jobs.create(newJob());
+      await db().jobs.create(newJob()); // no webhook_url: its failure sends nothing
       for (let i = 0; i < 2; i++) {
         const claim = (await db().jobs.claimNext('w1', LEASE_MS, T0 + 2))!;
         const error = { code: 'pdf_corrupt', message: 'x', retryable: false };

@@ -40,7 +40,7 @@ describe('transfer parts', () => {
     [
       'file_url',
       '{"url":"https://a.example/x","headers":{"X":"a\\r\\nB: c"}}',
-      'must be a single-line string',
+      'header "X" must be a single-line string',
     ],
     ['export', '{"url":"https://a.example/x","keep_result":"no"}', 'keep_result must be a boolean'],
   ])('%s %s is refused: %s', async (name, value, detail) => {
