@@ -140,7 +140,9 @@ async function loadBatch(deps: AppDeps, accountId: string, id: string) {
 function sendZip(reply: FastifyReply, deps: AppDeps, batch: BatchRecord, jobs: JobRecord[]): FastifyReply {
   const ready = jobs
     .map((job, index) => ({ job, index }))
-    .filter(({ job }) => job.status === 'succeeded' && job.result && job.resultDeletedAt === null);
+    .filter(({ job }) => job.status === 'succeeded' && job.result && job.resultDeletedAt === null)
+    // Past retention, a result may be deleted by the sweeper mid-archive: left out, as its download is.
+    .filter(({ job }) => job.expiresAt === null || job.expiresAt > Date.now());
   if (ready.length === 0)
     throw new QuireError('job_not_ready', 'No job of this batch has a result to download yet.');
   const zip = new yazl.ZipFile();
