@@ -9,11 +9,25 @@ import { checkLimits, limits } from './sections/limits.js';
 import { retention } from './sections/retention.js';
 import { resolveServer, type Server, server } from './sections/server.js';
 import { signing } from './sections/signing.js';
+import { transfers } from './sections/transfers.js';
 import { webhooks } from './sections/webhooks.js';
 import { worker } from './sections/worker.js';
 
 /** Every section by name, in the order of the README's settings table. */
-const byName = { http, server, worker, limits, ocr, office, browser, retention, accounts, webhooks, signing };
+const byName = {
+  http,
+  server,
+  worker,
+  limits,
+  ocr,
+  office,
+  browser,
+  retention,
+  accounts,
+  webhooks,
+  signing,
+  transfers,
+};
 
 export const sections: readonly Section[] = Object.values(byName);
 
@@ -22,7 +36,7 @@ type Values = { [Name in keyof typeof byName]: SectionValues<(typeof byName)[Nam
 /** Each section's values under its name; the process-wide ones (server, accounts) at the top. */
 export type Config = Server &
   Accounts &
-  Pick<Values, 'http' | 'worker' | 'limits' | 'retention' | 'webhooks' | 'signing'> & {
+  Pick<Values, 'http' | 'worker' | 'limits' | 'retention' | 'webhooks' | 'signing' | 'transfers'> & {
     heavyEngines: HeavyEngines;
   };
 
@@ -42,6 +56,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     retention: values.retention,
     webhooks: values.webhooks,
     signing: values.signing,
+    transfers: values.transfers,
     heavyEngines: { ...values.ocr, office: values.office, browser: values.browser },
   };
 }

@@ -126,6 +126,24 @@ export const errorCatalogue = {
   engine_failed: { status: 422, title: 'The engine could not process the document', retryable: false },
   engine_unavailable: { status: 503, title: 'The engine this tool needs is not installed', retryable: true },
   worker_lost: { status: 500, title: 'The job was abandoned by its worker too many times', retryable: true },
+  // URL imports and exports (docs/api.md §2): the worker's transfers, outcomes of the job, never 5xx.
+  import_failed: { status: 422, title: 'A file_url could not be fetched', retryable: true },
+  import_too_large: {
+    status: 422,
+    title: 'A file_url serves more bytes than the plan allows',
+    retryable: false,
+  },
+  import_forbidden_address: {
+    status: 422,
+    title: 'A file_url points to a non-public address',
+    retryable: false,
+  },
+  import_timeout: { status: 422, title: 'A file_url did not arrive within the time limit', retryable: true },
+  export_failed: {
+    status: 422,
+    title: 'The result could not be uploaded to the export URL',
+    retryable: true,
+  },
 } as const satisfies Record<string, ErrorSpec>;
 
 export type ErrorCode = keyof typeof errorCatalogue;

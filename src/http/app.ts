@@ -21,13 +21,15 @@ import { registerDocs } from './openapi.js';
 import { rawProblemResponse, sendProblem, toQuireError } from './problem.js';
 import { authenticateAndLimit } from './rate-limit.js';
 import { registerAccountRoutes } from './routes/accounts.js';
+import { registerBatchRoutes } from './routes/batches.js';
 import { registerFileRoutes } from './routes/files.js';
 import { registerHomeRoute } from './routes/home.js';
+import { registerJobWebhookSecretRoutes } from './routes/job-webhook-secret.js';
 import { registerJobRoutes } from './routes/jobs.js';
 import { registerOpsRoutes } from './routes/ops.js';
 import { registerToolRoutes } from './routes/tools.js';
 import { registerWebhookRoutes } from './routes/webhooks.js';
-import { FIELD_READ_MAX_BYTES } from './upload.js';
+import { FIELD_READ_MAX_BYTES } from './upload-fields.js';
 import { idleCut, registerUploadSlots } from './upload-slots.js';
 
 declare module 'fastify' {
@@ -138,6 +140,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerOpsRoutes(app, deps);
   registerToolRoutes(app, deps);
   registerJobRoutes(app, deps);
+  registerBatchRoutes(app, deps);
+  registerJobWebhookSecretRoutes(app, deps);
   registerFileRoutes(app, deps);
   registerAccountRoutes(app, deps);
   registerWebhookRoutes(app, deps);

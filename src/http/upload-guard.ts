@@ -11,6 +11,8 @@ export interface UploadLimits {
   maxFiles: number;
   /** Named in the 413 so the client knows which limit it hit (contract §5). */
   plan: string;
+  /** QUIRE_WEBHOOKS_ALLOW_PRIVATE, for a `webhook_url` part. */
+  allowPrivateWebhooks?: boolean;
 }
 
 /** The request-wide counter every file's guard adds to. */

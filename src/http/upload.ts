@@ -1,16 +1,31 @@
 // Receives POST /jobs multipart bodies: text fields checked as they arrive, files sniffed and
 // streamed straight into the blob store under per-file and total limits (docs/api.md §2).
 import { pipeline } from 'node:stream';
-import type { MultipartFile, MultipartValue } from '@fastify/multipart';
+import type { MultipartFile } from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
 import { jobFolder } from '../blobs/keys.js';
 import type { BlobStore } from '../blobs/types.js';
 import { QuireError } from '../errors/quire-error.js';
 import type { InputFile, JobStep } from '../model/job.js';
 import type { CatalogEntry, ToolCatalog } from '../tools/lib/catalog.js';
-import { escapePointer, JSON_MAX_BYTES, jsonShapeError } from './json-shape.js';
 import { readStepsPart, underStep } from './steps-field.js';
+import {
+  boundedObject,
+  type FieldValue,
+  fieldValue,
+  fileText,
+  parseMetadata,
+  partText,
+  TEXT_PARTS,
+  toolName,
+} from './upload-fields.js';
 import { UploadGuard, type UploadLimits } from './upload-guard.js';
+import {
+  type ReceivedTransfers,
+  readTransferPart,
+  TRANSFER_PARTS,
+  TransferParts,
+} from './upload-transfers.js';
 
 export interface ReceivedJob {
   entry: CatalogEntry;
@@ -21,13 +36,12 @@ export interface ReceivedJob {
   sha256: string[];
   /** With a `steps` part: the steps after the first (`entry`, `options`). */
   nextSteps?: JobStep[];
+  transfers: ReceivedTransfers;
+  /** Digest of the transfer parts, for the Idempotency-Key fingerprint. */
+  transfersFingerprint: string;
 }
 
-const METADATA_MAX_PAIRS = 16;
-const METADATA_MAX_KEY = 40;
-const METADATA_MAX_VALUE = 500;
-
-class UploadState {
+export class UploadState {
   entry: CatalogEntry | undefined;
   rawOptions: unknown;
   options: Record<string, unknown> | undefined;
@@ -37,6 +51,7 @@ class UploadState {
   totalBytes = 0;
   readonly seen = new Set<string>();
   nextSteps: JobStep[] | undefined;
+  readonly transfers = new TransferParts();
 }
 
 export async function receiveJobUpload(
@@ -49,11 +64,16 @@ export async function receiveJobUpload(
   const state = new UploadState();
   try {
     for await (const part of request.parts()) {
-      if (part.type === 'field') readField(part.fieldname, fieldValue(part), state, catalog);
+      const value = part.type === 'field' ? fieldValue(part) : undefined;
+      if (TRANSFER_PARTS.includes(part.fieldname)) {
+        const text = partText(part.fieldname, value ?? (await fileText(part as MultipartFile)));
+        const maxFiles = Math.min(limits.maxFiles, maxFilesOf(state.entry, limits));
+        await readTransferPart(part.fieldname, text, state, jobFolder(jobId), { ...limits, maxFiles });
+      } else if (value) readField(part.fieldname, value, state, catalog);
       // Clients that send JSON as a Blob (FormData) produce a file part; read it as the text it is.
       else if (TEXT_PARTS.includes(part.fieldname))
-        readField(part.fieldname, await fileText(part), state, catalog);
-      else await storeFile(part, state, jobId, blobs, limits);
+        readField(part.fieldname, await fileText(part as MultipartFile), state, catalog);
+      else await storeFile(part as MultipartFile, state, jobId, blobs, limits);
     }
     return finish(state, catalog);
   } catch (error) {
@@ -62,19 +82,7 @@ export async function receiveJobUpload(
   }
 }
 
-const TEXT_PARTS = ['tool', 'options', 'metadata', 'steps'];
-/** The contract's cap on a text part however it is sent (plain field, JSON-typed field or file). */
-const TEXT_PART_MAX_BYTES = JSON_MAX_BYTES;
-/**
- * What the multipart plugin reads of one field. Above the contract's cap so a JSON-typed part is
- * never cut before the plugin parses it (a cut one fails without its name); the cap is ours.
- */
-export const FIELD_READ_MAX_BYTES = 4 * TEXT_PART_MAX_BYTES;
-
-/** A text part's content: its text, or the value the plugin already parsed from a JSON-typed part. */
-type FieldValue = { text: string } | { parsed: unknown };
-
-function readField(name: string, value: FieldValue, state: UploadState, catalog: ToolCatalog): void {
+export function readField(name: string, value: FieldValue, state: UploadState, catalog: ToolCatalog): void {
   if (!TEXT_PARTS.includes(name)) {
     throw new QuireError(
       'invalid_request',
@@ -117,67 +125,7 @@ function readField(name: string, value: FieldValue, state: UploadState, catalog:
   }
 }
 
-/** A part sent as application/json arrives already parsed by the multipart plugin. */
-function fieldValue(part: MultipartValue): FieldValue {
-  if (part.mimetype !== 'application/json') {
-    if (part.valueTruncated) throw partTooLarge(part.fieldname);
-    return { text: String(part.value) };
-  }
-  return { parsed: part.value };
-}
-
-function partTooLarge(name: string): QuireError {
-  const detail = `is larger than ${TEXT_PART_MAX_BYTES} bytes`;
-  if (name === 'options' || name === 'metadata')
-    return new QuireError(`invalid_${name}`, `The "${name}" part ${detail}.`, {
-      errors: [{ pointer: `/${name}`, detail }],
-    });
-  return new QuireError('invalid_request', `The "${name}" part ${detail}.`, {
-    errors: [{ field: name, detail }],
-  });
-}
-
-function toolName(value: FieldValue): string {
-  if ('text' in value) return value.text;
-  if (typeof value.parsed === 'string') return value.parsed;
-  throw new QuireError('unknown_tool', 'The "tool" part must be a tool name.', {
-    errors: [{ field: 'tool', detail: 'is not a known tool' }],
-  });
-}
-
-/** The part as a JSON object within the depth, size and well-formed-text bounds, or its error. */
-function boundedObject(
-  value: FieldValue,
-  field: 'options' | 'metadata',
-  code: 'invalid_options' | 'invalid_metadata',
-): Record<string, unknown> {
-  const parsed = 'text' in value ? parseJson(value.text, field) : value.parsed;
-  const shape = jsonShapeError(parsed);
-  if (shape) {
-    throw new QuireError(code, `The "${field}" part ${shape.detail}.`, {
-      errors: [{ pointer: `/${field}${shape.pointer}`, detail: shape.detail }],
-    });
-  }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-    throw new QuireError('invalid_request', `The "${field}" part must be a JSON object.`, {
-      errors: [{ field, detail: 'must be a JSON object' }],
-    });
-  }
-  return parsed as Record<string, unknown>;
-}
-
-async function fileText(part: MultipartFile): Promise<FieldValue> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of part.file as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > TEXT_PART_MAX_BYTES) throw partTooLarge(part.fieldname);
-    chunks.push(chunk);
-  }
-  return { text: Buffer.concat(chunks).toString('utf8') };
-}
-
-async function storeFile(
+export async function storeFile(
   part: MultipartFile,
   state: UploadState,
   jobId: string,
@@ -214,7 +162,7 @@ async function storeFile(
   state.sha256.push(sha256);
 }
 
-function finish(state: UploadState, catalog: ToolCatalog): ReceivedJob {
+export function finish(state: UploadState, catalog: ToolCatalog): ReceivedJob {
   const entry = state.entry;
   if (!entry)
     throw new QuireError('invalid_request', 'The "tool" part is required.', {
@@ -242,10 +190,21 @@ function finish(state: UploadState, catalog: ToolCatalog): ReceivedJob {
     });
   }
   for (const input of state.inputs) {
-    if (!entry.tool.inputs.accepts.includes(input.contentType as never)) throw unsupported(entry);
+    // An imported input's type is known only once the worker has fetched and sniffed it.
+    if (input.source !== 'url' && !entry.tool.inputs.accepts.includes(input.contentType as never))
+      throw unsupported(entry);
   }
   const { metadata, inputs, sha256, nextSteps } = state;
-  return { entry, options, metadata, inputs, sha256, ...(nextSteps ? { nextSteps } : {}) };
+  return {
+    entry,
+    options,
+    metadata,
+    inputs,
+    sha256,
+    ...(nextSteps ? { nextSteps } : {}),
+    transfers: state.transfers.result(),
+    transfersFingerprint: state.transfers.fingerprint(),
+  };
 }
 
 function checkOptions(state: UploadState, catalog: ToolCatalog): Record<string, unknown> {
@@ -268,33 +227,6 @@ function unsupported(entry: CatalogEntry | undefined): QuireError {
   return new QuireError('unsupported_file', `The file content is not of an accepted type (${accepts}).`, {
     extras: { accepts: entry?.tool.inputs.accepts },
   });
-}
-
-function parseJson(value: string, field: string): unknown {
-  try {
-    return JSON.parse(value);
-  } catch {
-    throw new QuireError('invalid_request', `The "${field}" part is not valid JSON.`, {
-      errors: [{ field, detail: 'is not valid JSON' }],
-    });
-  }
-}
-
-function parseMetadata(value: FieldValue): Record<string, string> {
-  const parsed = boundedObject(value, 'metadata', 'invalid_metadata');
-  const errors = Object.entries(parsed).flatMap(([key, v]) => {
-    const pointer = `/metadata/${escapePointer(key)}`;
-    if (typeof v !== 'string') return [{ pointer, detail: 'must be a string' }];
-    if (key.length === 0 || key.length > METADATA_MAX_KEY)
-      return [{ pointer, detail: `key must be 1–${METADATA_MAX_KEY} characters` }];
-    if (v.length > METADATA_MAX_VALUE)
-      return [{ pointer, detail: `must be at most ${METADATA_MAX_VALUE} characters` }];
-    return [];
-  });
-  if (Object.keys(parsed).length > METADATA_MAX_PAIRS)
-    errors.push({ pointer: '/metadata', detail: `at most ${METADATA_MAX_PAIRS} pairs` });
-  if (errors.length > 0) throw new QuireError('invalid_metadata', 'The metadata is not valid.', { errors });
-  return parsed as Record<string, string>;
 }
 
 /** A display name only: path parts and control characters removed, length capped. */

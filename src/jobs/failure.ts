@@ -15,6 +15,11 @@ export function failureKind(code: ErrorCode): FailureKind {
     case 'page_range_invalid':
     case 'unsupported_file':
     case 'invalid_certificate':
+    case 'import_failed':
+    case 'import_too_large':
+    case 'import_forbidden_address':
+    case 'import_timeout':
+    case 'export_failed':
       return 'input';
     case 'limit_pages_exceeded':
     case 'limit_page_pixels_exceeded':

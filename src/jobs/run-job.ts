@@ -4,7 +4,7 @@ import path from 'node:path';
 import { jobFolder } from '../blobs/keys.js';
 import type { BlobStore } from '../blobs/types.js';
 import type { Config } from '../config/config.js';
-import type { JobLimits } from '../config/plans.js';
+import { accountLimits, type JobLimits } from '../config/plans.js';
 import type { Engines } from '../engines/index.js';
 import { QuireError } from '../errors/quire-error.js';
 import { type JobError, type JobResult, jobSteps, type StepRef } from '../model/job.js';
@@ -15,7 +15,9 @@ import { withWorkDir } from '../process/work-dir.js';
 import type { ClaimedJob, JobStore } from '../store/types.js';
 import type { ToolCatalog } from '../tools/lib/catalog.js';
 import type { InputType, ToolInput } from '../tools/lib/types.js';
+import { dropUnkeptResult, exportResult, retentionOf } from './export.js';
 import { failureKind, toJobError } from './failure.js';
+import { importInputs } from './import.js';
 import { JobService } from './job-service.js';
 import { LeaseLostError } from './lease-keeper.js';
 import { ProgressWriter } from './progress-writer.js';
@@ -80,10 +82,13 @@ export async function runJob(
   const running = new RunningStep(claim, deps);
   try {
     await withWorkDir(deps.config.tmpDir, async (workDir) => {
+      await importInputs(claim, signal, deps, maxFileBytes(deps, claim), acceptsOf(deps, job.tool));
       const result = await execute(claim, workDir, signal, { progress, running }, deps, limits);
-      terminal = await service.complete(claim, result, limits.resultRetentionMs, ended('succeeded'));
+      await exportResult(claim, result, signal, deps);
+      terminal = await service.complete(claim, result, retentionOf(claim, limits), ended('succeeded'));
       // Lost the lease between the engine and the write: the job belongs to someone else now.
       if (!terminal) throw signal.reason ?? new LeaseLostError('lease lost before completion');
+      await dropUnkeptResult(claim, result, deps);
     });
   } catch (error) {
     progress.stop();
@@ -198,6 +203,15 @@ async function fetchInputs(claim: ClaimedJob, workDir: string, blobs: BlobStore)
       return { path: local, name: file.name, size: file.size, contentType };
     }),
   );
+}
+
+/** The plan's per-file limit, which a URL import is held to as an upload is. */
+function maxFileBytes(deps: RunJobDeps, claim: ClaimedJob): number {
+  return accountLimits(deps.config, claim.plan).maxFileBytes;
+}
+
+function acceptsOf(deps: RunJobDeps, tool: string): readonly string[] {
+  return deps.catalog.get(tool)?.tool.inputs.accepts ?? [];
 }
 
 function toolMissing(name: string): QuireError {

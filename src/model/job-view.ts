@@ -18,7 +18,12 @@ export function jobView(job: JobRecord): Record<string, unknown> {
     // How many times a worker has started the job; above 1 after a worker was lost (docs/api.md).
     attempts: job.attempts,
     input: {
-      files: job.inputs.map((f) => ({ name: f.name, size: f.size, content_type: f.contentType })),
+      files: job.inputs.map((f, index) => ({
+        name: f.name,
+        size: f.size,
+        content_type: f.contentType,
+        ...importView(job, index),
+      })),
     },
     metadata: job.metadata,
     created_at: rfc3339(job.createdAt),
@@ -26,6 +31,7 @@ export function jobView(job: JobRecord): Record<string, unknown> {
     completed_at: rfc3339(job.completedAt),
     expires_at: rfc3339(job.expiresAt),
     links: { self, download: `${self}/download` },
+    ...transfersView(job),
   };
   Object.assign(view, stepsView(job));
   if (job.status === 'failed' && job.error) view.error = { ...job.error };
@@ -54,4 +60,19 @@ function stepsView(job: JobRecord): Record<string, unknown> {
   const current = job.status === 'processing' ? job.currentStep : null;
   const running = current === null ? undefined : steps[current];
   return running ? { steps, step: { index: current, tool: running.tool } } : { steps };
+}
+
+/** An imported input names its source's host only: the URL may carry a signature (docs/api.md §2). */
+function importView(job: JobRecord, index: number): Record<string, unknown> {
+  const source = job.transfers.imports.find((i) => i.input === index);
+  return source ? { source: { type: 'url', host: source.host } } : {};
+}
+
+function transfersView(job: JobRecord): Record<string, unknown> {
+  const view: Record<string, unknown> = {};
+  if (job.batchId) view.batch_id = job.batchId;
+  const target = job.transfers.export;
+  if (target) view.export = { host: target.host, keep_result: target.keepResult };
+  if (job.transfers.webhookHost) view.webhook = { host: job.transfers.webhookHost };
+  return view;
 }

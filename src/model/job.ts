@@ -10,6 +10,8 @@ export interface InputFile {
   contentType: string;
   /** Blob-store key; removed when the job ends. */
   blobKey: string;
+  /** `url`: the worker fetches it (size and type are known once it has); absent for uploads. */
+  source?: 'url';
 }
 
 export interface JobResult {
@@ -73,9 +75,44 @@ export interface JobRecord {
   nextSteps: JobStep[];
   /** The step a worker is running (0 = `tool`), while the job is processing. */
   currentStep: number | null;
+  /** The batch the job was created in (docs/api.md §11), or null. */
+  batchId: string | null;
+  transfers: JobTransfers;
+  /** Null once the job has ended (or when it never had any). */
+  transferSecrets: JobTransferSecrets | null;
+  /** Where the job's terminal event is also sent (docs/api.md §6); dropped when the job ends. */
+  webhookUrl: string | null;
 }
 
 /** Every step of the job in order, the first being its `tool` and `options`. */
 export function jobSteps(job: Pick<JobRecord, 'tool' | 'options' | 'nextSteps'>): JobStep[] {
   return [{ tool: job.tool, options: job.options }, ...job.nextSteps];
 }
+
+/**
+ * Where a job's bytes come from and go beyond the upload (docs/api.md §2, "Import, export and
+ * callbacks"), in the form every view may show: hosts only, never a URL's path, query or headers.
+ */
+export interface JobTransfers {
+  /** Inputs fetched by the worker from a URL, by input index. */
+  imports: Array<{ input: number; host: string }>;
+  export: { host: string; keepResult: boolean } | null;
+  webhookHost: string | null;
+}
+
+/** A URL with the headers to send to it (a signed storage link's Authorization, Azure's blob type). */
+export interface TransferTarget {
+  url: string;
+  headers: Record<string, string>;
+}
+
+/**
+ * The secret half: full URLs and headers, kept only while the job is active and dropped with its
+ * inputs when it ends (docs/api.md §2), like secret options.
+ */
+export interface JobTransferSecrets {
+  imports: Array<TransferTarget & { input: number }>;
+  export: TransferTarget | null;
+}
+
+export const noTransfers: JobTransfers = { imports: [], export: null, webhookHost: null };

@@ -2,7 +2,17 @@
 // default) and PostgreSQL (scale-out) implement them and run the same conformance suites.
 
 import type { Account, ApiKeyRecord } from '../model/account.js';
-import type { InputFile, JobError, JobRecord, JobResult, JobStatus, JobStep } from '../model/job.js';
+import type { BatchRecord } from '../model/batch.js';
+import type {
+  InputFile,
+  JobError,
+  JobRecord,
+  JobResult,
+  JobStatus,
+  JobStep,
+  JobTransferSecrets,
+  JobTransfers,
+} from '../model/job.js';
 import type { JobChangeNotice } from '../model/job-change.js';
 import type { WebhookStore } from './webhook-types.js';
 
@@ -47,6 +57,10 @@ export interface NewJob {
   createdAt: number;
   /** The steps after the first (`tool`, `options`); none for a one-tool job. */
   nextSteps?: JobStep[];
+  batchId?: string;
+  transfers?: JobTransfers;
+  transferSecrets?: JobTransferSecrets;
+  webhookUrl?: string;
 }
 
 export interface ListJobsQuery {
@@ -133,6 +147,20 @@ export interface JobStore {
   markResultDeleted(id: string, now?: number): Promise<void>;
   /** Queue depth and running jobs, for metrics. */
   countByStatus(): Promise<Record<JobStatus, number>>;
+  /**
+   * Replaces the inputs once the worker has fetched the URL ones (their size and sniffed type), while
+   * the lease is held; false if it is lost. A later attempt finds them fetched and does not refetch.
+   */
+  recordInputs(id: string, token: string, inputs: InputFile[]): Promise<boolean>;
+}
+
+/** Batches (docs/api.md §11): a name for a group of ordinary jobs; the jobs carry the batch id. */
+export interface BatchStore {
+  create(batch: BatchRecord): Promise<BatchRecord>;
+  /** Account-scoped: another account's batch is undefined (→ 404). */
+  get(accountId: string, id: string): Promise<BatchRecord | undefined>;
+  /** The batch's jobs that are not deleted, in creation order. */
+  listJobs(accountId: string, batchId: string): Promise<JobRecord[]>;
 }
 
 export interface AccountStore {
@@ -225,6 +253,7 @@ export interface RateLimiter {
 /** One database: the stores over it plus lifecycle. Open one per process and share it. */
 export interface Database {
   jobs: JobStore;
+  batches: BatchStore;
   webhooks: WebhookStore;
   accounts: AccountStore;
   idempotency: IdempotencyStore;

@@ -30,6 +30,13 @@ export interface WebhookStore {
    * `webhook_endpoint_limit_exceeded`.
    */
   createEndpoint(endpoint: WebhookEndpoint, maxPerAccount?: number): Promise<WebhookEndpoint>;
+  /**
+   * The account's job-callback endpoint (signs per-job `webhook_url` deliveries): stores `endpoint`
+   * as it unless the account has one, and returns the one that stands. Never listed, counted or
+   * reachable through the endpoint operations below; `rotateSecret` takes its id.
+   */
+  ensureJobCallbackEndpoint(endpoint: WebhookEndpoint): Promise<WebhookEndpoint>;
+  getJobCallbackEndpoint(accountId: string): Promise<WebhookEndpoint | undefined>;
   /** Account-scoped: another account's endpoint is undefined (→ 404). */
   getEndpoint(accountId: string, id: string): Promise<WebhookEndpoint | undefined>;
   listEndpoints(accountId: string): Promise<WebhookEndpoint[]>;

@@ -23,6 +23,7 @@ import {
 } from './support/job-fixtures.js';
 import { runStoreChildren } from './support/spawn-store-child.js';
 import { describeWebhookOutboxConformance } from './webhook-outbox.suite.js';
+import { describeWorkflowsIoConformance } from './workflows-io.suite.js';
 
 export type { StoreConformanceOptions } from './support/job-fixtures.js';
 
@@ -40,6 +41,7 @@ export function describeJobStoreConformance(
     describeFairClaimConformance(open);
     describeIdempotencyConformance(open);
     describeWebhookOutboxConformance(open);
+    describeWorkflowsIoConformance(open);
     describeMigrationConformance(open, options);
   });
 }

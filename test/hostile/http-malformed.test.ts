@@ -44,7 +44,7 @@ function postJob(
 }
 
 const deepArray = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
-const deepObject = (depth: number) => '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
+const deepObject = (depth: number) => `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
 const rotate = { headers: field('tool'), body: 'rotate' };
 const file = { headers: filePart('file', 'a.pdf'), body: pdf };
 const angle90 = { headers: field('options'), body: '{"angle":90}' };

@@ -9,7 +9,8 @@ import { JobService } from '../../jobs/job-service.js';
 import { waitForTerminal } from '../../jobs/wait.js';
 import type { JobRecord, JobStatus } from '../../model/job.js';
 import { jobView } from '../../model/job-view.js';
-import type { StoredResponse } from '../../store/types.js';
+import type { NewJob, StoredResponse } from '../../store/types.js';
+import { jobCallbackEndpoint } from '../../webhooks/job-callback.js';
 import type { AppDeps } from '../deps.js';
 import { completedResponse, fingerprintOf, sendReplay } from '../idempotency.js';
 import { preferredWait } from '../prefer.js';
@@ -42,6 +43,7 @@ function registerCreate(app: FastifyInstance, deps: AppDeps, service: JobService
       const received = await receiveJobUpload(request, id, catalog, blobs, {
         ...limits,
         plan: limits.plan.name,
+        allowPrivateWebhooks: config.webhooks.allowPrivate,
       });
       let replay: StoredResponse | undefined;
       try {
@@ -52,17 +54,7 @@ function registerCreate(app: FastifyInstance, deps: AppDeps, service: JobService
         if (replay || request.idempotency?.settled) await service.discardUpload(received.inputs);
       }
       if (replay) return sendReplay(reply, replay);
-      const job = await service.create({
-        id,
-        accountId: auth.accountId,
-        tool: received.entry.tool.name,
-        options: received.options,
-        secretOptions: [...(received.entry.tool.secretOptions ?? [])],
-        metadata: received.metadata,
-        inputs: received.inputs,
-        createdAt: Date.now(),
-        ...(received.nextSteps ? { nextSteps: received.nextSteps } : {}),
-      });
+      const job = await service.create(await newJobOf(deps, received, id, auth.accountId));
       request.log.info({ job: id, tool: job.tool, files: job.inputs.length }, 'job created');
       const shown = await waitAsPreferred(request, reply, deps, job);
       return reply.code(201).header('Location', `/api/v1/jobs/${id}`).send(jobView(shown));
@@ -154,8 +146,8 @@ function registerChanges(app: FastifyInstance, service: JobService): void {
   });
 }
 
-/** docs/api.md §4: tool, options, the steps after the first, metadata and each file's SHA-256, in order. */
-function jobFingerprint(received: ReceivedJob): string {
+/** docs/api.md §4: tool, options, the steps after the first, metadata, each file's SHA-256 in order, and the transfer parts. */
+export function jobFingerprint(received: ReceivedJob): string {
   const { nextSteps } = received;
   return fingerprintOf({
     tool: received.entry.tool.name,
@@ -164,5 +156,35 @@ function jobFingerprint(received: ReceivedJob): string {
     ...(nextSteps && nextSteps.length > 0 ? { steps: nextSteps } : {}),
     metadata: received.metadata,
     files: received.sha256,
+    transfers: received.transfersFingerprint,
   });
+}
+
+/** The job a received request describes; the batch path makes one per file with its `batchId`. */
+export async function newJobOf(
+  deps: AppDeps,
+  received: ReceivedJob,
+  id: string,
+  accountId: string,
+  batchId?: string,
+): Promise<NewJob> {
+  const { transfers, secrets, webhookUrl } = received.transfers;
+  // The secret must exist before the job can end, so its first delivery is signed.
+  if (webhookUrl) await jobCallbackEndpoint(deps.db.webhooks, deps.keys.webhookSecretKey, accountId);
+  const hasSecrets = secrets.imports.length > 0 || secrets.export !== null;
+  return {
+    id,
+    accountId,
+    tool: received.entry.tool.name,
+    options: received.options,
+    secretOptions: [...(received.entry.tool.secretOptions ?? [])],
+    metadata: received.metadata,
+    inputs: received.inputs,
+    createdAt: Date.now(),
+    ...(received.nextSteps ? { nextSteps: received.nextSteps } : {}),
+    ...(batchId ? { batchId } : {}),
+    ...(hasSecrets || webhookUrl ? { transfers } : {}),
+    ...(hasSecrets ? { transferSecrets: secrets } : {}),
+    ...(webhookUrl ? { webhookUrl } : {}),
+  };
 }

@@ -6,7 +6,7 @@ import type { JobChangeNotice } from '../../model/job-change.js';
 import type { JobEventType } from '../../model/job-event.js';
 import { eventBody, eventTypeFor } from '../../model/job-event.js';
 import { REDACTED } from '../../model/redact.js';
-import { noticeKinds } from '../sql/job-outbox.js';
+import { isCallbackEvent, noticeKinds } from '../sql/job-outbox.js';
 import { type JobRow, type Tables, toJob } from '../sql/rows.js';
 import { notifySql } from './notices.js';
 
@@ -38,9 +38,10 @@ export function outboxTail(tail: OutboxTail): RawBuilder<unknown> {
     : sql`NULL::bytea, ${jobState(sql.ref('s'))}`;
   return sql`
     targets AS (
-      SELECT s.id AS job_id, w.id AS endpoint_id
+      SELECT s.id AS job_id, w.id AS endpoint_id, NULL::text AS url
       FROM ${source} s JOIN webhook_endpoints w ON w.account_id = s.account_id AND w.status = 'enabled'
       WHERE w.events::jsonb ?| ARRAY['*', ${tail.type}::text]
+      ${isCallbackEvent(tail.type) ? callbackTargets(source) : sql``}
     ),
     event AS (
       INSERT INTO webhook_events (account_id, job_id, type, body, job_state, created_at)
@@ -50,13 +51,26 @@ export function outboxTail(tail: OutboxTail): RawBuilder<unknown> {
     ),
     messages AS (
       -- The schedule's first delay is 0 (config enforces it): due at once.
-      INSERT INTO webhook_messages (id, event_id, endpoint_id, account_id, status, attempts, next_attempt_at, created_at)
-      SELECT 'msg_' || quire_ulid(${now}), e.id, t.endpoint_id, e.account_id, 'pending', 0, ${now}, ${now}
+      INSERT INTO webhook_messages (id, event_id, endpoint_id, account_id, status, attempts, next_attempt_at, created_at, url)
+      SELECT 'msg_' || quire_ulid(${now}), e.id, t.endpoint_id, e.account_id, 'pending', 0, ${now}, ${now}, t.url
       FROM event e JOIN targets t ON t.job_id = e.job_id
     ),
     notice AS (
       SELECT ${notifySql(tail.origin, sql.ref('s.id'), tail.notice)} FROM ${source} s
     )`;
+}
+
+/**
+ * The job's own webhook_url through the account's job-callback endpoint (sql/webhook-callbacks.ts).
+ * The URL is read from the jobs table, not the source: a source may carry only id and account, and
+ * the statement's snapshot holds the URL, which never changes while the job is active.
+ */
+function callbackTargets(source: RawBuilder<unknown>): RawBuilder<unknown> {
+  return sql`UNION ALL
+      SELECT s.id, w.id, j.webhook_url
+      FROM ${source} s JOIN jobs j ON j.id = s.id
+      JOIN webhook_endpoints w ON w.account_id = s.account_id AND w.kind = 'job_callback' AND w.status = 'enabled'
+      WHERE j.webhook_url IS NOT NULL`;
 }
 
 /** The select-list item that makes the statement run `outboxTail`'s notice. */
@@ -80,7 +94,8 @@ function jobState(s: Expression<unknown>) {
   const column = (name: string) => sql.ref<string>(`s.${name}`);
   return sql`(to_jsonb(${s}) || jsonb_build_object(
     'options', ${scrubbedOptions(column('options'), column('secret_options'))},
-    'lease_token', NULL, 'lease_expires_at', NULL, 'worker_id', NULL))::text`;
+    'lease_token', NULL, 'lease_expires_at', NULL, 'worker_id', NULL,
+    'transfer_secrets', NULL, 'webhook_url', NULL))::text`;
 }
 
 /**

@@ -91,7 +91,9 @@ export async function listEndedWithInputs(db: Kysely<Tables>, limit: number): Pr
 export async function markInputsDeleted(db: Kysely<Tables>, id: string, now: number): Promise<void> {
   await db
     .updateTable('jobs')
-    .set({ inputs_deleted_at: now })
+    // Import and export URLs and the job's webhook URL go with the inputs: by now the terminal event
+    // (and any callback message, which keeps its own copy of the URL) is written (docs/api.md §2).
+    .set({ inputs_deleted_at: now, transfer_secrets: null, webhook_url: null })
     .where('id', '=', id)
     .where('inputs_deleted_at', 'is', null)
     .execute();

@@ -8,7 +8,7 @@ import type { Kysely } from 'kysely';
 import { ulid } from 'ulid';
 import type { JobStatus } from '../../model/job.js';
 import type { JobChangeNotice } from '../../model/job-change.js';
-import { eventBody, eventTypeFor, subscribes } from '../../model/job-event.js';
+import { eventBody, eventTypeFor, type JobEventType, subscribes } from '../../model/job-event.js';
 import { type JobRow, type Tables, toJob, type WebhookEventsTable } from './rows.js';
 
 /** The change notice other processes get for each new status. */
@@ -30,11 +30,17 @@ export async function writeJobEvent(conn: Kysely<Tables>, row: JobRow, now: numb
   const type = eventTypeFor(row.status);
   const endpoints = await conn
     .selectFrom('webhook_endpoints')
-    .select(['id', 'events'])
+    .select(['id', 'events', 'kind'])
     .where('account_id', '=', row.account_id)
     .where('status', '=', 'enabled')
     .execute();
-  const targets = endpoints.filter((e) => subscribes(JSON.parse(e.events) as string[], type));
+  const targets = endpoints.flatMap((e): Array<{ id: string; url: string | null }> => {
+    if (e.kind === 'endpoint')
+      return subscribes(JSON.parse(e.events) as string[], type) ? [{ id: e.id, url: null }] : [];
+    // The job's own webhook_url gets its end through the account's job-callback endpoint.
+    const url = row.webhook_url;
+    return url && isCallbackEvent(type) ? [{ id: e.id, url }] : [];
+  });
   if (targets.length === 0) return;
   const { id: eventId } = await conn
     .insertInto('webhook_events')
@@ -51,10 +57,10 @@ export async function writeJobEvent(conn: Kysely<Tables>, row: JobRow, now: numb
   await conn
     .insertInto('webhook_messages')
     .values(
-      targets.map((endpoint) => ({
+      targets.map((target) => ({
         id: `msg_${ulid()}`,
         event_id: eventId,
-        endpoint_id: endpoint.id,
+        endpoint_id: target.id,
         account_id: row.account_id,
         status: 'pending' as const,
         attempts: 0,
@@ -64,9 +70,15 @@ export async function writeJobEvent(conn: Kysely<Tables>, row: JobRow, now: numb
         lease_expires_at: null,
         created_at: now,
         completed_at: null,
+        url: target.url,
       })),
     )
     .execute();
+}
+
+/** The events a job's own webhook_url receives (docs/api.md §6): the job's end, however it ends. */
+export function isCallbackEvent(type: JobEventType): boolean {
+  return type === 'job.succeeded' || type === 'job.failed' || type === 'job.canceled';
 }
 
 /**

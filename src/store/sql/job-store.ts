@@ -3,7 +3,7 @@
 // worker that lost its lease (expired, swept, canceled) can never overwrite what happened since.
 import type { Kysely } from 'kysely';
 import { QuireError } from '../../errors/quire-error.js';
-import type { JobError, JobRecord, JobResult, JobStatus } from '../../model/job.js';
+import type { InputFile, JobError, JobRecord, JobResult, JobStatus } from '../../model/job.js';
 import { terminalStatuses } from '../../model/job.js';
 import { scrubSecretOptions } from '../../model/redact.js';
 import type {
@@ -209,6 +209,17 @@ export class SqlJobStore implements JobStore {
 
   listEndedWithInputs(limit: number): Promise<JobRecord[]> {
     return listEndedWithInputs(this.db, limit);
+  }
+
+  async recordInputs(id: string, token: string, inputs: InputFile[]): Promise<boolean> {
+    const result = await this.db
+      .updateTable('jobs')
+      .set({ inputs: JSON.stringify(inputs) })
+      .where('id', '=', id)
+      .where('lease_token', '=', token)
+      .where('status', '=', 'processing')
+      .executeTakeFirst();
+    return result.numUpdatedRows > 0n;
   }
 
   markInputsDeleted(id: string): Promise<void> {

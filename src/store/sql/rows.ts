@@ -4,7 +4,17 @@
 // the bytes read.
 import type { Generated, Insertable, Selectable } from 'kysely';
 import type { Account, ApiKeyRecord, Scope } from '../../model/account.js';
-import type { InputFile, JobError, JobRecord, JobResult, JobStatus, JobStep } from '../../model/job.js';
+import {
+  type InputFile,
+  type JobError,
+  type JobRecord,
+  type JobResult,
+  type JobStatus,
+  type JobStep,
+  type JobTransferSecrets,
+  type JobTransfers,
+  noTransfers,
+} from '../../model/job.js';
 import type { JobEventType } from '../../model/job-event.js';
 import type { WebhookMessageStatus } from '../../model/webhook.js';
 import type { NewJob } from '../types.js';
@@ -78,6 +88,20 @@ export interface JobsTable {
   attempts: number;
   next_steps: string;
   current_step: number | null;
+  batch_id: Generated<string | null>;
+  /** JSON JobTransfers (hosts only); null when the job has none. */
+  transfers: Generated<string | null>;
+  /** JSON JobTransferSecrets; null once the job has ended. */
+  transfer_secrets: Generated<string | null>;
+  webhook_url: Generated<string | null>;
+}
+
+export interface BatchesTable {
+  id: string;
+  account_id: string;
+  tool: string;
+  job_count: number;
+  created_at: number;
 }
 
 export interface WebhookEndpointsTable {
@@ -94,6 +118,8 @@ export interface WebhookEndpointsTable {
   failing_since: number | null;
   created_at: number;
   updated_at: number;
+  /** `job_callback`: the account's hidden endpoint that signs per-job webhook_url deliveries. */
+  kind: Generated<'endpoint' | 'job_callback'>;
 }
 
 export interface WebhookEventsTable {
@@ -120,6 +146,8 @@ export interface WebhookMessagesTable {
   lease_expires_at: number | null;
   created_at: number;
   completed_at: number | null;
+  /** A job's own webhook_url, sent instead of the endpoint's URL (job_callback endpoints). */
+  url: Generated<string | null>;
 }
 
 export interface WebhookAttemptsTable {
@@ -142,6 +170,7 @@ export interface Tables {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
   jobs: JobsTable;
+  batches: BatchesTable;
   idempotency_keys: IdempotencyKeysTable;
   rate_limits: RateLimitsTable;
   quire_migrations: MigrationsTable;
@@ -217,6 +246,11 @@ export function toJob(row: JobRow): JobRecord {
     // Absent from the job state of events written before the steps migration.
     nextSteps: row.next_steps === undefined ? [] : (JSON.parse(row.next_steps) as JobStep[]),
     currentStep: row.current_step ?? null,
+    // Absent in an event's job state written before the columns existed.
+    batchId: row.batch_id ?? null,
+    transfers: row.transfers ? (JSON.parse(row.transfers) as JobTransfers) : noTransfers,
+    transferSecrets: row.transfer_secrets ? (JSON.parse(row.transfer_secrets) as JobTransferSecrets) : null,
+    webhookUrl: row.webhook_url ?? null,
   };
 }
 
@@ -247,5 +281,9 @@ export function fromNewJob(job: NewJob): Insertable<JobsTable> {
     attempts: 0,
     next_steps: JSON.stringify(job.nextSteps ?? []),
     current_step: null,
+    batch_id: job.batchId ?? null,
+    transfers: job.transfers ? JSON.stringify(job.transfers) : null,
+    transfer_secrets: job.transferSecrets ? JSON.stringify(job.transferSecrets) : null,
+    webhook_url: job.webhookUrl ?? null,
   };
 }

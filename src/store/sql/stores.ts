@@ -3,6 +3,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../types.js';
 import { SqlAccountStore } from './account-store.js';
+import { SqlBatchStore } from './batch-store.js';
 import type { SqlDialect } from './dialect.js';
 import { SqlIdempotencyStore } from './idempotency-store.js';
 import { SqlJobStore } from './job-store.js';
@@ -13,9 +14,10 @@ import { SqlWebhookStore } from './webhook-store.js';
 export function sqlStores(
   db: Kysely<Tables>,
   dialect: SqlDialect,
-): Pick<Database, 'jobs' | 'webhooks' | 'accounts' | 'idempotency' | 'rateLimits'> {
+): Pick<Database, 'jobs' | 'batches' | 'webhooks' | 'accounts' | 'idempotency' | 'rateLimits'> {
   return {
     jobs: new SqlJobStore(db, dialect),
+    batches: new SqlBatchStore(db),
     webhooks: new SqlWebhookStore(db, dialect),
     accounts: new SqlAccountStore(db),
     idempotency: new SqlIdempotencyStore(db),

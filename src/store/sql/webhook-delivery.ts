@@ -88,7 +88,8 @@ export async function claimDelivery(
         'e.body',
         'e.job_state',
         'e.created_at as event_created_at',
-        'w.url',
+        // A job's own webhook_url goes to that URL, signed with the job-callback endpoint's secret.
+        (eb) => eb.fn.coalesce('m.url', 'w.url').as('url'),
         'w.secret',
         'w.previous_secret',
         'w.previous_secret_expires_at',
@@ -148,7 +149,7 @@ export function recordAttempt(
       .where('id', '=', messageId)
       .where('lease_token', '=', leaseToken)
       .where('status', '=', 'pending')
-      .returning('endpoint_id')
+      .returning(['endpoint_id', 'url'])
       .executeTakeFirst();
     if (!message) return { recorded: false, disabled: null };
     const endpointId = message.endpoint_id;
@@ -163,6 +164,9 @@ export function recordAttempt(
         response_excerpt: record.attempt.responseExcerpt,
       })
       .execute();
+    // One job's bad webhook_url says nothing about the account's others: the job-callback endpoint
+    // keeps no health and is never disabled.
+    if (message.url !== null) return { recorded: true, disabled: null, endpointId };
     if (next.kind === 'succeeded') {
       await conn
         .updateTable('webhook_endpoints')

@@ -1,12 +1,14 @@
 // The webhook store (SQLite and PostgreSQL): account-scoped endpoint management and the delivery log. The delivery
 // queue itself (claim, record attempt) lives in webhook-delivery.ts.
-import type { Kysely, Selectable } from 'kysely';
+import type { Kysely } from 'kysely';
 import { QuireError } from '../../errors/quire-error.js';
 import type { JobEventRecord } from '../../model/job-event.js';
 import type { WebhookAttempt, WebhookEndpoint, WebhookMessage } from '../../model/webhook.js';
 import type { AttemptRecord, DeliveryClaim, WebhookStore } from '../webhook-types.js';
 import type { SqlDialect } from './dialect.js';
-import type { Tables, WebhookEndpointsTable } from './rows.js';
+import { fromEndpoint, toEndpoint } from './endpoint-rows.js';
+import type { Tables } from './rows.js';
+import { ensureJobCallbackEndpoint, getJobCallbackEndpoint } from './webhook-callbacks.js';
 import {
   claimDelivery,
   disableEndpoint,
@@ -36,6 +38,7 @@ export class SqlWebhookStore implements WebhookStore {
           .selectFrom('webhook_endpoints')
           .select((eb) => eb.fn.countAll<number>().as('n'))
           .where('account_id', '=', endpoint.accountId)
+          .where('kind', '=', 'endpoint')
           .executeTakeFirstOrThrow();
         if (Number(n) >= maxPerAccount) {
           throw new QuireError(
@@ -50,6 +53,14 @@ export class SqlWebhookStore implements WebhookStore {
     });
   }
 
+  ensureJobCallbackEndpoint(endpoint: WebhookEndpoint): Promise<WebhookEndpoint> {
+    return ensureJobCallbackEndpoint(this.db, endpoint);
+  }
+
+  getJobCallbackEndpoint(accountId: string): Promise<WebhookEndpoint | undefined> {
+    return getJobCallbackEndpoint(this.db, accountId);
+  }
+
   async getEndpoint(accountId: string, id: string): Promise<WebhookEndpoint | undefined> {
     const row = await endpointRow(this.db, accountId, id).executeTakeFirst();
     return row && toEndpoint(row);
@@ -60,6 +71,7 @@ export class SqlWebhookStore implements WebhookStore {
       .selectFrom('webhook_endpoints')
       .selectAll()
       .where('account_id', '=', accountId)
+      .where('kind', '=', 'endpoint')
       .orderBy('created_at')
       .orderBy('id')
       .execute();
@@ -103,6 +115,7 @@ export class SqlWebhookStore implements WebhookStore {
       .deleteFrom('webhook_endpoints')
       .where('id', '=', id)
       .where('account_id', '=', accountId)
+      .where('kind', '=', 'endpoint')
       .executeTakeFirst();
     return result.numDeletedRows > 0n;
   }
@@ -225,45 +238,13 @@ export class SqlWebhookStore implements WebhookStore {
 }
 
 function endpointRow(db: Kysely<Tables>, accountId: string, id: string) {
-  return db
-    .selectFrom('webhook_endpoints')
-    .selectAll()
-    .where('id', '=', id)
-    .where('account_id', '=', accountId);
-}
-
-function toEndpoint(row: Selectable<WebhookEndpointsTable>): WebhookEndpoint {
-  return {
-    id: row.id,
-    accountId: row.account_id,
-    url: row.url,
-    description: row.description,
-    events: JSON.parse(row.events) as string[],
-    secretEncrypted: row.secret,
-    previousSecretEncrypted: row.previous_secret,
-    previousSecretExpiresAt: row.previous_secret_expires_at,
-    status: row.status,
-    disabledReason: row.disabled_reason,
-    failingSince: row.failing_since,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-  };
-}
-
-function fromEndpoint(e: WebhookEndpoint): WebhookEndpointsTable {
-  return {
-    id: e.id,
-    account_id: e.accountId,
-    url: e.url,
-    description: e.description,
-    events: JSON.stringify(e.events),
-    secret: e.secretEncrypted,
-    previous_secret: e.previousSecretEncrypted,
-    previous_secret_expires_at: e.previousSecretExpiresAt,
-    status: e.status,
-    disabled_reason: e.disabledReason,
-    failing_since: e.failingSince,
-    created_at: e.createdAt,
-    updated_at: e.updatedAt,
-  };
+  return (
+    db
+      .selectFrom('webhook_endpoints')
+      .selectAll()
+      .where('id', '=', id)
+      .where('account_id', '=', accountId)
+      // The account's job-callback endpoint is reached through its own operations only.
+      .where('kind', '=', 'endpoint')
+  );
 }

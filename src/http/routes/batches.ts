@@ -1,0 +1,165 @@
+// /api/v1/batches (docs/api.md §11): one request applies the same job spec to many files, each an
+// ordinary job of the account (fair claiming, plan concurrency and limits apply to each); the batch
+// reads its counts from its jobs, cancels them together and zips their results into one download.
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { ulid } from 'ulid';
+import yazl from 'yazl';
+import { accountLimits } from '../../config/plans.js';
+import { QuireError } from '../../errors/quire-error.js';
+import { JobService } from '../../jobs/job-service.js';
+import { type BatchRecord, batchView } from '../../model/batch.js';
+import type { JobRecord } from '../../model/job.js';
+import { terminalStatuses } from '../../model/job.js';
+import { type BatchItem, receiveBatchUpload } from '../batch-upload.js';
+import type { AppDeps } from '../deps.js';
+import { completedResponse, fingerprintOf, sendReplay } from '../idempotency.js';
+import { batchSchemas } from './batch-schemas.js';
+import { jobFingerprint, newJobOf } from './jobs.js';
+
+type IdParams = { Params: { id: string } };
+
+export function registerBatchRoutes(app: FastifyInstance, deps: AppDeps): void {
+  const service = new JobService({ jobs: deps.db.jobs, blobs: deps.blobs, events: deps.events });
+  registerCreate(app, deps, service);
+
+  app.get<IdParams>('/api/v1/batches/:id', {
+    config: { scope: 'jobs:read' },
+    schema: batchSchemas.get,
+    handler: async (request) => {
+      const { batch, jobs } = await loadBatch(deps, request.auth!.accountId, request.params.id);
+      return batchView(batch, jobs);
+    },
+  });
+
+  app.post<IdParams>('/api/v1/batches/:id/cancel', {
+    config: { scope: 'jobs:write' },
+    schema: batchSchemas.cancel,
+    handler: async (request) => {
+      const accountId = request.auth!.accountId;
+      const { batch, jobs } = await loadBatch(deps, accountId, request.params.id);
+      // Each active job is canceled on its own; one that ends meanwhile keeps its outcome.
+      for (const job of jobs.filter((j) => !terminalStatuses.includes(j.status))) {
+        await service.cancel(accountId, job.id).catch((error: unknown) => {
+          if (!(error instanceof QuireError && error.code === 'job_state_conflict')) throw error;
+        });
+      }
+      return batchView(batch, await deps.db.batches.listJobs(accountId, batch.id));
+    },
+  });
+
+  app.get<IdParams>('/api/v1/batches/:id/download', {
+    config: { scope: 'results:read' },
+    schema: batchSchemas.download,
+    handler: async (request, reply) => {
+      const { batch, jobs } = await loadBatch(deps, request.auth!.accountId, request.params.id);
+      return sendZip(reply, deps, batch, jobs);
+    },
+  });
+}
+
+function registerCreate(app: FastifyInstance, deps: AppDeps, service: JobService): void {
+  const { config, catalog, blobs } = deps;
+  app.post('/api/v1/batches', {
+    // The fingerprint includes each file's SHA-256, known only once the upload is stored.
+    config: { scope: 'jobs:write', idempotency: 'deferred' },
+    schema: batchSchemas.create,
+    onRequest: async (request) => {
+      if (!/^multipart\/form-data\b/i.test(request.headers['content-type'] ?? ''))
+        throw new QuireError('unsupported_media_type', 'Send the batch as multipart/form-data.');
+    },
+    handler: async (request, reply) => {
+      const auth = request.auth!;
+      const limits = accountLimits(config, auth.plan);
+      const items = await receiveBatchUpload(request, catalog, blobs, {
+        ...limits,
+        plan: limits.plan.name,
+        allowPrivateWebhooks: config.webhooks.allowPrivate,
+        maxJobs: config.transfers.batchMaxJobs,
+      });
+      const discard = () => Promise.all(items.map((i) => service.discardUpload(i.received.inputs)));
+      const fingerprint = fingerprintOf({ batch: items.map((i) => jobFingerprint(i.received)) });
+      let replay: ReturnType<typeof completedResponse>;
+      try {
+        replay = completedResponse(request, fingerprint);
+      } finally {
+        if (replay || request.idempotency?.settled) await discard();
+      }
+      if (replay) return sendReplay(reply, replay);
+      const batch = await createBatch(deps, service, auth.accountId, items);
+      request.log.info({ batch: batch.id, jobs: items.length }, 'batch created');
+      const jobs = await deps.db.batches.listJobs(auth.accountId, batch.id);
+      return reply.code(201).header('Location', `/api/v1/batches/${batch.id}`).send(batchView(batch, jobs));
+    },
+  });
+}
+
+/**
+ * The batch row, then its jobs one by one (each with its own event, as a single job's). If one fails
+ * to be stored, the ones already made are removed and the rest of the upload discarded: a batch is
+ * made whole or not at all, as far as the client can see.
+ */
+async function createBatch(
+  deps: AppDeps,
+  service: JobService,
+  accountId: string,
+  items: BatchItem[],
+): Promise<BatchRecord> {
+  const batch = await deps.db.batches.create({
+    id: `bat_${ulid()}`,
+    accountId,
+    tool: items[0]!.received.entry.tool.name,
+    jobCount: items.length,
+    createdAt: Date.now(),
+  });
+  const created: string[] = [];
+  try {
+    for (const item of items) {
+      await service.create(await newJobOf(deps, item.received, item.jobId, accountId, batch.id));
+      created.push(item.jobId);
+    }
+  } catch (error) {
+    await Promise.allSettled(created.map((id) => service.remove(accountId, id)));
+    const left = items.filter((i) => !created.includes(i.jobId));
+    await Promise.allSettled(left.map((i) => service.discardUpload(i.received.inputs)));
+    throw error;
+  }
+  return batch;
+}
+
+async function loadBatch(deps: AppDeps, accountId: string, id: string) {
+  const batch = await deps.db.batches.get(accountId, id);
+  if (!batch) throw new QuireError('not_found', 'No batch with this id.');
+  return { batch, jobs: await deps.db.batches.listJobs(accountId, id) };
+}
+
+/**
+ * One ZIP of the succeeded results, streamed: each entry's blob is opened only when the archive
+ * reaches it, so neither the results nor the archive are ever whole in memory. Entry names are
+ * `<n>-<result name>` (n = the job's place in the batch), unique even when results share a name.
+ */
+function sendZip(reply: FastifyReply, deps: AppDeps, batch: BatchRecord, jobs: JobRecord[]): FastifyReply {
+  const ready = jobs
+    .map((job, index) => ({ job, index }))
+    .filter(({ job }) => job.status === 'succeeded' && job.result && job.resultDeletedAt === null)
+    // Past retention, a result may be deleted by the sweeper mid-archive: left out, as its download is.
+    .filter(({ job }) => job.expiresAt === null || job.expiresAt > Date.now());
+  if (ready.length === 0)
+    throw new QuireError('job_not_ready', 'No job of this batch has a result to download yet.');
+  const zip = new yazl.ZipFile();
+  for (const { job, index } of ready) {
+    const result = job.result!;
+    const name = `${String(index + 1).padStart(3, '0')}-${result.name}`;
+    zip.addReadStreamLazy(name, { size: result.size, compress: false }, (cb) => {
+      deps.blobs.get(result.blobKey).then(
+        (stream) => cb(null, stream),
+        (error: unknown) => cb(error, undefined as never),
+      );
+    });
+  }
+  zip.end();
+  return reply
+    .header('Content-Type', 'application/zip')
+    .header('Content-Disposition', `attachment; filename="${batch.id}.zip"`)
+    .header('Cache-Control', 'no-store')
+    .send(zip.outputStream);
+}

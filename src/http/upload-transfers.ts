@@ -1,0 +1,190 @@
+// The transfer parts of a job request (docs/api.md §2, "Import, export and callbacks"): `file_url`
+// (repeatable, in order among the `file` parts), `export` and `webhook_url`. Each is checked as it
+// arrives; URLs and headers are kept apart from the public job as secrets.
+import { createHash } from 'node:crypto';
+import { QuireError } from '../errors/quire-error.js';
+import type { InputFile, JobTransferSecrets, JobTransfers, TransferTarget } from '../model/job.js';
+import { urlRefusal } from '../webhooks/address-guard.js';
+
+export const TRANSFER_PARTS = ['file_url', 'export', 'webhook_url'];
+
+/** What a job request's transfer parts amount to, ready for NewJob. */
+export interface ReceivedTransfers {
+  transfers: JobTransfers;
+  secrets: JobTransferSecrets;
+  webhookUrl: string | undefined;
+}
+
+/** The parts of an upload in progress that a transfer part adds to. */
+export interface TransferUploadState {
+  readonly inputs: InputFile[];
+  readonly sha256: string[];
+  readonly transfers: TransferParts;
+}
+
+/** A `file_url`, `export` or `webhook_url` part; a `file_url` takes the next input's place. */
+export async function readTransferPart(
+  name: string,
+  text: string,
+  state: TransferUploadState,
+  folder: string,
+  limits: { maxFiles: number; plan: string; allowPrivateWebhooks?: boolean },
+): Promise<void> {
+  const index = state.inputs.length;
+  if (name === 'file_url' && index >= limits.maxFiles) {
+    throw new QuireError(
+      'too_many_files',
+      `At most ${limits.maxFiles} file(s) per job for this tool and plan.`,
+      {
+        extras: { max_files: limits.maxFiles, plan: limits.plan },
+      },
+    );
+  }
+  const input = await state.transfers.read(name, text, index, limits.allowPrivateWebhooks ?? false);
+  if (!input) return;
+  state.inputs.push({ ...input, blobKey: `${folder}/input-${index}` });
+  // In the fingerprint's file list, in order: the URL stands for bytes not yet fetched.
+  state.sha256.push(`url:${createHash('sha256').update(text).digest('hex')}`);
+}
+
+/** Headers a client may not set: they describe the connection or the body, which the worker owns. */
+const RESERVED_HEADERS = new Set(['host', 'content-length', 'transfer-encoding', 'connection', 'expect']);
+const MAX_HEADERS = 20;
+const MAX_URL_LENGTH = 8192;
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+export class TransferParts {
+  readonly imports: Array<TransferTarget & { input: number }> = [];
+  exportTarget: (TransferTarget & { keepResult: boolean }) | undefined;
+  webhookUrl: string | undefined;
+  private readonly seen = new Set<string>();
+
+  /**
+   * Reads one part. A `file_url` becomes input `inputs.length`: a placeholder the worker fills in,
+   * pushed by the caller after its count is checked. `allowPrivateWebhooks` is the webhook setting,
+   * since the dispatcher, which delivers webhook_url events, applies it.
+   */
+  async read(
+    name: string,
+    value: string,
+    inputIndex: number,
+    allowPrivateWebhooks: boolean,
+  ): Promise<InputFile | undefined> {
+    if (name === 'file_url') {
+      const target = parseTarget(value, name);
+      this.imports.push({ ...target, input: inputIndex });
+      const url = new URL(target.url);
+      return { name: nameFromUrl(url, inputIndex), size: 0, contentType: '', blobKey: '', source: 'url' };
+    }
+    if (this.seen.has(name)) throw invalid(name, 'appears twice');
+    this.seen.add(name);
+    if (name === 'export') {
+      const target = parseTarget(value, name);
+      const keep = (JSON.parse(value.trim().startsWith('{') ? value : '{}') as { keep_result?: unknown })
+        .keep_result;
+      if (keep !== undefined && typeof keep !== 'boolean')
+        throw invalid(name, 'keep_result must be a boolean');
+      this.exportTarget = { ...target, keepResult: keep !== false };
+      return undefined;
+    }
+    const refusal =
+      value.length > MAX_URL_LENGTH ? 'is too long' : await urlRefusal(value, allowPrivateWebhooks);
+    if (refusal) {
+      throw new QuireError('webhook_url_not_allowed', `The webhook_url ${refusal}.`, {
+        errors: [{ field: 'webhook_url', detail: refusal }],
+      });
+    }
+    this.webhookUrl = value;
+    return undefined;
+  }
+
+  result(): ReceivedTransfers {
+    const host = (url: string) => new URL(url).host;
+    return {
+      transfers: {
+        imports: this.imports.map((i) => ({ input: i.input, host: host(i.url) })),
+        export: this.exportTarget
+          ? { host: host(this.exportTarget.url), keepResult: this.exportTarget.keepResult }
+          : null,
+        webhookHost: this.webhookUrl ? host(this.webhookUrl) : null,
+      },
+      secrets: {
+        imports: this.imports,
+        export: this.exportTarget ? { url: this.exportTarget.url, headers: this.exportTarget.headers } : null,
+      },
+      webhookUrl: this.webhookUrl,
+    };
+  }
+
+  /** For the Idempotency-Key fingerprint: a digest, so the stored fingerprint holds no URL. */
+  fingerprint(): string {
+    return createHash('sha256')
+      .update(JSON.stringify([this.imports, this.exportTarget ?? null, this.webhookUrl ?? null]))
+      .digest('hex');
+  }
+}
+
+/** A plain URL, or JSON `{"url": "...", "headers": {...}}` for links that need headers. */
+function parseTarget(value: string, field: string): TransferTarget {
+  const trimmed = value.trim();
+  let url: unknown = trimmed;
+  let headers: unknown = {};
+  if (trimmed.startsWith('{')) {
+    let parsed: { url?: unknown; headers?: unknown };
+    try {
+      parsed = JSON.parse(trimmed) as typeof parsed;
+    } catch {
+      throw invalid(field, 'is neither a URL nor valid JSON');
+    }
+    url = parsed.url;
+    headers = parsed.headers ?? {};
+  }
+  if (typeof url !== 'string' || url.length > MAX_URL_LENGTH) throw invalid(field, 'needs a url');
+  let parsedUrl: URL;
+  try {
+    parsedUrl = new URL(url);
+  } catch {
+    throw invalid(field, 'is not an absolute URL');
+  }
+  if (parsedUrl.protocol !== 'http:' && parsedUrl.protocol !== 'https:')
+    throw invalid(field, 'must use http or https');
+  return { url: parsedUrl.href, headers: checkHeaders(headers, field) };
+}
+
+function checkHeaders(headers: unknown, field: string): Record<string, string> {
+  if (headers === null || typeof headers !== 'object' || Array.isArray(headers))
+    throw invalid(field, 'headers must be an object of strings');
+  const entries = Object.entries(headers as Record<string, unknown>);
+  if (entries.length > MAX_HEADERS) throw invalid(field, `at most ${MAX_HEADERS} headers`);
+  for (const [name, value] of entries) {
+    if (!TOKEN.test(name) || RESERVED_HEADERS.has(name.toLowerCase()))
+      throw invalid(field, `header "${name}" may not be set`);
+    if (typeof value !== 'string' || /[\r\n\0]/.test(value))
+      throw invalid(field, `header "${name}" must be a single-line string`);
+  }
+  return Object.fromEntries(entries) as Record<string, string>;
+}
+
+/** The last path segment as the input's display name, as an upload's file name would be. */
+function nameFromUrl(url: URL, index: number): string {
+  const last = decodeURIComponentSafe(url.pathname.split('/').pop() ?? '');
+  const clean = last
+    .replace(/[\u0000-\u001f\u007f\\/]/g, '')
+    .trim()
+    .slice(0, 200);
+  return clean === '' ? `file-${index + 1}` : clean;
+}
+
+function decodeURIComponentSafe(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+function invalid(field: string, detail: string): QuireError {
+  return new QuireError('invalid_request', `The "${field}" part ${detail}.`, {
+    errors: [{ field, detail }],
+  });
+}

@@ -1,0 +1,82 @@
+// One guarded HTTP exchange for a worker's transfers (URL imports, exports): http(s) only, literal
+// addresses judged before connecting and every resolved name judged at connect time by the webhook
+// SSRF guard (webhooks/address-guard.ts), a fresh connection each time so no pooled socket skips it.
+import http from 'node:http';
+import https from 'node:https';
+import net from 'node:net';
+import type { Readable } from 'node:stream';
+import { guardedLookup, hostOf, isPublicAddress } from '../webhooks/address-guard.js';
+
+/** Why a transfer did not get an answer; each maps to the job error of its direction. */
+export class TransferError extends Error {
+  override name = 'TransferError';
+  constructor(
+    readonly reason: 'forbidden_address' | 'timeout' | 'network' | 'scheme',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface TransferRequest {
+  method: 'GET' | 'PUT';
+  url: URL;
+  headers: Record<string, string>;
+  /** Aborts the exchange: the job's lease signal combined with the transfer's time limit. */
+  signal: AbortSignal;
+  /** The time-limit half of `signal`, to tell a timeout from a lost lease. */
+  deadline: AbortSignal;
+  allowPrivate: boolean;
+  body?: { stream: Readable; length: number };
+}
+
+const USER_AGENT = 'Quire-Transfers/1';
+
+/** Resolves with the response once its head arrives; the caller reads or destroys the body. */
+export function exchange(request: TransferRequest): Promise<http.IncomingMessage> {
+  const { url } = request;
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    return Promise.reject(new TransferError('scheme', 'only http and https URLs are fetched'));
+  const host = hostOf(url);
+  // Literal addresses never reach `lookup`; `2130706433` and `[::ffff:127.0.0.1]` arrive here already
+  // parsed by WHATWG URL into the addresses they are.
+  if (!request.allowPrivate && net.isIP(host) && !isPublicAddress(host))
+    return Promise.reject(new TransferError('forbidden_address', 'the URL points to a non-public address'));
+  const client = url.protocol === 'https:' ? https : http;
+  return new Promise((resolve, reject) => {
+    const outgoing = client.request(url, {
+      method: request.method,
+      headers: {
+        'user-agent': USER_AGENT,
+        ...(request.body ? { 'content-length': String(request.body.length) } : {}),
+        ...request.headers,
+      },
+      agent: false,
+      lookup: guardedLookup(request.allowPrivate),
+      signal: request.signal,
+    });
+    outgoing.once('error', (error) => reject(classify(error, request)));
+    outgoing.once('response', resolve);
+    if (request.body) {
+      request.body.stream.once('error', (error) => outgoing.destroy(error));
+      request.body.stream.pipe(outgoing);
+    } else outgoing.end();
+  });
+}
+
+/** A stable reason for whatever a request or its body stream failed with. */
+export function classify(error: unknown, request: Pick<TransferRequest, 'deadline'>): Error {
+  if (error instanceof TransferError) return error;
+  const e = error as { code?: string; name?: string };
+  if (e.code === 'EBLOCKEDADDRESS')
+    return new TransferError('forbidden_address', 'the host resolves to a non-public address');
+  if (request.deadline.aborted) return new TransferError('timeout', 'the time limit passed');
+  if (e.name === 'AbortError' || e.code === 'ABORT_ERR') return error as Error; // the lease: not ours
+  return new TransferError('network', `the connection failed (${e.code ?? 'error'})`);
+}
+
+/** A signal for one transfer: the job's own (lease lost, cancel) or the time limit, whichever first. */
+export function transferSignals(jobSignal: AbortSignal, timeoutMs: number) {
+  const deadline = AbortSignal.timeout(timeoutMs);
+  return { deadline, signal: AbortSignal.any([jobSignal, deadline]) };
+}
