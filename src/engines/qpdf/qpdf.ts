@@ -9,9 +9,11 @@ import type { EngineCallOptions, EngineDefaults } from '../call-options.js';
 import { toRunOptions } from '../call-options.js';
 import { type EncryptionSpec, encryptionJob } from './encrypt.js';
 import { QPDF_EXIT } from './failure.js';
+import { qpdfOpening } from './opening.js';
 import { abs, type QpdfCall, type QpdfProgram, qpdfProgram } from './run-qpdf.js';
 
 export type { EncryptionSpec } from './encrypt.js';
+export type { Opening } from './opening.js';
 export type { QpdfCall } from './run-qpdf.js';
 
 export interface MergePart {
@@ -33,6 +35,7 @@ export function createQpdf(defaults: EngineDefaults, binary = 'qpdf') {
   const qpdf = qpdfProgram(defaults, binary);
   return {
     pageCount: qpdf.pageCount,
+    ...qpdfOpening(qpdf),
     ...inspection(qpdf),
     ...pageOperations(qpdf),
     ...protection(qpdf),
