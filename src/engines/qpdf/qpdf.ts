@@ -31,6 +31,15 @@ export type EncryptionState = 'user-password' | 'owner-only' | 'none';
  */
 const NO_PRUNE = '--remove-unreferenced-resources=no';
 
+/**
+ * The most qpdf JSON the service parses in its own process (tools run inside the API process in
+ * the embedded default). Tools ask qpdf for the few objects they need, so real documents stay far
+ * below it (a 5,000-page file's page dictionaries are ~5 MB); a file past it fails
+ * `engine_memory_exceeded` instead of growing the server (issue 14: a whole-file dump of 1.5 M
+ * objects took the server from 350 MB to 1.85 GB).
+ */
+export const JSON_MAX_BYTES = 16 * 1024 * 1024;
+
 export function createQpdf(defaults: EngineDefaults, binary = 'qpdf') {
   const qpdf = qpdfProgram(defaults, binary);
   return {
@@ -61,21 +70,36 @@ function inspection({ binary, defaults, exec }: QpdfProgram) {
       return 'none';
     },
 
-    /** `qpdf --json=2` restricted to `keys` (and `objects` for the `qpdf` key). */
+    /**
+     * `qpdf --json=2` restricted to `keys` (and `objects`, as `N G R` references or `trailer`, for
+     * the `qpdf` key). The object list travels in an argument file (`@file`), so a long list never
+     * meets the argv limit; the output is held in this process, hence bounded by JSON_MAX_BYTES.
+     */
     async json(
       input: string,
       keys: readonly string[],
       call: QpdfCall,
       objects: readonly string[] = [],
     ): Promise<unknown> {
-      const args = [
-        '--json=2',
-        ...keys.map((k) => `--json-key=${k}`),
-        ...objects.map((o) => `--json-object=${o}`),
-      ];
-      const result = await exec([...args, abs(input)], call, { stdout: true });
-      if (result.stdoutTruncated) throw new QuireError('engine_failed', 'qpdf JSON output is too large');
-      return JSON.parse(result.stdout) as unknown;
+      const list = objects.map((o) => `--json-object=${o.replace(/^(\d+) (\d+) R$/, '$1,$2')}`).join('\n');
+      const argFile = objects.length > 0 ? await writeSecretFile(call.workDir, list, 'objects') : undefined;
+      try {
+        const args = ['--json=2', ...keys.map((k) => `--json-key=${k}`), ...(argFile ? [`@${argFile}`] : [])];
+        const result = await exec([...args, abs(input)], call, {
+          stdout: true,
+          stdoutMaxBytes: JSON_MAX_BYTES,
+        });
+        if (result.stdoutTruncated) {
+          throw new QuireError(
+            'engine_memory_exceeded',
+            `The document's structure is larger than the ${JSON_MAX_BYTES / 1024 ** 2} MB the server reads`,
+            { extras: { limit_bytes: JSON_MAX_BYTES } },
+          );
+        }
+        return JSON.parse(result.stdout) as unknown;
+      } finally {
+        if (argFile) await removeSecretFile(argFile);
+      }
     },
 
     /**
@@ -85,14 +109,6 @@ function inspection({ binary, defaults, exec }: QpdfProgram) {
     async linearizationValid(input: string, call: QpdfCall): Promise<boolean> {
       const result = await exec(['--check-linearization', abs(input)], call, { stdout: true });
       return result.exitCode === QPDF_EXIT.ok && /: no linearization errors\s*$/m.test(result.stdout);
-    },
-
-    /**
-     * Every object of the file as qpdf JSON v2, written to `output` (a file, not stdout, so large
-     * documents are not cut off by the stdout cap). Stream data is left out: only dictionaries.
-     */
-    async jsonFile(input: string, output: string, call: QpdfCall): Promise<void> {
-      await exec(['--json-output', '--json-stream-data=none', abs(input), abs(output)], call);
     },
   };
 }

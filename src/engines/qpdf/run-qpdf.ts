@@ -21,7 +21,7 @@ export interface QpdfProgram {
   exec(
     args: string[],
     call: QpdfCall,
-    options?: { stdout?: boolean; progress?: boolean },
+    options?: { stdout?: boolean; progress?: boolean; stdoutMaxBytes?: number },
   ): Promise<RunResult>;
   /** Exit 3 means "written with warnings"; on damaged inputs that can be a file without pages. */
   verifyWritten(result: RunResult, output: string, call: QpdfCall, outputPassword?: string): Promise<void>;
@@ -46,6 +46,7 @@ export function qpdfProgram(defaults: EngineDefaults, binary: string): QpdfProgr
         argv,
         toRunOptions(defaults, call, {
           captureStdout: options.stdout === true,
+          ...(options.stdoutMaxBytes === undefined ? {} : { stdoutMaxBytes: options.stdoutMaxBytes }),
           ...(options.progress && onProgress ? { onStdoutLine: qpdfPercentReporter(onProgress) } : {}),
         }),
       );

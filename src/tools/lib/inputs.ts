@@ -60,7 +60,7 @@ async function openInput<O>(
   const { size } = await stat(repaired);
   return {
     pages: await ctx.engines.qpdf.pageCount(repaired, call),
-    input: { ...input, path: repaired, size },
+    input: { ...input, path: repaired, size, repairedFrom: input.path },
   };
 }
 
