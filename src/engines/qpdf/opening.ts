@@ -3,7 +3,7 @@
 import { QuireError } from '../../errors/quire-error.js';
 import { removeSecretFile, writeSecretFile } from '../../process/work-dir.js';
 import { QPDF_EXIT, QPDF_RECOVERED } from './failure.js';
-import { abs, type QpdfCall, type QpdfProgram } from './run-qpdf.js';
+import { abs, JSON_MAX_BYTES, type QpdfCall, type QpdfProgram } from './run-qpdf.js';
 
 export interface Opening {
   /** Pages found by walking the page tree. */
@@ -24,7 +24,7 @@ const REF = /^(\d+) (\d+) R$/;
 export function qpdfOpening(qpdf: QpdfProgram) {
   const objects = async (input: string, ids: readonly string[], call: QpdfCall) => {
     const args = ['--json=2', '--json-key=qpdf', ...ids.map((id) => `--json-object=${id}`), abs(input)];
-    const result = await qpdf.exec(args, call, { stdout: true });
+    const result = await qpdf.exec(args, call, { stdout: true, stdoutMaxBytes: JSON_MAX_BYTES });
     if (result.stdoutTruncated) throw new QuireError('pdf_corrupt', 'The PDF catalog is too large to read');
     return JSON.parse(result.stdout) as QpdfObjects;
   };

@@ -10,11 +10,11 @@ import { toRunOptions } from '../call-options.js';
 import { type EncryptionSpec, encryptionJob } from './encrypt.js';
 import { QPDF_EXIT } from './failure.js';
 import { qpdfOpening } from './opening.js';
-import { abs, type QpdfCall, type QpdfProgram, qpdfProgram } from './run-qpdf.js';
+import { abs, JSON_MAX_BYTES, type QpdfCall, type QpdfProgram, qpdfProgram } from './run-qpdf.js';
 
 export type { EncryptionSpec } from './encrypt.js';
 export type { Opening } from './opening.js';
-export type { QpdfCall } from './run-qpdf.js';
+export { JSON_MAX_BYTES, type QpdfCall } from './run-qpdf.js';
 
 export interface MergePart {
   path: string;
@@ -30,15 +30,6 @@ export type EncryptionState = 'user-password' | 'owner-only' | 'none';
  * slower; page selection never leaves shared resources unreferenced enough to matter.
  */
 const NO_PRUNE = '--remove-unreferenced-resources=no';
-
-/**
- * The most qpdf JSON the service parses in its own process (tools run inside the API process in
- * the embedded default). Tools ask qpdf for the few objects they need, so real documents stay far
- * below it (a 5,000-page file's page dictionaries are ~5 MB); a file past it fails
- * `engine_memory_exceeded` instead of growing the server (issue 14: a whole-file dump of 1.5 M
- * objects took the server from 350 MB to 1.85 GB).
- */
-export const JSON_MAX_BYTES = 16 * 1024 * 1024;
 
 export function createQpdf(defaults: EngineDefaults, binary = 'qpdf') {
   const qpdf = qpdfProgram(defaults, binary);
