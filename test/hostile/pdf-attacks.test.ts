@@ -105,3 +105,16 @@ describe('attack 12: outlines with cycles and PDFs without a header', () => {
     expect(await outcome('linearize', file)).toBe('succeeded');
   });
 });
+
+describe('every generated variant over HTTP', () => {
+  it.each(Object.keys(hostileVariants))(
+    '%s is accepted at upload and info ends succeeded or with a named refusal',
+    async (name) => {
+      const job = await client.run({ tool: 'info', files: [await variant(name)] }, 60);
+      expect(['succeeded', 'failed']).toContain(job.status);
+      if (job.status === 'failed')
+        expect(['pdf_corrupt', 'limit_page_pixels_exceeded']).toContain(job.error?.code);
+    },
+    90_000,
+  );
+});
