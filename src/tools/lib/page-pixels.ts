@@ -73,7 +73,12 @@ export async function checkOcrPdfPixels(
 
 /** An image input's size from its header (sharp reads metadata without decoding pixels). */
 export async function checkImagePixels(input: string): Promise<void> {
-  const meta = await sharp(input, { limitInputPixels: false }).metadata();
+  // As images-to-pdf: a header sharp cannot read is not an image we can work on.
+  const meta = await sharp(input, { limitInputPixels: false })
+    .metadata()
+    .catch((err: unknown) => {
+      throw new QuireError('unsupported_file', 'The image could not be read', { cause: err });
+    });
   const pixels = (meta.width ?? 0) * (meta.pageHeight ?? meta.height ?? 0);
   if (pixels > MAX_PAGE_PIXELS) throw pixelLimitError(1, pixels, `The image is ${mpx(pixels)} megapixels`);
 }
