@@ -7,6 +7,7 @@ import { heavyMemory } from './heavy-memory.js';
 import { jobOverhead } from './job-overhead.js';
 import { queueScaling } from './queue-scaling.js';
 import { rateLimit } from './rate-limit.js';
+import { structureMemory } from './structure-memory.js';
 import { table } from './support/stats.js';
 import type { BenchResult } from './types.js';
 import { uploadMemory } from './upload-memory.js';
@@ -18,6 +19,7 @@ const BENCHMARKS: Record<string, () => Promise<BenchResult>> = {
   'heavy-memory': heavyMemory,
   'queue-scaling': queueScaling,
   'rate-limit': rateLimit,
+  'structure-memory': structureMemory,
 };
 
 /** No benchmark should come close; past this the run is stuck and is abandoned. */

@@ -2,7 +2,7 @@
 // enforces the plan's per-file and the request's total byte limits while the file streams.
 import { Transform, type TransformCallback } from 'node:stream';
 import { QuireError } from '../errors/quire-error.js';
-import { SNIFF_BYTES, sniffContentType } from './sniff.js';
+import { SNIFF_BYTES, sniffContentType } from '../tools/lib/sniff.js';
 
 /** The caller's plan limits, already capped by the server-wide settings. */
 export interface UploadLimits {

@@ -1,7 +1,8 @@
 // flatten: draws form fields and/or annotations into the page content (qpdf
 // --flatten-annotations), so they can no longer be edited and look the same in every reader.
-import { readFile, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { Type } from '@sinclair/typebox';
+import { readAnnotationObjects } from './lib/annotation-objects.js';
 import { annotationCount, type QpdfJsonFile, restorePlan, stashPlan } from './lib/flatten-plan.js';
 import { engineCall, engineCallWithProgress, onlyPdf } from './lib/inputs.js';
 import { outputName, workFile } from './lib/output-name.js';
@@ -22,10 +23,9 @@ const options = Type.Object(
   { additionalProperties: false, examples: [{ what: 'all' }, { what: 'forms' }] },
 );
 
-async function readJson<O>(ctx: ToolContext<O>, pdf: string): Promise<QpdfJsonFile> {
-  const file = workFile(ctx.workDir, 'objects', 'json');
-  await ctx.engines.qpdf.jsonFile(pdf, file, engineCall(ctx));
-  return JSON.parse(await readFile(file, 'utf8')) as QpdfJsonFile;
+/** Only the catalog, pages and annotations; `annotations` reads each annotation's dictionary too. */
+function readJson<O>(ctx: ToolContext<O>, pdf: string, annotations = false): Promise<QpdfJsonFile> {
+  return readAnnotationObjects(ctx.engines.qpdf, pdf, engineCall(ctx), annotations);
 }
 
 async function writeUpdate<O>(ctx: ToolContext<O>, update: unknown): Promise<string> {
@@ -47,7 +47,7 @@ export const flattenTool = defineTool({
   async run(ctx) {
     const { input, pageCount } = onlyPdf(ctx);
     const what = ctx.options.what ?? 'all';
-    const before = await readJson(ctx, input.path);
+    const before = await readJson(ctx, input.path, what !== 'all');
     const plan = what === 'all' ? undefined : stashPlan(before, what === 'forms' ? 'others' : 'widgets');
 
     ctx.progress.step('flatten');

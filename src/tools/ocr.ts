@@ -3,8 +3,9 @@
 import { Type } from '@sinclair/typebox';
 import type { EngineStatus } from '../engines/types.js';
 import type { FieldError } from '../errors/quire-error.js';
-import { onlyInput } from './lib/inputs.js';
+import { engineCall, onlyInput } from './lib/inputs.js';
 import { outputName, workFile } from './lib/output-name.js';
+import { checkImagePixels, checkOcrPdfPixels } from './lib/page-pixels.js';
 import { StringEnum } from './lib/schema.js';
 import { defineTool } from './lib/types.js';
 
@@ -65,7 +66,7 @@ export const ocrTool = defineTool({
   },
   options,
   output: { contentType: 'application/pdf' },
-  engines: ['ocrmypdf', 'tesseract', 'qpdf'],
+  engines: ['ocrmypdf', 'tesseract', 'qpdf', 'poppler'],
   steps: { inspect: 5, recognise: 90, check: 5 },
   checkRequest(o) {
     const errors: FieldError[] = [];
@@ -79,6 +80,9 @@ export const ocrTool = defineTool({
     const image = input.contentType !== 'application/pdf';
     // The runner opens a PDF; an image is one page.
     const pages = ctx.pages[0] ?? 1;
+    // Before ocrmypdf starts: a page or image too large to decode fails in a second, not minutes.
+    if (image) await checkImagePixels(input.path);
+    else await checkOcrPdfPixels(ctx.engines.poppler, input.path, pages, engineCall(ctx));
 
     ctx.progress.step('recognise');
     const output = workFile(ctx.workDir, 'ocr');

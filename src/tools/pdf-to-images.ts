@@ -7,10 +7,13 @@ import sharp from 'sharp';
 import { QuireError } from '../errors/quire-error.js';
 import { engineCall, onlyPdf } from './lib/inputs.js';
 import { fileStem, workFile } from './lib/output-name.js';
+import { checkPagePixels } from './lib/page-pixels.js';
 import { PageSelectionSchema, pageRuns, resolvePageSet } from './lib/page-selection.js';
 import { StringEnum } from './lib/schema.js';
 import { defineTool, type ToolContext } from './lib/types.js';
 import { writeZip } from './lib/zip.js';
+
+export { MAX_PAGE_PIXELS } from './lib/page-pixels.js';
 
 const options = Type.Object(
   {
@@ -46,12 +49,6 @@ const options = Type.Object(
 
 type Options = Static<typeof options>;
 
-/**
- * Largest page, in pixels, that is rendered: 100 Mpx is A3/tabloid at 600 dpi or A0 at 200 dpi.
- * A page is held whole as 24-bit RGB by pdftoppm and again by the encoder (~300 MB each at this
- * size), so this bounds the job's memory; larger pages fail `limit_page_pixels_exceeded`.
- */
-export const MAX_PAGE_PIXELS = 100_000_000;
 /** Pages rasterised per pdftoppm run: bounds the PPM files on disk while keeping runs few. */
 const PAGES_PER_RUN = 8;
 
@@ -77,21 +74,8 @@ async function encode(ppm: string, output: string, opts: Options): Promise<void>
 }
 
 /** Refuses any selected page whose render would exceed MAX_PAGE_PIXELS, before rendering any. */
-async function checkPixels(ctx: ToolContext<Options>, input: string, pages: number[], count: number) {
-  const info = await ctx.engines.poppler.info(input, count, engineCall(ctx));
-  const scale = (ctx.options.dpi ?? 150) / 72;
-  for (const page of pages) {
-    const facts = info.pages[page - 1];
-    if (!facts) continue;
-    const pixels = Math.ceil(facts.width_pt * scale) * Math.ceil(facts.height_pt * scale);
-    if (pixels > MAX_PAGE_PIXELS) {
-      throw new QuireError(
-        'limit_page_pixels_exceeded',
-        `Page ${page} would be ${Math.round(pixels / 1e6)} megapixels at ${ctx.options.dpi ?? 150} dpi; the limit is ${MAX_PAGE_PIXELS / 1e6}. Choose a lower dpi.`,
-        { extras: { page, pixels, limit_pixels: MAX_PAGE_PIXELS } },
-      );
-    }
-  }
+function checkPixels(ctx: ToolContext<Options>, input: string, pages: number[], count: number) {
+  return checkPagePixels(ctx.engines.poppler, input, pages, count, ctx.options.dpi ?? 150, engineCall(ctx));
 }
 
 export const pdfToImagesTool = defineTool({

@@ -59,9 +59,10 @@ export const repairTool = defineTool({
   engines: ['qpdf', 'ghostscript'],
   steps: { inspect: 15, rebuild: 55, verify: 10, fallback: 20 },
   async run(ctx) {
-    // The runner's opening is qpdf's reconstruction; a file it cannot open at all is pdf_corrupt.
+    // The runner's opening is qpdf's reconstruction; a file it cannot open at all is pdf_corrupt,
+    // and one it could open only by repairing arrives as the runner's rewritten copy.
     const { input, pageCount } = onlyPdf(ctx);
-    const wasDamaged = !(await passesCheck(ctx, input.path));
+    const wasDamaged = input.repairedFrom !== undefined || !(await passesCheck(ctx, input.path));
 
     ctx.progress.step('rebuild');
     const rebuilt = workFile(ctx.workDir, 'repaired');

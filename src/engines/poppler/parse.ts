@@ -14,7 +14,9 @@ export interface PdfinfoFacts {
   pages: PageFacts[];
 }
 
-const PAGE_SIZE = /^Page\s+(\d+) size:\s+([\d.]+) x ([\d.]+) pts(?: \(([^)]+)\))?/;
+/** pdfinfo prints sizes past 1e6 pt in exponent form (`1.44e+07`); a hostile /MediaBox is one. */
+const PAGE_SIZE =
+  /^Page\s+(\d+) size:\s+([\d.]+(?:e[+-]?\d+)?) x ([\d.]+(?:e[+-]?\d+)?) pts(?: \(([^)]+)\))?/;
 const PAGE_ROT = /^Page\s+(\d+) rot:\s+(-?\d+)/;
 const FIELD = /^([A-Za-z][A-Za-z ]*?):\s*(.*)$/;
 

@@ -16,10 +16,20 @@ const QPDF_INVALID_PASSWORD = /: invalid password\s*$/m;
 /**
  * qpdf's fatal messages about a damaged input: it failed even after trying to reconstruct the
  * xref table (`unable to find trailer dictionary`), the file has no header or is empty
- * (`can't find PDF header`), or an object could not be read while writing.
+ * (`can't find PDF header`), its page tree contains itself (`Loop detected in /Pages structure`:
+ * no walk can list its pages), or an object could not be read while writing.
  */
 const QPDF_DAMAGED =
-  /unable to find trailer dictionary|can't find PDF header|file is damaged|not a PDF file|unable to find page tree|unable to find \/Root|expected n n obj|object stream|xref|EOF while reading/i;
+  /unable to find trailer dictionary|can't find PDF header|file is damaged|not a PDF file|unable to find page tree|unable to find \/Root|Loop detected in \/Pages structure|expected n n obj|object stream|xref|EOF while reading/i;
+
+/**
+ * qpdf's warnings when it read the file only by repairing it: the xref table rebuilt from a scan
+ * (`file is damaged` … `Attempting to reconstruct cross-reference table`), a stream's /Length
+ * recovered by searching for `endstream`, or no `%PDF-` header. Poppler and Ghostscript repair
+ * differently or not at all, so such a file is rewritten by qpdf before the tools see it.
+ */
+export const QPDF_RECOVERED =
+  /file is damaged|Attempting to reconstruct cross-reference table|recovered stream length|can't find PDF header/i;
 
 export interface QpdfFailureContext {
   /** Whether a password was given: decides between `pdf_encrypted` and `invalid_password`. */

@@ -9,10 +9,12 @@ import type { EngineCallOptions, EngineDefaults } from '../call-options.js';
 import { toRunOptions } from '../call-options.js';
 import { type EncryptionSpec, encryptionJob } from './encrypt.js';
 import { QPDF_EXIT } from './failure.js';
-import { abs, type QpdfCall, type QpdfProgram, qpdfProgram } from './run-qpdf.js';
+import { qpdfOpening } from './opening.js';
+import { abs, JSON_MAX_BYTES, type QpdfCall, type QpdfProgram, qpdfProgram } from './run-qpdf.js';
 
 export type { EncryptionSpec } from './encrypt.js';
-export type { QpdfCall } from './run-qpdf.js';
+export type { Opening } from './opening.js';
+export { JSON_MAX_BYTES, type QpdfCall } from './run-qpdf.js';
 
 export interface MergePart {
   path: string;
@@ -33,6 +35,7 @@ export function createQpdf(defaults: EngineDefaults, binary = 'qpdf') {
   const qpdf = qpdfProgram(defaults, binary);
   return {
     pageCount: qpdf.pageCount,
+    ...qpdfOpening(qpdf),
     ...inspection(qpdf),
     ...pageOperations(qpdf),
     ...protection(qpdf),
@@ -58,21 +61,36 @@ function inspection({ binary, defaults, exec }: QpdfProgram) {
       return 'none';
     },
 
-    /** `qpdf --json=2` restricted to `keys` (and `objects` for the `qpdf` key). */
+    /**
+     * `qpdf --json=2` restricted to `keys` (and `objects`, as `N G R` references or `trailer`, for
+     * the `qpdf` key). The object list travels in an argument file (`@file`), so a long list never
+     * meets the argv limit; the output is held in this process, hence bounded by JSON_MAX_BYTES.
+     */
     async json(
       input: string,
       keys: readonly string[],
       call: QpdfCall,
       objects: readonly string[] = [],
     ): Promise<unknown> {
-      const args = [
-        '--json=2',
-        ...keys.map((k) => `--json-key=${k}`),
-        ...objects.map((o) => `--json-object=${o}`),
-      ];
-      const result = await exec([...args, abs(input)], call, { stdout: true });
-      if (result.stdoutTruncated) throw new QuireError('engine_failed', 'qpdf JSON output is too large');
-      return JSON.parse(result.stdout) as unknown;
+      const list = objects.map((o) => `--json-object=${o.replace(/^(\d+) (\d+) R$/, '$1,$2')}`).join('\n');
+      const argFile = objects.length > 0 ? await writeSecretFile(call.workDir, list, 'objects') : undefined;
+      try {
+        const args = ['--json=2', ...keys.map((k) => `--json-key=${k}`), ...(argFile ? [`@${argFile}`] : [])];
+        const result = await exec([...args, abs(input)], call, {
+          stdout: true,
+          stdoutMaxBytes: JSON_MAX_BYTES,
+        });
+        if (result.stdoutTruncated) {
+          throw new QuireError(
+            'engine_memory_exceeded',
+            `The document's structure is larger than the ${JSON_MAX_BYTES / 1024 ** 2} MB the server reads`,
+            { extras: { limit_bytes: JSON_MAX_BYTES } },
+          );
+        }
+        return JSON.parse(result.stdout) as unknown;
+      } finally {
+        if (argFile) await removeSecretFile(argFile);
+      }
     },
 
     /**
@@ -82,14 +100,6 @@ function inspection({ binary, defaults, exec }: QpdfProgram) {
     async linearizationValid(input: string, call: QpdfCall): Promise<boolean> {
       const result = await exec(['--check-linearization', abs(input)], call, { stdout: true });
       return result.exitCode === QPDF_EXIT.ok && /: no linearization errors\s*$/m.test(result.stdout);
-    },
-
-    /**
-     * Every object of the file as qpdf JSON v2, written to `output` (a file, not stdout, so large
-     * documents are not cut off by the stdout cap). Stream data is left out: only dictionaries.
-     */
-    async jsonFile(input: string, output: string, call: QpdfCall): Promise<void> {
-      await exec(['--json-output', '--json-stream-data=none', abs(input), abs(output)], call);
     },
   };
 }

@@ -9,6 +9,15 @@ import { toRunOptions } from '../call-options.js';
 import { QPDF_EXIT, qpdfFailure } from './failure.js';
 import { qpdfPercentReporter } from './progress.js';
 
+/**
+ * The most qpdf JSON the service parses in its own process (tools run inside the API process in
+ * the embedded default). Tools ask qpdf for the few objects they need, so real documents stay far
+ * below it (a 5,000-page file's page dictionaries are ~5 MB); a file past it fails
+ * `engine_memory_exceeded` instead of growing the server (issue 14: a whole-file dump of 1.5 M
+ * objects took the server from 350 MB to 1.85 GB).
+ */
+export const JSON_MAX_BYTES = 16 * 1024 * 1024;
+
 export interface QpdfCall extends EngineCallOptions {
   /** User or owner password of the input; written to a 0600 file for `--password-file`. */
   password?: string;
@@ -21,7 +30,7 @@ export interface QpdfProgram {
   exec(
     args: string[],
     call: QpdfCall,
-    options?: { stdout?: boolean; progress?: boolean },
+    options?: { stdout?: boolean; progress?: boolean; stdoutMaxBytes?: number },
   ): Promise<RunResult>;
   /** Exit 3 means "written with warnings"; on damaged inputs that can be a file without pages. */
   verifyWritten(result: RunResult, output: string, call: QpdfCall, outputPassword?: string): Promise<void>;
@@ -46,6 +55,7 @@ export function qpdfProgram(defaults: EngineDefaults, binary: string): QpdfProgr
         argv,
         toRunOptions(defaults, call, {
           captureStdout: options.stdout === true,
+          ...(options.stdoutMaxBytes === undefined ? {} : { stdoutMaxBytes: options.stdoutMaxBytes }),
           ...(options.progress && onProgress ? { onStdoutLine: qpdfPercentReporter(onProgress) } : {}),
         }),
       );

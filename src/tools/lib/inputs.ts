@@ -1,5 +1,7 @@
 // The opening every PDF tool needs, done once by the runner as the definition declares it: each PDF
-// input opened with qpdf (typed errors for encrypted and damaged files) and the page limit enforced.
+// input opened with qpdf (typed errors for encrypted and damaged files, a qpdf-rewritten copy of a
+// file qpdf had to repair) and the page limit enforced.
+import { stat } from 'node:fs/promises';
 import type { EngineCallOptions } from '../../engines/call-options.js';
 import { QuireError } from '../../errors/quire-error.js';
 import { workFile } from './output-name.js';
@@ -33,28 +35,51 @@ export function checkPageLimit(pages: number, maxPages: number): void {
 }
 
 /**
- * Opens `input` and returns its page count. Without a password a user-password file fails
- * `pdf_encrypted`; with one, a wrong password fails `invalid_password`; an unreadable file or one
- * without pages fails `pdf_corrupt`.
+ * Opens `input` and returns its page count, and the input the tools should read: the upload, or
+ * for a file qpdf could read only by repairing it, a qpdf-rewritten copy. Every engine then reads
+ * the file as qpdf does (poppler trusts a wrong /Count, Ghostscript and `--linearize` refuse what
+ * qpdf reconstructs), so each tool survives what `repair` survives, from one place.
+ * Without a password a user-password file fails `pdf_encrypted`; with one, a wrong password fails
+ * `invalid_password`; an unreadable file or one without pages fails `pdf_corrupt`.
  */
-async function openInput<O>(ctx: RunContext<O>, input: ToolInput, password?: string): Promise<number> {
-  const pages = await ctx.engines.qpdf.pageCount(input.path, {
-    ...engineCall(ctx),
-    ...(password === undefined ? {} : { password }),
-  });
-  if (pages < 1) throw new QuireError('pdf_corrupt', 'The PDF has no pages');
-  return pages;
+async function openInput<O>(
+  ctx: RunContext<O>,
+  input: ToolInput,
+  index: number,
+  password?: string,
+): Promise<{ pages: number; input: ToolInput }> {
+  const call = { ...engineCall(ctx), ...(password === undefined ? {} : { password }) };
+  const opening = await ctx.engines.qpdf.open(input.path, call);
+  if (opening.pages < 1) throw new QuireError('pdf_corrupt', 'The PDF has no pages');
+  // A password means an encrypted file: its trailer and encryption are not ours to rebuild.
+  if (!opening.damaged || password !== undefined) return { pages: opening.pages, input };
+  const repaired = workFile(ctx.workDir, `input-${index}-repaired`);
+  if (!(await ctx.engines.qpdf.repairCopy(input.path, repaired, opening.pages, call))) {
+    return { pages: opening.pages, input };
+  }
+  const { size } = await stat(repaired);
+  return {
+    pages: await ctx.engines.qpdf.pageCount(repaired, call),
+    input: { ...input, path: repaired, size, repairedFrom: input.path },
+  };
 }
 
 /**
  * Opens every PDF input in upload order, enforcing the page limit on the running total, so the
- * first file past the limit stops the job before the next is opened.
+ * first file past the limit stops the job before the next is opened. Returns the page counts and
+ * the inputs as the tools must read them (repaired copies in place of damaged uploads).
  */
-async function openPdfs<O>(ctx: RunContext<O>, password: string | undefined): Promise<number[]> {
+async function openPdfs<O>(
+  ctx: RunContext<O>,
+  password: string | undefined,
+): Promise<{ counts: number[]; inputs: ToolInput[] }> {
   const pdfs = ctx.inputs.filter((input) => input.contentType === 'application/pdf');
   const counts: number[] = [];
+  const inputs = [...ctx.inputs];
   for (const [i, input] of pdfs.entries()) {
-    counts.push(await openInput(ctx, input, password));
+    const opened = await openInput(ctx, input, i, password);
+    counts.push(opened.pages);
+    inputs[ctx.inputs.indexOf(input)] = opened.input;
     checkPageLimit(
       counts.reduce((a, b) => a + b, 0),
       ctx.limits.maxPages,
@@ -63,7 +88,7 @@ async function openPdfs<O>(ctx: RunContext<O>, password: string | undefined): Pr
     // within the step, so opening it alone does not advance the bar.
     if (pdfs.length > 1) ctx.progress.fraction(i + 1, pdfs.length);
   }
-  return counts;
+  return { counts, inputs };
 }
 
 /** Runs `tool` as its definition declares: engine-free refusals, the opening, then the tool. */
@@ -72,18 +97,16 @@ export async function openAndRun<O>(
   ctx: RunContext<O>,
 ): Promise<ToolOutput> {
   tool.checkJob?.(ctx.options, ctx.inputs);
-  let pages: number[] = [];
-  let opened = ctx;
-  if (tool.inputs.opens === 'pdf') {
-    const { passwordOption } = tool.inputs;
-    const options = ctx.options as Record<string, string | undefined>;
-    const password = options[passwordOption ?? INPUT_PASSWORD_OPTION];
-    ctx.progress.step('inspect');
-    pages = await openPdfs(ctx, password);
-    // A tool with its own password option (unlock) does its own decrypting.
-    if (passwordOption === undefined && password !== undefined) opened = await decryptedInputs(ctx, password);
-  }
-  return tool.run({ ...opened, pages });
+  if (tool.inputs.opens !== 'pdf') return tool.run({ ...ctx, pages: [] });
+  const { passwordOption } = tool.inputs;
+  const options = ctx.options as Record<string, string | undefined>;
+  const password = options[passwordOption ?? INPUT_PASSWORD_OPTION];
+  ctx.progress.step('inspect');
+  const opened = await openPdfs(ctx, password);
+  let run: RunContext<O> = { ...ctx, inputs: opened.inputs };
+  // A tool with its own password option (unlock) does its own decrypting.
+  if (passwordOption === undefined && password !== undefined) run = await decryptedInputs(run, password);
+  return tool.run({ ...run, pages: opened.counts });
 }
 
 /**

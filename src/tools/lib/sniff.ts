@@ -13,8 +13,23 @@ export const SNIFF_BYTES = 8192;
 /** ISO 32000-2 §7.5.2 tolerance for bytes before the PDF header, as readers apply it. */
 const PDF_HEADER_WINDOW = 1024;
 
+/**
+ * A PDF whose `%PDF-` line is missing (cut or overwritten) still starts, after comments and
+ * whitespace, with its first indirect object (`1 0 obj`, ISO 32000-2 §7.3.10) and soon closes it
+ * with `endobj` (or opens a `stream`). qpdf repairs such a file and pdf.js opens it, so it must
+ * reach the tools; text that happens to start like this is a PDF fragment, not a document.
+ */
+const PDF_FIRST_OBJECT = /^(?:\s*%[^\r\n]*[\r\n]+)*\s*\d{1,10}\s+\d{1,5}\s+obj\b/;
+const PDF_OBJECT_END = /\bendobj\b|\bstream\r?\n/;
+
+function looksLikePdf(head: Buffer): boolean {
+  if (head.subarray(0, PDF_HEADER_WINDOW).includes('%PDF-')) return true;
+  const text = head.toString('latin1');
+  return PDF_FIRST_OBJECT.test(text.slice(0, PDF_HEADER_WINDOW)) && PDF_OBJECT_END.test(text);
+}
+
 export function sniffContentType(head: Buffer): InputType | undefined {
-  if (head.subarray(0, PDF_HEADER_WINDOW).includes('%PDF-')) return 'application/pdf';
+  if (looksLikePdf(head)) return 'application/pdf';
   if (head.length >= 3 && head[0] === 0xff && head[1] === 0xd8 && head[2] === 0xff) return 'image/jpeg';
   if (head.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])))
     return 'image/png';

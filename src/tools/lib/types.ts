@@ -37,6 +37,11 @@ export interface ToolInput {
   name: string;
   size: number;
   contentType: InputType;
+  /**
+   * Set by the runner's opening when qpdf could read the upload only by repairing it: `path` is
+   * then qpdf's rewritten copy and this is the upload as received.
+   */
+  repairedFrom?: string;
 }
 
 export interface ToolLimits {

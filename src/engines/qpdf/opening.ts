@@ -1,0 +1,96 @@
+// How qpdf opens an upload for the tool runner: the pages it really finds, whether it had to
+// reconstruct the file to get there, and a rewritten copy that every other engine can read.
+import { QuireError } from '../../errors/quire-error.js';
+import { removeSecretFile, writeSecretFile } from '../../process/work-dir.js';
+import { QPDF_EXIT, QPDF_RECOVERED } from './failure.js';
+import { abs, JSON_MAX_BYTES, type QpdfCall, type QpdfProgram } from './run-qpdf.js';
+
+export interface Opening {
+  /** Pages found by walking the page tree. */
+  pages: number;
+  /**
+   * The file needs the rewritten copy: qpdf reconstructed its xref or stream lengths, or the
+   * root's /Count disagrees with the pages it holds (poppler trusts /Count and fails on it).
+   */
+  damaged: boolean;
+}
+
+type Dict = Record<string, unknown>;
+type QpdfObjects = { qpdf: [{ maxobjectid: number }, Record<string, { value?: unknown }>] };
+
+const isDict = (v: unknown): v is Dict => typeof v === 'object' && v !== null && !Array.isArray(v);
+const REF = /^(\d+) (\d+) R$/;
+
+export function qpdfOpening(qpdf: QpdfProgram) {
+  const objects = async (input: string, ids: readonly string[], call: QpdfCall) => {
+    const args = ['--json=2', '--json-key=qpdf', ...ids.map((id) => `--json-object=${id}`), abs(input)];
+    const result = await qpdf.exec(args, call, { stdout: true, stdoutMaxBytes: JSON_MAX_BYTES });
+    if (result.stdoutTruncated) throw new QuireError('pdf_corrupt', 'The PDF catalog is too large to read');
+    return JSON.parse(result.stdout) as QpdfObjects;
+  };
+  const valueIn = (json: QpdfObjects, ref: string): Dict | undefined => {
+    const value = json.qpdf[1][ref === 'trailer' ? 'trailer' : `obj:${ref}`]?.value;
+    return isDict(value) ? value : undefined;
+  };
+  const idOf = (ref: unknown) => {
+    const m = typeof ref === 'string' ? REF.exec(ref) : null;
+    return m ? `${m[1]},${m[2]}` : undefined;
+  };
+
+  return {
+    /** `--show-npages` (the root's /Count) and `--show-pages` (the walk) in one run. */
+    async open(input: string, call: QpdfCall): Promise<Opening> {
+      const result = await qpdf.exec(['--show-npages', '--show-pages', abs(input)], call, { stdout: true });
+      if (result.stdoutTruncated)
+        throw new QuireError('pdf_corrupt', 'The PDF page list is too large to read');
+      const declared = Number(/^(-?\d+)$/m.exec(result.stdout)?.[1]);
+      const pages = result.stdout.match(/^page \d+: /gm)?.length ?? 0;
+      const recovered = result.exitCode === QPDF_EXIT.warnings && QPDF_RECOVERED.test(result.stderrTail);
+      return { pages, damaged: recovered || declared !== pages };
+    },
+
+    /**
+     * Writes a copy of a damaged file that the other engines read as qpdf does. A plain rewrite
+     * is not enough in two measured cases (qpdf 11.3): a reconstructed trailer without /Size is
+     * written without /Size again (its writer only fills in a /Size key that exists), and the root's
+     * wrong /Count is kept. Both are set in a JSON update applied while rewriting. Returns false
+     * (and writes nothing useful) for an encrypted file, whose trailer must not be rebuilt.
+     */
+    async repairCopy(input: string, output: string, pages: number, call: QpdfCall): Promise<boolean> {
+      const head = await objects(input, ['trailer'], call);
+      const trailer = valueIn(head, 'trailer');
+      if (!trailer || trailer['/Encrypt'] !== undefined) return false;
+      const rootId = idOf(trailer['/Root']);
+      const root = rootId
+        ? valueIn(await objects(input, [rootId], call), String(trailer['/Root']))
+        : undefined;
+      const pagesId = idOf(root?.['/Pages']);
+      const changed: Record<string, { value: unknown }> = {
+        // The value is a placeholder: qpdf writes the real size into the key it finds.
+        trailer: { value: { ...trailer, '/Size': 0 } },
+      };
+      if (pagesId && root) {
+        const ref = String(root['/Pages']);
+        const tree = valueIn(await objects(input, [pagesId], call), ref);
+        if (tree) changed[`obj:${ref}`] = { value: { ...tree, '/Count': pages } };
+      }
+      const header = {
+        jsonversion: 2,
+        pushedinheritedpageresources: false,
+        calledgetallpages: false,
+        maxobjectid: head.qpdf[0].maxobjectid,
+      };
+      const update = await writeSecretFile(
+        call.workDir,
+        JSON.stringify({ qpdf: [header, changed] }),
+        'repair',
+      );
+      try {
+        await qpdf.write([abs(input), `--update-from-json=${abs(update)}`], output, call);
+      } finally {
+        await removeSecretFile(update);
+      }
+      return true;
+    },
+  };
+}
