@@ -46,22 +46,18 @@ export interface ClaimLimits {
   unavailableTools?: readonly string[];
 }
 
-export interface NewJob {
-  id: string;
-  accountId: string;
-  tool: string;
-  options: Record<string, unknown>;
-  secretOptions: string[];
-  metadata: Record<string, string>;
-  inputs: InputFile[];
-  createdAt: number;
+/** What creating a job takes: the record's fixed fields; the rest starts empty (queued, no result). */
+export type NewJob = Pick<
+  JobRecord,
+  'id' | 'accountId' | 'tool' | 'options' | 'secretOptions' | 'metadata' | 'inputs' | 'createdAt'
+> & {
   /** The steps after the first (`tool`, `options`); none for a one-tool job. */
   nextSteps?: JobStep[];
   batchId?: string;
   transfers?: JobTransfers;
   transferSecrets?: JobTransferSecrets;
   webhookUrl?: string;
-}
+};
 
 export interface ListJobsQuery {
   status?: JobStatus;

@@ -1,8 +1,8 @@
 // The account's job webhook secret (docs/api.md §6, "Per-job webhook_url"): created on first use,
 // kept on the account's hidden job-callback endpoint, readable and rotatable like an endpoint's.
-import { ulid } from 'ulid';
 import type { WebhookEndpoint } from '../model/webhook.js';
 import type { WebhookStore } from '../store/webhook-types.js';
+import { newEndpoint } from './new-endpoint.js';
 import { decryptSecret, encryptSecret, newWebhookSecret } from './secrets.js';
 
 /** The account's job-callback endpoint, made with a fresh secret if it has none yet. */
@@ -13,23 +13,13 @@ export async function jobCallbackEndpoint(
 ): Promise<WebhookEndpoint> {
   const existing = await store.getJobCallbackEndpoint(accountId);
   if (existing) return existing;
-  const id = `whe_${ulid()}`;
-  const now = Date.now();
-  return store.ensureJobCallbackEndpoint({
-    id,
+  const { endpoint } = newEndpoint(key, {
     accountId,
     url: '',
     description: 'per-job webhook_url deliveries',
     events: [],
-    secretEncrypted: encryptSecret(key, id, newWebhookSecret()),
-    previousSecretEncrypted: null,
-    previousSecretExpiresAt: null,
-    status: 'enabled',
-    disabledReason: null,
-    failingSince: null,
-    createdAt: now,
-    updatedAt: now,
   });
+  return store.ensureJobCallbackEndpoint(endpoint);
 }
 
 /** The secret that signs the account's webhook_url deliveries. */

@@ -1,11 +1,11 @@
 // /api/v1/webhooks (scope `webhooks:manage`, docs/api.md §6): endpoint management, secret rotation and the
 // delivery log. Everything is scoped to the key's account; another account's endpoint is 404.
 import type { FastifyInstance } from 'fastify';
-import { ulid } from 'ulid';
 import { QuireError } from '../../errors/quire-error.js';
 import { rfc3339 } from '../../model/job-view.js';
 import type { WebhookAttempt, WebhookEndpoint, WebhookMessage } from '../../model/webhook.js';
 import { urlRefusal } from '../../webhooks/address-guard.js';
+import { newEndpoint } from '../../webhooks/new-endpoint.js';
 import { encryptSecret, newWebhookSecret } from '../../webhooks/secrets.js';
 import type { AppDeps } from '../deps.js';
 import { webhookSchemas } from './webhook-schemas.js';
@@ -34,27 +34,14 @@ function registerSecretIssuingRoutes(app: FastifyInstance, deps: AppDeps): void 
     schema: webhookSchemas.create,
     handler: async (request, reply) => {
       await checkUrl(request.body.url, settings.allowPrivate);
-      const id = `whe_${ulid()}`;
-      const secret = newWebhookSecret();
-      const now = Date.now();
-      const endpoint = await webhooks.createEndpoint(
-        {
-          id,
-          accountId: request.auth!.accountId,
-          url: request.body.url,
-          description: request.body.description,
-          events: request.body.events,
-          secretEncrypted: encryptSecret(deps.keys.webhookSecretKey, id, secret),
-          previousSecretEncrypted: null,
-          previousSecretExpiresAt: null,
-          status: 'enabled',
-          disabledReason: null,
-          failingSince: null,
-          createdAt: now,
-          updatedAt: now,
-        },
-        settings.maxEndpoints,
-      );
+      const { endpoint: record, secret } = newEndpoint(deps.keys.webhookSecretKey, {
+        accountId: request.auth!.accountId,
+        url: request.body.url,
+        description: request.body.description,
+        events: request.body.events,
+      });
+      const id = record.id;
+      const endpoint = await webhooks.createEndpoint(record, settings.maxEndpoints);
       return reply
         .code(201)
         .header('Location', `/api/v1/webhooks/${id}`)

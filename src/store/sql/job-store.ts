@@ -1,10 +1,11 @@
 // The job store on SQLite and PostgreSQL: account-scoped reads, the claim/lease protocol workers
 // follow, and the terminal transitions. Every worker write is conditional on (id, lease token, processing), so a
 // worker that lost its lease (expired, swept, canceled) can never overwrite what happened since.
-import type { Kysely } from 'kysely';
+import type { Kysely, UpdateQueryBuilder, UpdateResult } from 'kysely';
 import { QuireError } from '../../errors/quire-error.js';
 import type { InputFile, JobError, JobRecord, JobResult, JobStatus } from '../../model/job.js';
 import { terminalStatuses } from '../../model/job.js';
+import type { JobChangeNotice } from '../../model/job-change.js';
 import { scrubSecretOptions } from '../../model/redact.js';
 import type {
   CancelOutcome,
@@ -92,18 +93,11 @@ export class SqlJobStore implements JobStore {
   }
 
   async renewLease(id: string, token: string, leaseMs: number, now = Date.now()): Promise<boolean> {
-    const result = await this.db
-      .updateTable('jobs')
-      .set({ lease_expires_at: now + leaseMs })
-      .where('id', '=', id)
-      .where('lease_token', '=', token)
-      .where('status', '=', 'processing')
-      .executeTakeFirst();
-    return result.numUpdatedRows > 0n;
+    return this.whileLeased(this.db.updateTable('jobs').set({ lease_expires_at: now + leaseMs }), id, token);
   }
 
   async release(id: string, token: string): Promise<boolean> {
-    const result = await this.db
+    const query = this.db
       .updateTable('jobs')
       // Back to the queue as if never claimed this time: no stall is counted for an orderly stop.
       .set((eb) => ({
@@ -112,14 +106,8 @@ export class SqlJobStore implements JobStore {
         lease_expires_at: null,
         worker_id: null,
         attempts: eb('attempts', '-', 1),
-      }))
-      .where('id', '=', id)
-      .where('lease_token', '=', token)
-      .where('status', '=', 'processing')
-      .executeTakeFirst();
-    if (result.numUpdatedRows === 0n) return false;
-    await this.dialect.notify(this.db, { jobId: id, kind: 'created' });
-    return true;
+      }));
+    return this.whileLeased(query, id, token, 'created');
   }
 
   async heldLeases(leases: ReadonlyArray<{ id: string; token: string }>): Promise<Set<string>> {
@@ -142,31 +130,36 @@ export class SqlJobStore implements JobStore {
     const target = Number.isFinite(percent)
       ? Math.min(MAX_WORKER_PROGRESS, Math.max(0, Math.floor(percent)))
       : 0;
-    const result = await this.db
+    const query = this.db
       .updateTable('jobs')
       // Never lower: a late or reordered report must not move the bar backwards (docs/api.md §2).
       .set((eb) => ({
         progress: eb.case().when('progress', '<', target).then(target).else(eb.ref('progress')).end(),
-      }))
-      .where('id', '=', id)
-      .where('lease_token', '=', token)
-      .where('status', '=', 'processing')
-      .executeTakeFirst();
-    if (result.numUpdatedRows === 0n) return false;
-    await this.dialect.notify(this.db, { jobId: id, kind: 'updated' });
-    return true;
+      }));
+    return this.whileLeased(query, id, token, 'updated');
   }
 
   async setStep(id: string, token: string, step: number): Promise<boolean> {
-    const result = await this.db
-      .updateTable('jobs')
-      .set({ current_step: step })
+    return this.whileLeased(this.db.updateTable('jobs').set({ current_step: step }), id, token, 'updated');
+  }
+
+  /**
+   * Applies `query` only while `token` still holds the job's lease, so a worker that lost it changes
+   * nothing; then sends the change notice. Returns whether it applied.
+   */
+  private async whileLeased(
+    query: UpdateQueryBuilder<Tables, 'jobs', 'jobs', UpdateResult>,
+    id: string,
+    token: string,
+    notice?: JobChangeNotice['kind'],
+  ): Promise<boolean> {
+    const result = await query
       .where('id', '=', id)
       .where('lease_token', '=', token)
       .where('status', '=', 'processing')
       .executeTakeFirst();
     if (result.numUpdatedRows === 0n) return false;
-    await this.dialect.notify(this.db, { jobId: id, kind: 'updated' });
+    if (notice) await this.dialect.notify(this.db, { jobId: id, kind: notice });
     return true;
   }
 
