@@ -1,13 +1,7 @@
 // Accounts and their API keys (docs/api.md §1): what a key may do is a set of scopes.
 
-export type Scope = 'jobs:write' | 'jobs:read' | 'results:read' | 'webhooks:manage' | 'admin';
-export const allScopes: readonly Scope[] = [
-  'jobs:write',
-  'jobs:read',
-  'results:read',
-  'webhooks:manage',
-  'admin',
-];
+export const allScopes = ['jobs:write', 'jobs:read', 'results:read', 'webhooks:manage', 'admin'] as const;
+export type Scope = (typeof allScopes)[number];
 
 export interface Account {
   id: string; // acct_<ulid>

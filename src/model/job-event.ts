@@ -5,14 +5,14 @@ import type { JobRecord, JobStatus } from './job.js';
 import { jobView, rfc3339 } from './job-view.js';
 
 /** Receivers must ignore types they do not know; we only add new ones. */
-export type JobEventType = 'job.created' | 'job.processing' | 'job.succeeded' | 'job.failed' | 'job.canceled';
-export const jobEventTypes: readonly JobEventType[] = [
+export const jobEventTypes = [
   'job.created',
   'job.processing',
   'job.succeeded',
   'job.failed',
   'job.canceled',
-];
+] as const;
+export type JobEventType = (typeof jobEventTypes)[number];
 
 /** An outbox row: written in the same transaction as the job state change it describes. */
 export interface JobEventRecord {

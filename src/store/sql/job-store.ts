@@ -25,6 +25,7 @@ import {
   markResultDeleted,
   sweepExpiredLeases,
 } from './job-maintenance.js';
+import { keysetPage, type PageCursor } from './keyset-page.js';
 import { fromNewJob, type JobRow, noLease, type Tables, toJob } from './rows.js';
 
 /** Progress a worker may report; 100 belongs to `complete` alone (docs/api.md §2). */
@@ -54,7 +55,6 @@ export class SqlJobStore implements JobStore {
   }
 
   async list(accountId: string, query: ListJobsQuery): Promise<{ jobs: JobRecord[]; hasMore: boolean }> {
-    const limit = Math.max(1, Math.floor(query.limit));
     let select = this.db
       .selectFrom('jobs')
       .selectAll()
@@ -62,25 +62,19 @@ export class SqlJobStore implements JobStore {
       .where('deleted_at', 'is', null);
     if (query.status !== undefined) select = select.where('status', '=', query.status);
     if (query.tool !== undefined) select = select.where('tool', '=', query.tool);
+    let cursor: PageCursor | undefined;
     if (query.startingAfter !== undefined) {
       // The cursor may be a job deleted since the previous page: its position still stands.
-      const cursor = await this.db
+      cursor = await this.db
         .selectFrom('jobs')
         .select(['created_at', 'id'])
         .where('id', '=', query.startingAfter)
         .where('account_id', '=', accountId)
         .executeTakeFirst();
       if (!cursor) throw new QuireError('invalid_cursor', 'starting_after does not name one of your jobs');
-      select = select.where((eb) =>
-        eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(cursor.created_at, cursor.id)),
-      );
     }
-    const rows = await select
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(limit + 1)
-      .execute();
-    return { jobs: rows.slice(0, limit).map(toJob), hasMore: rows.length > limit };
+    const page = await keysetPage(select, ['created_at', 'id'], cursor, query.limit);
+    return { jobs: page.rows.map(toJob), hasMore: page.hasMore };
   }
 
   async claimNext(

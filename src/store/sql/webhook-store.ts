@@ -7,6 +7,7 @@ import type { WebhookAttempt, WebhookEndpoint, WebhookMessage } from '../../mode
 import type { AttemptRecord, DeliveryClaim, WebhookStore } from '../webhook-types.js';
 import type { SqlDialect } from './dialect.js';
 import { fromEndpoint, toEndpoint } from './endpoint-rows.js';
+import { keysetPage, type PageCursor } from './keyset-page.js';
 import type { Tables } from './rows.js';
 import { ensureJobCallbackEndpoint, getJobCallbackEndpoint } from './webhook-callbacks.js';
 import {
@@ -149,15 +150,15 @@ export class SqlWebhookStore implements WebhookStore {
     endpointId: string,
     query: { limit: number; startingAfter?: string },
   ): Promise<{ messages: Array<WebhookMessage & { attemptLog: WebhookAttempt[] }>; hasMore: boolean }> {
-    const limit = Math.max(1, Math.floor(query.limit));
-    let select = this.db
+    const select = this.db
       .selectFrom('webhook_messages as m')
       .innerJoin('webhook_events as e', 'e.id', 'm.event_id')
       .select(messageColumns)
       .where('m.endpoint_id', '=', endpointId)
       .where('m.account_id', '=', accountId);
+    let cursor: PageCursor | undefined;
     if (query.startingAfter !== undefined) {
-      const cursor = await this.db
+      cursor = await this.db
         .selectFrom('webhook_messages')
         .select(['created_at', 'id'])
         .where('id', '=', query.startingAfter)
@@ -166,16 +167,9 @@ export class SqlWebhookStore implements WebhookStore {
         .executeTakeFirst();
       if (!cursor)
         throw new QuireError('invalid_cursor', 'starting_after does not name a delivery of this endpoint');
-      select = select.where((eb) =>
-        eb(eb.refTuple('m.created_at', 'm.id'), '<', eb.tuple(cursor.created_at, cursor.id)),
-      );
     }
-    const rows = await select
-      .orderBy('m.created_at', 'desc')
-      .orderBy('m.id', 'desc')
-      .limit(limit + 1)
-      .execute();
-    const page = rows.slice(0, limit).map(toMessage);
+    const { rows, hasMore } = await keysetPage(select, ['m.created_at', 'm.id'], cursor, query.limit);
+    const page = rows.map(toMessage);
     const attempts =
       page.length === 0
         ? []
@@ -193,7 +187,7 @@ export class SqlWebhookStore implements WebhookStore {
       ...m,
       attemptLog: attempts.filter((a) => a.message_id === m.id).map(toAttempt),
     }));
-    return { messages, hasMore: rows.length > limit };
+    return { messages, hasMore };
   }
 
   async retryMessage(
