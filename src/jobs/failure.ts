@@ -14,6 +14,8 @@ export function failureKind(code: ErrorCode): FailureKind {
     case 'pdf_corrupt':
     case 'page_range_invalid':
     case 'unsupported_file':
+    case 'xfa_not_supported':
+    case 'form_fields_invalid':
       return 'input';
     case 'limit_pages_exceeded':
     case 'limit_page_pixels_exceeded':

@@ -2,7 +2,9 @@
 import { compressTool } from './compress.js';
 import { extractImagesTool } from './extract-images.js';
 import { extractTextTool } from './extract-text.js';
+import { fillFormTool } from './fill-form.js';
 import { flattenTool } from './flatten.js';
+import { formFieldsTool } from './form-fields.js';
 import { htmlToPdfTool } from './html-to-pdf.js';
 import { imagesToPdfTool } from './images-to-pdf.js';
 import { infoTool } from './info.js';
@@ -46,6 +48,8 @@ export const tools: readonly AnyToolDefinition[] = [
   pdfaTool,
   officeToPdfTool,
   htmlToPdfTool,
+  formFieldsTool,
+  fillFormTool,
 ];
 
 const byName = new Map(tools.map((tool) => [tool.name, tool]));
