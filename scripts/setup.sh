@@ -73,6 +73,25 @@ if [ "$(id -u)" -eq 0 ] && ! getent passwd quire-sandbox >/dev/null; then
   useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin quire-sandbox
 fi
 
+# PyMuPDF (AGPL-3.0, the `redact` tool's engine; docs/tools.md#redact) in its own venv, apart from
+# Debian's Python packages. Pinned; reinstalled only when the installed version differs. Root only:
+# the venv lives outside the checkout (the Docker image keeps the app in /opt/quire).
+pymupdf_version=1.26.5 pymupdf_venv=/opt/quire-pymupdf
+if [ "$("$pymupdf_venv/bin/python" -I -c 'import pymupdf; print(pymupdf.VersionBind)' 2>/dev/null)" != "$pymupdf_version" ]; then
+  if [ "$(id -u)" -eq 0 ]; then
+    log "installing PyMuPDF $pymupdf_version (PyPI) into $pymupdf_venv"
+    if ! python3 -m venv "$pymupdf_venv" >/dev/null 2>&1 && command -v apt-get >/dev/null; then
+      # Debian's python3 makes a venv only with python3-venv installed (ensurepip is split out).
+      DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null
+      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3-venv >/dev/null
+      python3 -m venv "$pymupdf_venv"
+    fi
+    "$pymupdf_venv/bin/python" -m pip install --quiet --disable-pip-version-check "pymupdf==$pymupdf_version"
+  else
+    log "PyMuPDF is not in $pymupdf_venv (run as root to install it); redact is disabled"
+  fi
+fi
+
 # npm ci only when package-lock.json changed since the last install.
 lock_sum=$(sha256sum package-lock.json | cut -d' ' -f1)
 stamp=node_modules/.quire-lock-sha256

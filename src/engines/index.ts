@@ -9,6 +9,7 @@ import { libreofficeEngine } from './libreoffice/index.js';
 import { ocrmypdfEngine } from './ocrmypdf/index.js';
 import { popplerEngine } from './poppler/index.js';
 import { guarded } from './program.js';
+import { pymupdfEngine } from './pymupdf/index.js';
 import { qpdfEngine, qpdfOverlayEngine } from './qpdf/index.js';
 import type { EngineModule, EngineSettings, EngineStatus, HeavyEngineOptions } from './types.js';
 
@@ -20,6 +21,7 @@ export const engineModules = [
   ocrmypdfEngine,
   libreofficeEngine,
   chromiumEngine,
+  pymupdfEngine,
 ] as const;
 
 /** What a tool may call: each module's adapter under the module's name. */

@@ -10,6 +10,7 @@ export type EngineName =
   | 'tesseract'
   | 'libreoffice'
   | 'chromium'
+  | 'pymupdf'
   /** Not a program: whether engines can run in their own network namespace (reported, never required). */
   | 'netns';
 

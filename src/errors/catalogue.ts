@@ -118,6 +118,11 @@ export const errorCatalogue = {
     title: 'Some values name no field of the form or do not fit their field',
     retryable: false,
   },
+  redaction_matches_exceeded: {
+    status: 422,
+    title: 'The redaction texts and patterns match more often than max_matches allows',
+    retryable: false,
+  },
   limit_pages_exceeded: { status: 422, title: 'The document has more pages than allowed', retryable: false },
   limit_page_pixels_exceeded: {
     status: 422,

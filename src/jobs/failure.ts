@@ -21,6 +21,7 @@ export function failureKind(code: ErrorCode): FailureKind {
     case 'limit_page_pixels_exceeded':
     case 'timeout':
     case 'engine_memory_exceeded':
+    case 'redaction_matches_exceeded':
       return 'limit';
     case 'engine_failed':
     case 'engine_unavailable':

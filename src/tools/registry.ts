@@ -19,6 +19,7 @@ import { pagesTool } from './pages.js';
 import { pdfToImagesTool } from './pdf-to-images.js';
 import { pdfaTool } from './pdfa.js';
 import { protectTool } from './protect.js';
+import { redactTool } from './redact.js';
 import { repairTool } from './repair.js';
 import { rotateTool } from './rotate.js';
 import { splitTool } from './split.js';
@@ -50,6 +51,7 @@ export const tools: readonly AnyToolDefinition[] = [
   htmlToPdfTool,
   formFieldsTool,
   fillFormTool,
+  redactTool,
 ];
 
 const byName = new Map(tools.map((tool) => [tool.name, tool]));

@@ -1,6 +1,8 @@
-// Engine tier: form-fields and fill-form on a corpus AcroForm with real qpdf; the filled values are
-// read back by form-fields, by pdftotext on a flattened result and as pixels in each field's box.
+// Engine tier: form-fields and fill-form on a corpus AcroForm with real qpdf (values read back by
+// form-fields, pdftotext on a flattened result and pixels in each field's box); redact with real
+// PyMuPDF, judged by pdftotext, a raw search of every uncompressed stream, metadata and pdfimages.
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -8,6 +10,8 @@ import { isQuireError } from '../../src/errors/quire-error.js';
 import { fillFormTool } from '../../src/tools/fill-form.js';
 import { formFieldsTool } from '../../src/tools/form-fields.js';
 import type { AnyToolDefinition } from '../../src/tools/lib/types.js';
+import { metadataTool } from '../../src/tools/metadata.js';
+import { redactTool } from '../../src/tools/redact.js';
 import { checkPasses } from '../support/pdf-checks.js';
 import { corpus, runTool } from '../support/tool-context.js';
 
@@ -149,5 +153,90 @@ describe('fill-form', () => {
     execFileSync('qpdf', [xfa, `--update-from-json=${update}`, xfaOnly]);
     expect(JSON.parse(await readFile(output.path, 'utf8')).xfa_only).toBe(false);
     expect(await failure(fillFormTool, xfaOnly, { values: { a: 'b' } })).toMatch(/^xfa_not_supported/);
+  });
+});
+
+const WORD = 'TraceMonkey';
+const PAPER = 'pdfjs__tracemonkey.pdf';
+
+const text = (file: string, page?: number) =>
+  execFileSync('pdftotext', [...(page ? ['-f', String(page), '-l', String(page)] : []), file, '-'], {
+    encoding: 'utf8',
+  });
+const words = (t: string) => t.split(/\s+/).filter((w) => /^[a-z]{4,}$/i.test(w));
+
+/** Every stream uncompressed and every object written out plainly, as bytes to search. */
+function rawBytes(file: string, dir: string): string {
+  const qdf = path.join(dir, `${path.basename(file)}.qdf.pdf`);
+  execFileSync('qpdf', ['--qdf', '--object-streams=disable', file, qdf]);
+  return readFileSync(qdf).toString('latin1');
+}
+
+/** The 800x981 RGB scan of ocrmypdf__c02-22.pdf, as pdfimages writes it (PPM). */
+function scanPixels(file: string, dir: string): Buffer {
+  const prefix = path.join(dir, `img-${path.basename(file)}`);
+  execFileSync('pdfimages', [file, prefix]);
+  const ppm = readFileSync(`${prefix}-000.ppm`);
+  const header = /^P6\s+800\s+981\s+255\s/.exec(ppm.toString('latin1', 0, 30))!;
+  return ppm.subarray(header[0].length);
+}
+
+describe('redact', () => {
+  it('leaves no trace of a word found on many pages, in text, streams or metadata, and keeps the rest', async () => {
+    const titled = await run(metadataTool, PAPER, { title: `${WORD} notes`, subject: `About ${WORD}` });
+    const input = titled.output.path;
+    const pagesWithWord = [...Array(14).keys()]
+      .map((i) => i + 1)
+      .filter((p) => text(input, p).includes(WORD));
+    expect(pagesWithWord.length).toBeGreaterThanOrEqual(3);
+    expect(rawBytes(input, titled.ctx.workDir)).toContain(WORD);
+
+    const { output, ctx } = await run(redactTool, input, { texts: [WORD] });
+    expect(await checkPasses(output.path)).toBe(true);
+    expect(text(output.path)).not.toMatch(/tracemonkey/i);
+    expect(rawBytes(output.path, ctx.workDir)).not.toMatch(/tracemonkey/i);
+    const info = execFileSync('pdfinfo', [output.path], { encoding: 'utf8' });
+    const xmp = execFileSync('pdfinfo', ['-meta', output.path], { encoding: 'utf8' });
+    expect(`${info}${xmp}`).not.toMatch(/tracemonkey/i);
+    expect(info).toMatch(/^Title:\s+notes$/m);
+    expect(output.facts).toMatchObject({ rasterized_pages: [], metadata_entries: 2 });
+    expect(output.facts?.text_matches).toBeGreaterThanOrEqual(40);
+    for (const page of pagesWithWord) {
+      const kept = words(text(input, page)).filter((w) => !/tracemonkey/i.test(w));
+      const after = new Set(words(text(output.path, page)));
+      const survived = kept.filter((w) => after.has(w)).length / kept.length;
+      expect(survived, `page ${page}`).toBeGreaterThan(0.97);
+    }
+    expect(JSON.stringify(output.facts)).not.toContain(WORD);
+  });
+
+  it('blanks the image pixels under an area and leaves the rest of the image', async () => {
+    const scan = 'ocrmypdf__c02-22.pdf';
+    // The scan fills the 384 x 470.88 pt page: the top half of the page is rows 0–490 of the image.
+    const { output, ctx } = await run(redactTool, scan, {
+      areas: [{ page: 1, rect: [0, 235.44, 384, 470.88] }],
+    });
+    expect(output.facts).toMatchObject({ areas: 1, images: 1 });
+    const before = scanPixels(corpus(scan), ctx.workDir);
+    const after = scanPixels(output.path, ctx.workDir);
+    const row = 800 * 3;
+    const top = new Set<number>();
+    let changedTop = 0;
+    for (let i = 0; i < 485 * row; i++) {
+      top.add(after[i]!);
+      if (after[i] !== before[i]) changedTop++;
+    }
+    expect(top.size).toBe(1);
+    expect(changedTop).toBeGreaterThan(100_000);
+    let keptBottom = 0;
+    for (let i = 496 * row; i < 981 * row; i++) if (Math.abs(after[i]! - before[i]!) < 30) keptBottom++;
+    expect(keptBottom / (485 * row)).toBeGreaterThan(0.99);
+  });
+
+  it('fails redaction_matches_exceeded past max_matches and names no matched text', async () => {
+    const message = await failure(redactTool, PAPER, { patterns: ['[a-z]+ing'], max_matches: 50 });
+    expect(message).toMatch(
+      /^redaction_matches_exceeded: The texts and patterns match \d+ times; max_matches is 50$/,
+    );
   });
 });

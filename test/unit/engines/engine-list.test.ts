@@ -18,6 +18,7 @@ describe('engine list', () => {
       'ocrmypdf',
       'libreoffice',
       'chromium',
+      'pymupdf',
     ]);
   });
 
