@@ -7,6 +7,7 @@ import { chromiumEngine } from './chromium/index.js';
 import { ghostscriptEngine } from './ghostscript/index.js';
 import { libreofficeEngine } from './libreoffice/index.js';
 import { ocrmypdfEngine } from './ocrmypdf/index.js';
+import { pdf2docxEngine } from './pdf2docx/index.js';
 import { popplerEngine } from './poppler/index.js';
 import { guarded } from './program.js';
 import { pymupdfEngine } from './pymupdf/index.js';
@@ -22,6 +23,7 @@ export const engineModules = [
   libreofficeEngine,
   chromiumEngine,
   pymupdfEngine,
+  pdf2docxEngine,
 ] as const;
 
 /** What a tool may call: each module's adapter under the module's name. */

@@ -11,6 +11,7 @@ export type EngineName =
   | 'libreoffice'
   | 'chromium'
   | 'pymupdf'
+  | 'pdf2docx'
   /** Not a program: whether engines can run in their own network namespace (reported, never required). */
   | 'netns';
 

@@ -17,6 +17,7 @@ import { officeToPdfTool } from './office-to-pdf.js';
 import { pageNumbersTool } from './page-numbers.js';
 import { pagesTool } from './pages.js';
 import { pdfToImagesTool } from './pdf-to-images.js';
+import { pdfToOfficeTool } from './pdf-to-office.js';
 import { pdfaTool } from './pdfa.js';
 import { protectTool } from './protect.js';
 import { redactTool } from './redact.js';
@@ -52,6 +53,7 @@ export const tools: readonly AnyToolDefinition[] = [
   formFieldsTool,
   fillFormTool,
   redactTool,
+  pdfToOfficeTool,
 ];
 
 const byName = new Map(tools.map((tool) => [tool.name, tool]));

@@ -19,6 +19,7 @@ describe('engine list', () => {
       'libreoffice',
       'chromium',
       'pymupdf',
+      'pdf2docx',
     ]);
   });
 
