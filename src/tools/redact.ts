@@ -102,6 +102,8 @@ export const redactTool = defineTool({
     'Removes text, images and drawings for real under page areas and wherever given texts or regular expressions match (also from metadata, bookmarks and annotations), optionally painting the places black.',
   inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'], opens: 'pdf' },
   options,
+  // What is being hidden must not outlive the job in its record, views or logs.
+  secretOptions: ['texts', 'patterns'],
   checkRequest,
   output: { contentType: 'application/pdf' },
   engines: ['qpdf', 'pymupdf'],
