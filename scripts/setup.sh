@@ -75,6 +75,31 @@ if [ "$(id -u)" -eq 0 ] && ! getent passwd quire-sandbox >/dev/null; then
   useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin quire-sandbox
 fi
 
+# Python engines from PyPI, each in its own venv outside the checkout (the Docker image keeps the app
+# in /opt/quire), made from Debian's /usr/bin/python3 so the venv also runs inside the document
+# sandbox, which sees only /usr. Pinned; reinstalled only when the installed version differs.
+# PyMuPDF (AGPL-3.0) is the `redact` engine; pdf2docx (MIT) the `pdf-to-office` engine, with the
+# older PyMuPDF it needs (1.26 dropped the Rect.get_area it calls). See docs/tools.md.
+python_engine() { # venv, probe printing the version, wanted version, pip requirements...
+  local venv=$1 probe=$2 version=$3; shift 3
+  if [ "$("$venv/bin/python" -I -c "$probe" 2>/dev/null)" = "$version" ]; then return; fi
+  if [ "$(id -u)" -ne 0 ]; then
+    log "$venv is missing (run as root to install it); the tool it serves is disabled"; return
+  fi
+  log "installing $* (PyPI) into $venv"
+  if ! /usr/bin/python3 -m venv "$venv" >/dev/null 2>&1 && command -v apt-get >/dev/null; then
+    # Debian's python3 makes a venv only with python3-venv installed (ensurepip is split out).
+    rm -rf "$venv"
+    DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3-venv >/dev/null
+    /usr/bin/python3 -m venv "$venv"
+  fi
+  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "$@"
+}
+python_engine /opt/quire-pymupdf 'import pymupdf; print(pymupdf.VersionBind)' 1.26.5 "pymupdf==1.26.5"
+python_engine /opt/quire-pdf2docx "import importlib.metadata as m; print(m.version('pdf2docx'))" 0.5.8 \
+  "pdf2docx==0.5.8" "pymupdf==1.24.14"
+
 # npm ci only when package-lock.json changed since the last install.
 lock_sum=$(sha256sum package-lock.json | cut -d' ' -f1)
 stamp=node_modules/.quire-lock-sha256

@@ -7,9 +7,11 @@ import { chromiumEngine } from './chromium/index.js';
 import { ghostscriptEngine } from './ghostscript/index.js';
 import { libreofficeEngine } from './libreoffice/index.js';
 import { ocrmypdfEngine } from './ocrmypdf/index.js';
+import { pdf2docxEngine } from './pdf2docx/index.js';
 import { popplerEngine } from './poppler/index.js';
 import { guarded } from './program.js';
 import { pyhankoEngine } from './pyhanko/index.js';
+import { pymupdfEngine } from './pymupdf/index.js';
 import { qpdfEngine, qpdfOverlayEngine } from './qpdf/index.js';
 import type { EngineModule, EngineSettings, EngineStatus, HeavyEngineOptions } from './types.js';
 
@@ -22,6 +24,8 @@ export const engineModules = [
   libreofficeEngine,
   chromiumEngine,
   pyhankoEngine,
+  pymupdfEngine,
+  pdf2docxEngine,
 ] as const;
 
 /** What a tool may call: each module's adapter under the module's name. */

@@ -12,6 +12,8 @@ export type EngineName =
   | 'libreoffice'
   | 'chromium'
   | 'pyhanko'
+  | 'pymupdf'
+  | 'pdf2docx'
   /** Not a program: whether engines can run in their own network namespace (reported, never required). */
   | 'netns';
 

@@ -115,6 +115,21 @@ export const errorCatalogue = {
     title: 'The page selection does not fit the document',
     retryable: false,
   },
+  xfa_not_supported: {
+    status: 422,
+    title: 'The form is an XFA form, which this tool cannot read or fill',
+    retryable: false,
+  },
+  form_fields_invalid: {
+    status: 422,
+    title: 'Some values name no field of the form or do not fit their field',
+    retryable: false,
+  },
+  redaction_matches_exceeded: {
+    status: 422,
+    title: 'The redaction texts and patterns match more often than max_matches allows',
+    retryable: false,
+  },
   limit_pages_exceeded: { status: 422, title: 'The document has more pages than allowed', retryable: false },
   limit_page_pixels_exceeded: {
     status: 422,

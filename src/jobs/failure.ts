@@ -20,11 +20,14 @@ export function failureKind(code: ErrorCode): FailureKind {
     case 'import_forbidden_address':
     case 'import_timeout':
     case 'export_failed':
+    case 'xfa_not_supported':
+    case 'form_fields_invalid':
       return 'input';
     case 'limit_pages_exceeded':
     case 'limit_page_pixels_exceeded':
     case 'timeout':
     case 'engine_memory_exceeded':
+    case 'redaction_matches_exceeded':
       return 'limit';
     case 'engine_failed':
     case 'engine_unavailable':

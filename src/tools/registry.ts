@@ -2,7 +2,9 @@
 import { compressTool } from './compress.js';
 import { extractImagesTool } from './extract-images.js';
 import { extractTextTool } from './extract-text.js';
+import { fillFormTool } from './fill-form.js';
 import { flattenTool } from './flatten.js';
+import { formFieldsTool } from './form-fields.js';
 import { htmlToPdfTool } from './html-to-pdf.js';
 import { imagesToPdfTool } from './images-to-pdf.js';
 import { infoTool } from './info.js';
@@ -15,8 +17,10 @@ import { officeToPdfTool } from './office-to-pdf.js';
 import { pageNumbersTool } from './page-numbers.js';
 import { pagesTool } from './pages.js';
 import { pdfToImagesTool } from './pdf-to-images.js';
+import { pdfToOfficeTool } from './pdf-to-office.js';
 import { pdfaTool } from './pdfa.js';
 import { protectTool } from './protect.js';
+import { redactTool } from './redact.js';
 import { repairTool } from './repair.js';
 import { rotateTool } from './rotate.js';
 import { signTool } from './sign.js';
@@ -50,6 +54,10 @@ export const tools: readonly AnyToolDefinition[] = [
   htmlToPdfTool,
   signTool,
   verifySignaturesTool,
+  formFieldsTool,
+  fillFormTool,
+  redactTool,
+  pdfToOfficeTool,
 ];
 
 const byName = new Map(tools.map((tool) => [tool.name, tool]));

@@ -209,9 +209,19 @@ function rewrites({ write }: QpdfProgram) {
       return write([abs(input), ...args], output, call);
     },
 
-    /** Applies a qpdf JSON v2 update (new or replaced objects) and writes the result. */
-    updateFromJson(input: string, updateFile: string, output: string, call: QpdfCall): Promise<void> {
-      return write([abs(input), `--update-from-json=${abs(updateFile)}`], output, call);
+    /**
+     * Applies a qpdf JSON v2 update (new or replaced objects) and writes the result; with
+     * `generateAppearances`, fields the update marked /NeedAppearances get appearance streams.
+     */
+    updateFromJson(
+      input: string,
+      updateFile: string,
+      output: string,
+      call: QpdfCall,
+      options: { generateAppearances?: boolean } = {},
+    ): Promise<void> {
+      const appearances = options.generateAppearances ? ['--generate-appearances'] : [];
+      return write([abs(input), `--update-from-json=${abs(updateFile)}`, ...appearances], output, call);
     },
 
     /** Rewrites the file for fast web view (first page first, with hint tables). */
@@ -223,8 +233,14 @@ function rewrites({ write }: QpdfProgram) {
      * A plain rewrite: opening reconstructs a damaged xref table and recovers stream lengths, and
      * writing produces fresh offsets, lengths and a new xref (qpdf manual, "Repairing PDF files").
      */
-    rewrite(input: string, output: string, call: QpdfCall): Promise<void> {
-      return write([abs(input)], output, call);
+    rewrite(
+      input: string,
+      output: string,
+      call: QpdfCall,
+      options: { objectStreams?: 'disable' } = {},
+    ): Promise<void> {
+      const streams = options.objectStreams ? [`--object-streams=${options.objectStreams}`] : [];
+      return write([abs(input), ...streams], output, call);
     },
 
     /**

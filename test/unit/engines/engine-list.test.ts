@@ -19,6 +19,8 @@ describe('engine list', () => {
       'libreoffice',
       'chromium',
       'pyhanko',
+      'pymupdf',
+      'pdf2docx',
     ]);
   });
 

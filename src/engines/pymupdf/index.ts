@@ -1,0 +1,27 @@
+// The pymupdf module of the engine list: PyMuPDF (AGPL-3.0) in its own venv, used for redaction.
+import { engineDefaults } from '../call-options.js';
+import { banner, guarded, HEAVY_PROBE_TIMEOUT_MS } from '../program.js';
+import type { EngineModule, EngineStatus } from '../types.js';
+import { createPymupdf, PYMUPDF_PYTHON, type Pymupdf } from './pymupdf.js';
+
+function probePymupdf(): Promise<EngineStatus> {
+  return guarded('pymupdf', async () => {
+    const { code, text } = await banner(
+      PYMUPDF_PYTHON,
+      ['-I', '-c', 'import pymupdf; print(pymupdf.VersionBind)'],
+      HEAVY_PROBE_TIMEOUT_MS,
+    );
+    const version = /^(\d+\.\d+(?:\.\d+)?)/m.exec(text)?.[1];
+    if (code !== 0 || !version) {
+      return { name: 'pymupdf', available: false, reason: `PyMuPDF is not installed in ${PYMUPDF_PYTHON}` };
+    }
+    return { name: 'pymupdf', available: true, version };
+  });
+}
+
+export const pymupdfEngine: EngineModule<'pymupdf', Pymupdf> = {
+  name: 'pymupdf',
+  probe: async () => [await probePymupdf()],
+  create: (settings) =>
+    createPymupdf(engineDefaults(settings, 'pymupdf'), { isolateNetwork: settings.heavy.isolateNetwork }),
+};
