@@ -1,6 +1,6 @@
 // The parts of the OpenAPI document drawn from the tool catalogue and the job events: one options
-// schema per tool (`CompressOptions`…), the multipart job and batch upload with a working example per tool, and
-// the Standard Webhooks events a job's state changes send (docs/api.md §6, docs/webhooks.md).
+// schema per tool (`CompressOptions`…), the multipart job and batch uploads with a working example per
+// tool, and the Standard Webhooks events a job's state changes send (docs/api.md §6, docs/webhooks.md).
 import { jobEventTypes } from '../model/job-event.js';
 import type { ToolCatalog } from '../tools/lib/catalog.js';
 import type { PublishedTool } from '../tools/lib/types.js';
