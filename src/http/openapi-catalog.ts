@@ -47,25 +47,7 @@ export function jobUploadBody(catalog: ToolCatalog, kind: UploadKind = 'job'): R
         description: `A JSON object valid against the options schema of the tool named in \`tool\`: ${byTool}. Omitted means \`{}\`; defaults are filled in.`,
         anyOf: tools.map((t) => ref(optionsComponentName(t.name))),
       },
-      steps: {
-        type: 'array',
-        minItems: 1,
-        maxItems: MAX_STEPS,
-        description:
-          "Instead of `tool` and `options`: the tools to run in order, each on the previous step's output (docs/api.md §2). Secret options only on the first step.",
-        items: {
-          type: 'object',
-          required: ['tool'],
-          additionalProperties: false,
-          properties: {
-            tool: { type: 'string', enum: toolNames },
-            options: {
-              type: 'object',
-              description: "Valid against the step's tool's options schema, as `options`.",
-            },
-          },
-        },
-      },
+      steps: stepsPart(toolNames),
       metadata: {
         type: 'object',
         description: 'Up to 16 string pairs (keys 1–40 characters, values up to 500), shown on the job.',
@@ -103,6 +85,29 @@ export function jobUploadBody(catalog: ToolCatalog, kind: UploadKind = 'job'): R
           file: { contentType: 'application/octet-stream' },
         },
         examples: uploadExamples(tools),
+      },
+    },
+  };
+}
+
+/** The `steps` part: the tools to run in order, each step's options checked against its own tool's schema. */
+function stepsPart(toolNames: readonly string[]): Record<string, unknown> {
+  return {
+    type: 'array',
+    minItems: 1,
+    maxItems: MAX_STEPS,
+    description:
+      "Instead of `tool` and `options`: the tools to run in order, each on the previous step's output (docs/api.md §2). Secret options only on the first step.",
+    items: {
+      type: 'object',
+      required: ['tool'],
+      additionalProperties: false,
+      properties: {
+        tool: { type: 'string', enum: toolNames },
+        options: {
+          type: 'object',
+          description: "Valid against the step's tool's options schema, as `options`.",
+        },
       },
     },
   };
