@@ -1,8 +1,10 @@
 // The parts of the OpenAPI document drawn from the tool catalogue and the job events: one options
-// schema per tool (`CompressOptions`…), the multipart job upload with a working example per tool, and
-// the Standard Webhooks events a job's state changes send (docs/api.md §6, docs/webhooks.md).
+// schema per tool (`CompressOptions`…), the multipart job and batch uploads with a working example per
+// tool, and the Standard Webhooks events a job's state changes send (docs/api.md §6, docs/webhooks.md).
 import { jobEventTypes } from '../model/job-event.js';
 import type { ToolCatalog } from '../tools/lib/catalog.js';
+import type { PublishedTool } from '../tools/lib/types.js';
+import { MAX_STEPS } from './steps-field.js';
 
 /** `page-numbers` → `PageNumbersOptions`: the component name of a tool's options schema. */
 export function optionsComponentName(tool: string): string {
@@ -22,19 +24,30 @@ export function toolOptionComponents(catalog: ToolCatalog): Record<string, unkno
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
-/** The job upload: text parts first (tool, options, metadata), then the files in order. */
-export function jobUploadBody(catalog: ToolCatalog): Record<string, unknown> {
+/** What a job request's parts become on a batch: each `file` or `file_url` part, a job of its own. */
+export type UploadKind = 'job' | 'batch';
+
+const transferEncoding = { contentType: 'text/plain, application/json' };
+
+/**
+ * The job upload (and the batch upload, which reads the same parts): text parts first (tool or steps,
+ * options, metadata, the transfer parts), then the files in order.
+ */
+export function jobUploadBody(catalog: ToolCatalog, kind: UploadKind = 'job'): Record<string, unknown> {
   const tools = catalog.list().map(({ tool }) => tool);
   const byTool = tools.map((t) => `\`${t.name}\` → ${optionsComponentName(t.name)}`).join(', ');
+  const toolNames = tools.map((t) => t.name);
   const schema = {
     type: 'object',
-    required: ['tool'],
+    description: 'Either `tool` (with `options`) or `steps`, never both.',
+    oneOf: [{ required: ['tool'] }, { required: ['steps'] }],
     properties: {
-      tool: { type: 'string', enum: tools.map((t) => t.name), description: 'A tool from `listTools`.' },
+      tool: { type: 'string', enum: toolNames, description: 'A tool from `listTools`.' },
       options: {
         description: `A JSON object valid against the options schema of the tool named in \`tool\`: ${byTool}. Omitted means \`{}\`; defaults are filled in.`,
         anyOf: tools.map((t) => ref(optionsComponentName(t.name))),
       },
+      steps: stepsPart(toolNames),
       metadata: {
         type: 'object',
         description: 'Up to 16 string pairs (keys 1–40 characters, values up to 500), shown on the job.',
@@ -42,17 +55,96 @@ export function jobUploadBody(catalog: ToolCatalog): Record<string, unknown> {
         propertyNames: { minLength: 1, maxLength: 40 },
         additionalProperties: { type: 'string', maxLength: 500 },
       },
+      ...transferParts(kind),
       file: {
         type: 'array',
         description:
-          'The input files, in order: one `file` part each. How many and which types each tool takes: `listTools` (`inputs`).',
+          kind === 'job'
+            ? 'The input files, in order: one `file` part each. How many and which types each tool takes: `listTools` (`inputs`).'
+            : 'One `file` part per job, in any mix with `file_url` parts: the batch holds one job per file, in upload order.',
         items: { type: 'string', format: 'binary' },
       },
     },
   };
-  // A form pre-filled from the first example has one file field: tools needing the fewest files first.
+  return {
+    required: true,
+    description:
+      kind === 'job'
+        ? 'Send the text parts before the files, so a bad tool or bad options are refused before the upload is read.'
+        : 'The parts of a job request, applied to every job; `export` is refused (a presigned URL names one object). Send the text parts before the files.',
+    content: {
+      'multipart/form-data': {
+        schema,
+        encoding: {
+          options: { contentType: 'application/json' },
+          steps: { contentType: 'application/json' },
+          metadata: { contentType: 'application/json' },
+          file_url: transferEncoding,
+          ...(kind === 'job' ? { export: transferEncoding } : {}),
+          webhook_url: { contentType: 'text/plain' },
+          file: { contentType: 'application/octet-stream' },
+        },
+        examples: uploadExamples(tools),
+      },
+    },
+  };
+}
+
+/** The `steps` part: the tools to run in order, each step's options checked against its own tool's schema. */
+function stepsPart(toolNames: readonly string[]): Record<string, unknown> {
+  return {
+    type: 'array',
+    minItems: 1,
+    maxItems: MAX_STEPS,
+    description:
+      "Instead of `tool` and `options`: the tools to run in order, each on the previous step's output (docs/api.md §2). Secret options only on the first step.",
+    items: {
+      type: 'object',
+      required: ['tool'],
+      additionalProperties: false,
+      properties: {
+        tool: { type: 'string', enum: toolNames },
+        options: {
+          type: 'object',
+          description: "Valid against the step's tool's options schema, as `options`.",
+        },
+      },
+    },
+  };
+}
+
+/** `file_url`, `export` (one job only) and `webhook_url`: URLs the worker, not the API, connects to. */
+function transferParts(kind: UploadKind): Record<string, unknown> {
+  return {
+    file_url: {
+      type: 'array',
+      description:
+        'Inputs the worker fetches, each taking its place among the `file` parts: a plain URL, or JSON `TransferSource` for a link that needs headers. Every address it connects to must be public.',
+      items: { oneOf: [{ type: 'string', format: 'uri', maxLength: 8192 }, ref('TransferSource')] },
+    },
+    ...(kind === 'job'
+      ? {
+          export: {
+            description:
+              'A presigned PUT URL the worker uploads the result to (plain, or JSON `ExportTarget`); the job succeeds once it answers 2xx.',
+            oneOf: [{ type: 'string', format: 'uri', maxLength: 8192 }, ref('ExportTarget')],
+          },
+        }
+      : {}),
+    webhook_url: {
+      type: 'string',
+      format: 'uri',
+      maxLength: 8192,
+      description:
+        "An http(s) URL on a public address that receives the job's end, signed with the job webhook secret (`getJobWebhookSecret`).",
+    },
+  };
+}
+
+/** A working request per tool. A form pre-filled from the first has one file field: fewest files first. */
+function uploadExamples(tools: readonly PublishedTool[]): Record<string, unknown> {
   const byFiles = [...tools].sort((a, b) => a.inputs.minFiles - b.inputs.minFiles);
-  const examples = Object.fromEntries(
+  return Object.fromEntries(
     byFiles.map((t) => {
       const first = (t.options.examples as unknown[] | undefined)?.find(
         (e) => Object.keys(e as object).length > 0,
@@ -63,22 +155,6 @@ export function jobUploadBody(catalog: ToolCatalog): Record<string, unknown> {
       ];
     }),
   );
-  return {
-    required: true,
-    description:
-      'Send `tool`, `options` and `metadata` before the files, so a bad tool or bad options are refused before the upload is read.',
-    content: {
-      'multipart/form-data': {
-        schema,
-        encoding: {
-          options: { contentType: 'application/json' },
-          metadata: { contentType: 'application/json' },
-          file: { contentType: 'application/octet-stream' },
-        },
-        examples,
-      },
-    },
-  };
 }
 
 const eventTitles: Record<string, string> = {

@@ -5,8 +5,15 @@ import type { FastifyInstance, RouteOptions } from 'fastify';
 import type { ToolCatalog } from '../tools/lib/catalog.js';
 import type { AppDeps } from './deps.js';
 import { registerDocsPage } from './docs-page.js';
-import { eventComponents, jobUploadBody, toolOptionComponents, webhookEvents } from './openapi-catalog.js';
+import {
+  eventComponents,
+  jobUploadBody,
+  toolOptionComponents,
+  type UploadKind,
+  webhookEvents,
+} from './openapi-catalog.js';
 import { accountComponents } from './routes/account-schemas.js';
+import { batchComponents } from './routes/batch-schemas.js';
 import {
   type DocResponse,
   ErrorCodeSchema,
@@ -17,6 +24,7 @@ import {
 } from './routes/common-schemas.js';
 import { jobComponents } from './routes/job-schemas.js';
 import { opsComponents, opsSchemas } from './routes/ops-schemas.js';
+import { transferComponents } from './routes/transfer-schemas.js';
 import { webhookComponents } from './routes/webhook-schemas.js';
 import { toolComponents } from './tool-list-schema.js';
 
@@ -31,8 +39,8 @@ declare module 'fastify' {
     hide?: boolean;
     /** Every answer the route gives by status, beside the ones every keyed route shares. */
     responses?: Readonly<Record<number, DocResponse>>;
-    /** The job upload: its multipart body is described from the tool catalogue. */
-    multipartJobBody?: boolean;
+    /** A job or batch upload: its multipart body is described from the tool catalogue. */
+    multipartBody?: UploadKind;
     /** The JSON body may be omitted. */
     requestBodyOptional?: boolean;
     /** Honours `Prefer: wait=N` (RFC 7240), answering with `Preference-Applied`. */
@@ -48,7 +56,11 @@ interface DocumentedRoute {
 }
 
 const TAGS = [
-  { name: 'Jobs', description: 'Create, follow, download, cancel and delete jobs (docs/api.md §2).' },
+  {
+    name: 'Jobs',
+    description:
+      'Create, follow, download, cancel and delete jobs (docs/api.md §2), one by one or in batches (§11).',
+  },
   { name: 'Tools', description: 'The tool catalogue and the caller’s limits (§3).' },
   { name: 'Files', description: 'Temporary download links (§2); no API key.' },
   { name: 'Webhooks', description: 'Webhook endpoints and their deliveries (§6).' },
@@ -112,6 +124,8 @@ export function buildDocument(
         ErrorCode: ErrorCodeSchema,
         Problem: ProblemSchema,
         ...jobComponents,
+        ...transferComponents,
+        ...batchComponents,
         ...toolComponents,
         ...toolOptionComponents(catalog),
         ...accountComponents,
@@ -200,7 +214,7 @@ function parametersOf(schema: unknown, where: 'path' | 'query'): Record<string, 
 }
 
 function requestBody(schema: NonNullable<RouteOptions['schema']>, catalog: ToolCatalog) {
-  if (schema.multipartJobBody) return { requestBody: jobUploadBody(catalog) };
+  if (schema.multipartBody) return { requestBody: jobUploadBody(catalog, schema.multipartBody) };
   if (!schema.body) return {};
   const required = !schema.requestBodyOptional;
   return { requestBody: { required, content: { 'application/json': { schema: schema.body } } } };

@@ -4,14 +4,13 @@ import type { FastifyInstance } from 'fastify';
 import { REDACTED } from '../../model/redact.js';
 import { jobCallbackSecret, rotateJobCallbackSecret } from '../../webhooks/job-callback.js';
 import type { AppDeps } from '../deps.js';
-
-const tags = ['Webhooks'];
+import { webhookSchemas } from './webhook-schemas.js';
 
 export function registerJobWebhookSecretRoutes(app: FastifyInstance, deps: AppDeps): void {
   const key = deps.keys.webhookSecretKey;
   app.get('/api/v1/job-webhook-secret', {
     config: { scope: 'webhooks:manage' },
-    schema: { tags, summary: 'The secret that signs per-job webhook_url deliveries' },
+    schema: webhookSchemas.jobWebhookSecret,
     handler: async (request, reply) => {
       reply.header('Cache-Control', 'no-store');
       const secret = await jobCallbackSecret(deps.db.webhooks, key, request.auth!.accountId);
@@ -26,16 +25,9 @@ export function registerJobWebhookSecretRoutes(app: FastifyInstance, deps: AppDe
       idempotencyStoredBody: () =>
         Buffer.from(JSON.stringify({ object: 'job_webhook_secret', secret: REDACTED })),
     },
-    schema: {
-      tags,
-      summary: 'Issue a new job webhook secret; the old one keeps signing during the grace period',
-      body: {
-        type: ['object', 'null'],
-        additionalProperties: false,
-        properties: { grace_period_seconds: { type: 'integer', minimum: 0, maximum: 30 * 86_400 } },
-      },
-    },
-    handler: async (request) => {
+    schema: webhookSchemas.rotateJobWebhookSecret,
+    handler: async (request, reply) => {
+      reply.header('Cache-Control', 'no-store');
       const graceMs =
         (request.body?.grace_period_seconds ?? deps.config.webhooks.rotationGraceMs / 1000) * 1000;
       const secret = await rotateJobCallbackSecret(deps.db.webhooks, key, request.auth!.accountId, graceMs);

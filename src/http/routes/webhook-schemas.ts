@@ -25,6 +25,12 @@ const events = {
   description: 'Event types to receive, or `["*"]` for every type (including ones added later).',
 } as const;
 const description = { type: 'string', maxLength: 500 } as const;
+const gracePeriod = {
+  type: 'integer',
+  minimum: 0,
+  maximum: 30 * 86_400,
+  description: 'How long the old secret still signs (default: the server setting, 24 h).',
+} as const;
 
 const time = (description?: string) => Type.String({ format: 'date-time', description });
 const nullable = (schema: TSchema) => Type.Union([schema, Type.Null()]);
@@ -85,6 +91,16 @@ export const webhookComponents = {
     { description: 'An endpoint with its new signing secret.' },
   ),
   WebhookEndpointList: list('WebhookEndpoint'),
+  JobWebhookSecret: Type.Object(
+    {
+      object: Type.Literal('job_webhook_secret'),
+      secret: Type.String({
+        description:
+          'The secret (`whsec_…`) that signs per-job `webhook_url` deliveries (`[redacted]` in an Idempotency-Key replay).',
+      }),
+    },
+    { description: 'The account’s job webhook secret: one per account, made on first use.' },
+  ),
   WebhookDelivery: DeliverySchema,
   WebhookDeliveryList: list('WebhookDelivery'),
 };
@@ -163,14 +179,7 @@ export const webhookSchemas = {
     body: {
       type: ['object', 'null'],
       additionalProperties: false,
-      properties: {
-        grace_period_seconds: {
-          type: 'integer',
-          minimum: 0,
-          maximum: 30 * 86_400,
-          description: 'How long the old secret still signs (default: the server setting, 24 h).',
-        },
-      },
+      properties: { grace_period_seconds: gracePeriod },
     },
   },
   deliveries: {
@@ -206,6 +215,27 @@ export const webhookSchemas = {
         id: endpointId,
         msg_id: { type: 'string', maxLength: 64, description: 'Message id (`msg_…`).' },
       },
+    },
+  },
+  jobWebhookSecret: {
+    operationId: 'getJobWebhookSecret',
+    tags,
+    summary: 'Get the job webhook secret',
+    description:
+      'The secret that signs the deliveries to the `webhook_url` of jobs (docs/api.md §6); made on first use.',
+    responses: { 200: json('The secret.', ref('JobWebhookSecret'), ['Cache-Control']) },
+  },
+  rotateJobWebhookSecret: {
+    operationId: 'rotateJobWebhookSecret',
+    tags,
+    summary: 'Rotate the job webhook secret',
+    description: 'Issues a new secret; the old one keeps signing beside it during the grace period.',
+    requestBodyOptional: true,
+    responses: { 200: json('The new secret.', ref('JobWebhookSecret'), ['Cache-Control']) },
+    body: {
+      type: ['object', 'null'],
+      additionalProperties: false,
+      properties: { grace_period_seconds: gracePeriod },
     },
   },
 } as const;
