@@ -19,6 +19,7 @@ import { sendProblem, toQuireError } from './problem.js';
 import { authenticateAndLimit } from './rate-limit.js';
 import { registerAccountRoutes } from './routes/accounts.js';
 import { registerFileRoutes } from './routes/files.js';
+import { registerHomeRoute } from './routes/home.js';
 import { registerJobRoutes } from './routes/jobs.js';
 import { registerOpsRoutes } from './routes/ops.js';
 import { registerToolRoutes } from './routes/tools.js';
@@ -125,6 +126,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerIdempotency(app, deps);
   trackRoutes(app);
   await registerDocs(app, deps);
+  registerHomeRoute(app);
   registerOpsRoutes(app, deps);
   registerToolRoutes(app, deps);
   registerJobRoutes(app, deps);

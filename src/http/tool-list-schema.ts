@@ -1,58 +1,56 @@
-// JSON Schema of the GET /api/v1/tools body (docs/api.md §3), published in the OpenAPI document so
+// JSON Schema of the GET /api/v1/tools body (docs/api.md §3), a component of the OpenAPI document so
 // clients can generate types for the catalogue. Objects stay open: v1 only adds fields (§8).
-const toolSchema = {
-  type: 'object',
-  required: ['name', 'title', 'description', 'inputs', 'options_schema', 'output', 'available'],
-  properties: {
-    name: { type: 'string', pattern: '^[a-z][a-z0-9-]*$', description: 'Tool name (kebab-case).' },
-    title: { type: 'string' },
-    description: { type: 'string' },
-    inputs: {
-      type: 'object',
-      required: ['min_files', 'max_files', 'accepts'],
-      properties: {
-        min_files: { type: 'integer', minimum: 0 },
-        max_files: { type: 'integer', minimum: 1 },
-        accepts: { type: 'array', minItems: 1, items: { type: 'string' } },
-      },
-    },
-    options_schema: {
-      type: 'object',
-      description: 'JSON Schema of the `options` part; also components/schemas/Options_<tool>.',
-    },
-    output: {
-      type: 'object',
-      required: ['content_type'],
-      properties: { content_type: { type: 'string' } },
-    },
-    available: { type: 'boolean' },
-    reason: { type: 'string', description: 'Why the tool is unavailable (present only then).' },
-    engines: {
-      type: 'array',
-      description: 'The programs that do the work on this server.',
-      items: {
-        type: 'object',
-        required: ['name', 'available'],
-        properties: {
-          name: { type: 'string' },
-          available: { type: 'boolean' },
-          version: { type: 'string' },
-          languages: { type: 'array', items: { type: 'string' }, description: 'Installed OCR languages.' },
-        },
-      },
-    },
-  },
-} as const;
+import { Type } from '@sinclair/typebox';
+import { ref } from './routes/common-schemas.js';
 
-export const toolListSchema = {
-  type: 'object',
-  required: ['object', 'data'],
-  properties: {
-    object: { type: 'string', const: 'list' },
-    data: { type: 'array', items: toolSchema },
-    limits: {
-      type: 'object',
-      description: 'Upload and page limits that apply to the calling key.',
-    },
+const ToolSchema = Type.Object({
+  name: Type.String({ pattern: '^[a-z][a-z0-9-]*$', description: 'Tool name (kebab-case).' }),
+  title: Type.String(),
+  description: Type.String(),
+  inputs: Type.Object({
+    min_files: Type.Integer({ minimum: 0 }),
+    max_files: Type.Integer({ minimum: 1, description: 'The tool’s maximum, capped by the plan.' }),
+    accepts: Type.Array(Type.String(), { minItems: 1, description: 'Accepted (sniffed) content types.' }),
+  }),
+  options_schema: Type.Record(Type.String(), Type.Unknown(), {
+    description:
+      'JSON Schema of the `options` part; also components/schemas/<Tool>Options (e.g. CompressOptions).',
+  }),
+  output: Type.Object({ content_type: Type.String() }),
+  available: Type.Boolean(),
+  reason: Type.Optional(Type.String({ description: 'Why the tool is unavailable (present only then).' })),
+  engines: Type.Array(
+    Type.Object({
+      name: Type.String(),
+      available: Type.Boolean(),
+      version: Type.Optional(Type.String()),
+      languages: Type.Optional(Type.Array(Type.String(), { description: 'Installed OCR languages.' })),
+    }),
+    { description: 'The programs that do the work on this server.' },
+  ),
+});
+
+const CallerLimitsSchema = Type.Object(
+  {
+    plan: Type.String(),
+    max_file_bytes: Type.Integer(),
+    max_upload_bytes: Type.Integer(),
+    max_files_per_job: Type.Integer(),
+    max_pages_per_job: Type.Integer(),
+    concurrent_jobs: Type.Integer(),
+    requests_per_window: Type.Integer(),
+    window_seconds: Type.Integer(),
+    result_retention_seconds: Type.Integer(),
   },
-} as const;
+  { description: 'The calling key’s limits: its plan’s numbers, each capped by the server-wide setting.' },
+);
+
+export const toolComponents = {
+  Tool: ToolSchema,
+  CallerLimits: CallerLimitsSchema,
+  ToolList: Type.Object({
+    object: Type.Literal('list'),
+    data: Type.Array(ref('Tool')),
+    limits: ref('CallerLimits'),
+  }),
+};

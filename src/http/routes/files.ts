@@ -7,16 +7,13 @@ import { attachmentDisposition } from '../../blobs/content-disposition.js';
 import { verifyFileToken } from '../../blobs/signed-url.js';
 import { QuireError } from '../../errors/quire-error.js';
 import type { AppDeps } from '../deps.js';
+import { fileSchema } from './ops-schemas.js';
 
 export function registerFileRoutes(app: FastifyInstance, deps: AppDeps): void {
   app.get<{ Params: { token: string } }>('/api/v1/files/:token', {
     // The token is the capability: no API key.
     config: { scope: 'public' },
-    schema: {
-      tags: ['files'],
-      summary: 'Download through a temporary link (no API key; the link is the capability)',
-      params: { type: 'object', properties: { token: { type: 'string', maxLength: 4096 } } },
-    },
+    schema: fileSchema,
     handler: async (request, reply) => {
       const payload = verifyFileToken(request.params.token, deps.keys.fileTokenKey);
       if (!payload)

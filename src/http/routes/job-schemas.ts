@@ -1,4 +1,87 @@
-// Route schemas for /jobs: they validate params and queries and feed the OpenAPI document.
+// Route schemas for /jobs: they validate params and queries and feed the OpenAPI document, with the
+// job object (docs/api.md §2) as the component every job answer and webhook event references.
+import { Type } from '@sinclair/typebox';
+import { type DocResponse, json, noContent, problem, ref } from './common-schemas.js';
+
+export const jobStatuses = ['queued', 'processing', 'succeeded', 'failed', 'canceled'] as const;
+const time = (description: string) => Type.String({ format: 'date-time', description });
+
+/** The public job object, as `jobView` builds it. Objects stay open: v1 only adds fields (§8). */
+export const JobSchema = Type.Object(
+  {
+    id: Type.String({ description: '`job_` + ULID.' }),
+    object: Type.Literal('job'),
+    tool: Type.String({ description: 'Tool name.' }),
+    options: Type.Record(Type.String(), Type.Unknown(), {
+      description: 'The validated options with defaults filled in; secret options read `[redacted]`.',
+    }),
+    status: ref('JobStatus'),
+    progress: Type.Integer({ minimum: 0, maximum: 100, description: '0–99 until the job succeeds, then 100.' }),
+    attempts: Type.Integer({ minimum: 0, description: 'Times a worker has started the job.' }),
+    input: Type.Object({
+      files: Type.Array(
+        Type.Object({
+          name: Type.String({ description: 'Cleaned display name.' }),
+          size: Type.Integer({ minimum: 0 }),
+          content_type: Type.String({ description: 'Sniffed from the content.' }),
+        }),
+      ),
+    }),
+    metadata: Type.Record(Type.String(), Type.String(), { description: 'As sent; `{}` if none.' }),
+    created_at: time('When the job was created.'),
+    started_at: Type.Optional(time('When a worker first claimed it.')),
+    completed_at: Type.Optional(time('When it succeeded, failed or was canceled.')),
+    expires_at: Type.Optional(time('Succeeded jobs: when the result is deleted.')),
+    links: Type.Object({
+      self: Type.String(),
+      download: Type.String({ description: 'Answers 409 until the job succeeds.' }),
+    }),
+    error: Type.Optional(
+      Type.Object(
+        {
+          code: ref('ErrorCode'),
+          message: Type.String({ description: 'For people.' }),
+          retryable: Type.Boolean({ description: 'Whether submitting the same job again may succeed.' }),
+        },
+        { description: 'Failed jobs only.' },
+      ),
+    ),
+    result: Type.Optional(
+      Type.Object(
+        {
+          name: Type.String({ description: 'Download file name.' }),
+          size: Type.Integer({ minimum: 0 }),
+          content_type: Type.String(),
+          expires_at: time('When the result is deleted.'),
+        },
+        {
+          additionalProperties: true,
+          description: 'Succeeded jobs only; tool-specific facts are added beside these (docs/tools.md).',
+        },
+      ),
+    ),
+  },
+  { description: 'A job: one tool run on uploaded files. Fields not known yet are left out, never null.' },
+);
+
+export const JobListSchema = Type.Object({
+  object: Type.Literal('list'),
+  data: Type.Array(ref('Job')),
+  has_more: Type.Boolean({ description: 'Fetch the next page with `starting_after=<last id>`.' }),
+});
+
+export const DownloadLinkSchema = Type.Object({
+  url: Type.String({ description: 'The temporary link; relative for local storage unless a base URL is set.' }),
+  expires_at: time('When the link stops working.'),
+});
+
+export const jobComponents = {
+  JobStatus: Type.Unsafe({ type: 'string', enum: [...jobStatuses] }),
+  Job: JobSchema,
+  JobList: JobListSchema,
+  DownloadLink: DownloadLinkSchema,
+};
+
 const jobIdParams = {
   type: 'object',
   required: ['id'],
@@ -6,36 +89,66 @@ const jobIdParams = {
   properties: { id: { type: 'string', maxLength: 64, description: 'Job id (`job_…`).' } },
 } as const;
 
-const security: { [scheme: string]: string[] }[] = [{ bearerAuth: [] }, { apiKeyHeader: [] }];
+const tags = ['Jobs'];
+const jobAnswer = (description: string): DocResponse => json(description, ref('Job'));
+const notFound = problem(['not_found']);
 
 export const jobSchemas = {
   create: {
-    tags: ['jobs'],
-    summary: 'Create a job (multipart/form-data: tool, options, metadata, file…)',
+    operationId: 'createJob',
+    tags,
+    summary: 'Create a job',
     description:
-      'Send the text parts first so that a bad tool or bad options are refused before the upload is read. Scope `jobs:write`.',
-    consumes: ['multipart/form-data'],
-    security,
+      'Uploads the files and queues the tool run. The body is `multipart/form-data`: `tool`, then `options` and `metadata` (JSON objects), then one `file` part per input, in order. Send the text parts first so that a bad tool or bad options are refused before the upload is read (docs/api.md §2).',
+    // The upload is read part by part (never buffered), so Fastify validates no body here; the
+    // document takes the multipart body from the tool catalogue (openapi.ts).
+    multipartJobBody: true,
+    responses: {
+      201: json('The job, queued.', ref('Job'), ['Location']),
+      400: problem([
+        'invalid_request',
+        'unknown_tool',
+        'tool_unavailable',
+        'invalid_options',
+        'invalid_metadata',
+        'unsupported_file',
+        'too_many_files',
+        'missing_file',
+      ]),
+      413: problem(['payload_too_large']),
+      415: problem(['unsupported_media_type']),
+    },
   },
   list: {
-    tags: ['jobs'],
-    summary: 'List jobs, newest first',
-    security,
+    operationId: 'listJobs',
+    tags,
+    summary: 'List jobs',
+    description: 'The account’s jobs, newest first (by creation time, then id).',
     querystring: {
       type: 'object',
       additionalProperties: false,
       properties: {
-        status: { type: 'string', enum: ['queued', 'processing', 'succeeded', 'failed', 'canceled'] },
-        tool: { type: 'string', maxLength: 64 },
+        status: { type: 'string', enum: [...jobStatuses] },
+        tool: { type: 'string', maxLength: 64, description: 'A tool name; an unknown one gives an empty list.' },
         limit: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
-        starting_after: { type: 'string', pattern: '^job_[0-9A-HJKMNP-TV-Z]{26}$' },
+        starting_after: {
+          type: 'string',
+          pattern: '^job_[0-9A-HJKMNP-TV-Z]{26}$',
+          description: 'The last job id of the previous page.',
+        },
       },
+    },
+    responses: {
+      200: json('A page of jobs.', ref('JobList')),
+      400: problem(['invalid_request', 'invalid_cursor']),
     },
   },
   get: {
-    tags: ['jobs'],
-    summary: 'Get a job; `?wait=N` holds the response until it ends or N seconds pass',
-    security,
+    operationId: 'getJob',
+    tags,
+    summary: 'Get a job',
+    description:
+      '`?wait=N` holds the answer until the job is terminal or N seconds pass; either way the answer is the job as it then is, so check `status`.',
     params: jobIdParams,
     querystring: {
       type: 'object',
@@ -44,25 +157,71 @@ export const jobSchemas = {
         wait: { type: 'integer', minimum: 0, maximum: 60, description: 'Seconds to long-poll (0–60).' },
       },
     },
+    responses: { 200: jobAnswer('The job.'), 404: notFound },
   },
   download: {
-    tags: ['jobs'],
-    summary:
-      'Redirect (302) to a temporary download link; JSON `{url, expires_at}` with Accept: application/json',
-    security,
+    operationId: 'getJobDownload',
+    tags,
+    summary: 'Get a temporary download link for the result',
+    description:
+      'Redirects (302) to a temporary link to the result; with an `Accept` header mentioning `application/json`, answers the link as JSON instead. The link needs no API key.',
     params: jobIdParams,
+    responses: {
+      200: json('The temporary link (when `Accept` mentions `application/json`).', ref('DownloadLink'), [
+        'Cache-Control',
+      ]),
+      302: {
+        description: 'Redirect to the temporary link.',
+        headers: ['Location', 'Cache-Control'],
+      } satisfies DocResponse,
+      404: notFound,
+      409: problem(['job_not_ready', 'job_failed', 'job_canceled']),
+      410: problem(['result_expired']),
+    },
   },
-  cancel: { tags: ['jobs'], summary: 'Cancel a queued or running job', security, params: jobIdParams },
-  remove: {
-    tags: ['jobs'],
-    summary: 'Delete a job with its input and result (cancels it if active)',
-    security,
+  cancel: {
+    operationId: 'cancelJob',
+    tags,
+    summary: 'Cancel a job',
+    description: 'A queued job is canceled at once; a running one is stopped. A terminal job is 409.',
     params: jobIdParams,
+    responses: {
+      200: jobAnswer('The job, now `canceled`.'),
+      404: notFound,
+      409: problem(['job_state_conflict']),
+    },
+  },
+  remove: {
+    operationId: 'deleteJob',
+    tags,
+    summary: 'Delete a job',
+    description:
+      'Cancels the job if it is active and deletes its input files and result now; from then on the job is 404.',
+    params: jobIdParams,
+    responses: { 204: noContent('Deleted.'), 404: notFound },
   },
   events: {
-    tags: ['jobs'],
-    summary: 'Server-Sent Events of the job until it ends',
-    security,
+    operationId: 'streamJobEvents',
+    tags,
+    summary: 'Follow a job as Server-Sent Events',
+    description:
+      'Each event is `event: job`, `id: <status>-<progress>` and `data: <the job object>`. The first event is the current state; the stream ends after the terminal one.',
     params: jobIdParams,
+    responses: {
+      200: {
+        description: 'The event stream.',
+        headers: ['Cache-Control'],
+        content: {
+          'text/event-stream': {
+            schema: {
+              type: 'string',
+              description: 'Server-Sent Events; every `data` line is a `Job` (components/schemas/Job).',
+              examples: ['event: job\nid: processing-42\ndata: {"id":"job_…","object":"job","status":"processing","progress":42}\n\n'],
+            },
+          },
+        },
+      } satisfies DocResponse,
+      404: notFound,
+    },
   },
 } as const;

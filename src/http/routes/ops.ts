@@ -1,11 +1,12 @@
 // Operations endpoints (docs/api.md §9): liveness, readiness with dependency checks, Prometheus metrics.
 import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../deps.js';
+import { opsSchemas } from './ops-schemas.js';
 
 export function registerOpsRoutes(app: FastifyInstance, deps: AppDeps): void {
   app.get(
     '/healthz',
-    { config: { scope: 'public' }, schema: { tags: ['operations'], summary: 'The process is up' } },
+    { config: { scope: 'public' }, schema: opsSchemas.health },
     async () => ({
       status: 'ok',
     }),
@@ -15,7 +16,7 @@ export function registerOpsRoutes(app: FastifyInstance, deps: AppDeps): void {
     '/readyz',
     {
       config: { scope: 'public' },
-      schema: { tags: ['operations'], summary: 'Database, storage and engines are reachable' },
+      schema: opsSchemas.ready,
     },
     async (_request, reply) => {
       const [database, storage] = await Promise.all([
@@ -41,7 +42,7 @@ export function registerOpsRoutes(app: FastifyInstance, deps: AppDeps): void {
 
   app.get(
     '/metrics',
-    { config: { scope: 'public' }, schema: { tags: ['operations'], summary: 'Prometheus metrics' } },
+    { config: { scope: 'public' }, schema: opsSchemas.metrics },
     async (_request, reply) => {
       reply.type(deps.metrics.registry.contentType);
       return deps.metrics.registry.metrics();

@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { accountLimits } from '../../config/plans.js';
 import type { EngineName } from '../../engines/types.js';
 import type { AppDeps } from '../deps.js';
+import { json, ref } from './common-schemas.js';
 
 function engineInfo(deps: AppDeps, name: EngineName) {
   const status = deps.engineStatus.find((e) => e.name === name);
@@ -20,9 +21,12 @@ export function registerToolRoutes(app: FastifyInstance, deps: AppDeps): void {
     // Any valid key: a client needs the catalogue and its own limits whatever it may do.
     config: { scope: 'any_key' },
     schema: {
-      tags: ['tools'],
-      summary: 'List the tools with their option schemas and availability, and the caller’s limits',
-      security: [{ bearerAuth: [] }],
+      operationId: 'listTools',
+      tags: ['Tools'],
+      summary: 'List the tools',
+      description:
+        'Every tool with its inputs, options schema, output type and availability on this server, and the calling key’s own limits.',
+      responses: { 200: json('The catalogue.', ref('ToolList')) },
     },
     handler: async (request) => {
       const limits = accountLimits(deps.config, request.auth!.plan);

@@ -1,9 +1,10 @@
 // Route schemas for /api/v1/webhooks (docs/api.md §6): they validate bodies, params and queries and feed
 // the OpenAPI document. Whether a URL is an allowed target is checked in the handler (it resolves DNS).
+import { type TSchema, Type } from '@sinclair/typebox';
 import { jobEventTypes } from '../../model/job-event.js';
+import { json, noContent, problem, ref } from './common-schemas.js';
 
-const security: { [scheme: string]: string[] }[] = [{ bearerAuth: [] }, { apiKeyHeader: [] }];
-const tags = ['webhooks'];
+const tags = ['Webhooks'];
 const ULID = '[0-9A-HJKMNP-TV-Z]{26}';
 
 const endpointId = { type: 'string', maxLength: 64, description: 'Endpoint id (`whe_…`).' } as const;
@@ -25,11 +26,84 @@ const events = {
 } as const;
 const description = { type: 'string', maxLength: 500 } as const;
 
+
+const time = (description?: string) => Type.String({ format: 'date-time', description });
+const nullable = (schema: TSchema) => Type.Union([schema, Type.Null()]);
+
+const EndpointProperties = {
+  id: Type.String({ description: '`whe_` + ULID.' }),
+  object: Type.Literal('webhook_endpoint'),
+  url: Type.String(),
+  description: Type.String(),
+  events: Type.Array(Type.String(), { description: 'Event types, or `["*"]` for every type.' }),
+  status: Type.Union([Type.Literal('enabled'), Type.Literal('disabled')]),
+  disabled_reason: Type.Optional(
+    Type.String({ description: '`gone` (the receiver answered 410), `failing` or `manual`.' }),
+  ),
+  previous_secret_expires_at: Type.Optional(
+    time('While the secret before the last rotation still signs: until when.'),
+  ),
+  created_at: time(),
+  updated_at: time(),
+};
+
+const DeliverySchema = Type.Object({
+  id: Type.String({ description: '`msg_` + ULID: the `webhook-id` of every attempt.' }),
+  object: Type.Literal('webhook_delivery'),
+  endpoint: Type.String(),
+  event_type: ref('JobEventType'),
+  job: Type.String(),
+  status: Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed')]),
+  attempt_count: Type.Integer({ minimum: 0 }),
+  next_attempt_at: Type.Optional(time('Pending deliveries: the next attempt.')),
+  created_at: time(),
+  completed_at: Type.Optional(time()),
+  attempts: Type.Array(
+    Type.Object({
+      attempted_at: Type.String({ format: 'date-time' }),
+      status_code: nullable(Type.Integer({ description: 'The receiver’s status, when it answered.' })),
+      latency_ms: Type.Integer({ minimum: 0 }),
+      error_class: nullable(Type.String({ description: 'Null on success; e.g. `http_status`, `timeout`.' })),
+      response_excerpt: nullable(Type.String({ description: 'The start of the response body.' })),
+    }),
+  ),
+});
+
+const list = (item: string) =>
+  Type.Object({ object: Type.Literal('list'), data: Type.Array(ref(item)), has_more: Type.Boolean() });
+
+export const webhookComponents = {
+  JobEventType: Type.Unsafe({ type: 'string', enum: [...jobEventTypes] }),
+  WebhookEndpoint: Type.Object(EndpointProperties),
+  WebhookEndpointWithSecret: Type.Object(
+    {
+      ...EndpointProperties,
+      secret: Type.String({
+        description:
+          'The signing secret (`whsec_…`), shown only in this answer (`[redacted]` in an Idempotency-Key replay).',
+      }),
+    },
+    { description: 'An endpoint with its new signing secret.' },
+  ),
+  WebhookEndpointList: list('WebhookEndpoint'),
+  WebhookDelivery: DeliverySchema,
+  WebhookDeliveryList: list('WebhookDelivery'),
+};
+
+const endpointNotFound = problem(['not_found']);
+
 export const webhookSchemas = {
   create: {
     tags,
-    summary: 'Register a webhook endpoint; its signing secret is shown only in this response',
-    security,
+    operationId: 'createWebhookEndpoint',
+    summary: 'Register a webhook endpoint',
+    description:
+      'The URL must be http(s) to a public address. The signing secret is shown only in this answer.',
+    responses: {
+      201: json('The endpoint with its signing secret.', ref('WebhookEndpointWithSecret'), ['Location']),
+      400: problem(['invalid_request', 'webhook_url_not_allowed']),
+      409: problem(['webhook_endpoint_limit_exceeded']),
+    },
     body: {
       type: 'object',
       required: ['url', 'events'],
@@ -37,12 +111,29 @@ export const webhookSchemas = {
       properties: { url, events, description: { ...description, default: '' } },
     },
   },
-  list: { tags, summary: 'List the account’s webhook endpoints', security },
-  get: { tags, summary: 'Get a webhook endpoint', security, params: endpointParams },
+  list: {
+    operationId: 'listWebhookEndpoints',
+    tags,
+    summary: 'List webhook endpoints',
+    responses: { 200: json('The account’s endpoints.', ref('WebhookEndpointList')) },
+  },
+  get: {
+    operationId: 'getWebhookEndpoint',
+    tags,
+    summary: 'Get a webhook endpoint',
+    params: endpointParams,
+    responses: { 200: json('The endpoint.', ref('WebhookEndpoint')), 404: endpointNotFound },
+  },
   update: {
     tags,
-    summary: 'Change an endpoint’s URL, events or description, or disable / re-enable it',
-    security,
+    operationId: 'updateWebhookEndpoint',
+    summary: 'Change a webhook endpoint',
+    description: 'Its URL, events or description, or disable / re-enable it (`status`).',
+    responses: {
+      200: json('The endpoint.', ref('WebhookEndpoint')),
+      400: problem(['invalid_request', 'webhook_url_not_allowed']),
+      404: endpointNotFound,
+    },
     params: endpointParams,
     body: {
       type: 'object',
@@ -53,14 +144,22 @@ export const webhookSchemas = {
   },
   remove: {
     tags,
-    summary: 'Delete a webhook endpoint and its delivery log',
-    security,
+    operationId: 'deleteWebhookEndpoint',
+    summary: 'Delete a webhook endpoint',
+    description: 'With its delivery log.',
+    responses: { 204: noContent('Deleted.'), 404: endpointNotFound },
     params: endpointParams,
   },
   rotate: {
     tags,
-    summary: 'Issue a new signing secret; the old one keeps signing during the grace period',
-    security,
+    operationId: 'rotateWebhookSecret',
+    summary: 'Rotate a webhook endpoint’s signing secret',
+    description: 'The old secret keeps signing (a second signature) during the grace period.',
+    requestBodyOptional: true,
+    responses: {
+      200: json('The endpoint with its new signing secret.', ref('WebhookEndpointWithSecret')),
+      404: endpointNotFound,
+    },
     params: endpointParams,
     body: {
       type: ['object', 'null'],
@@ -77,8 +176,10 @@ export const webhookSchemas = {
   },
   deliveries: {
     tags,
-    summary: 'The endpoint’s deliveries, newest first, with every attempt',
-    security,
+    operationId: 'listWebhookDeliveries',
+    summary: 'List a webhook endpoint’s deliveries',
+    description: 'Newest first, with every attempt.',
+    responses: { 200: json('A page of deliveries.', ref('WebhookDeliveryList')), 404: endpointNotFound },
     params: endpointParams,
     querystring: {
       type: 'object',
@@ -91,8 +192,14 @@ export const webhookSchemas = {
   },
   retry: {
     tags,
-    summary: 'Attempt a delivery again now (same `webhook-id`)',
-    security,
+    operationId: 'retryWebhookDelivery',
+    summary: 'Retry a webhook delivery',
+    description: 'Attempts the delivery again now, with the same `webhook-id`.',
+    responses: {
+      202: json('The delivery, pending again.', ref('WebhookDelivery')),
+      404: problem(['not_found']),
+      409: problem(['webhook_endpoint_disabled']),
+    },
     params: {
       type: 'object',
       required: ['id', 'msg_id'],
