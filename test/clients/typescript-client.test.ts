@@ -91,6 +91,7 @@ describe('a TypeScript client generated from the OpenAPI document', () => {
     const stored = await server.runtime.db.jobs.get(accountId, report.job.id);
     expect(stored?.status).toBe('succeeded');
     expect(stored?.tool).toBe('compress');
+    expect(stored?.metadata).toEqual({ client: 'openapi-fetch' });
 
     expect(report.download.redirected).toBe(true);
     expect(report.download.contentType).toMatch(/^application\/pdf/);
