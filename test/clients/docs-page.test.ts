@@ -1,0 +1,129 @@
+// /docs as a person meets it: the Scalar reference page rendered in real Chromium, reached by a
+// host name other than localhost over plain http (not a secure context), loading nothing from
+// outside the server, listing every operation, and its "try it" creating a job from the example.
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { corpusFile } from '../support/corpus.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+import { clientsDir, samplePdf } from './consumer.js';
+
+/** Resolved to loopback by Chromium itself, so the page runs under a name that is not localhost. */
+const HOST = 'quire.test';
+const screenshotDir = path.join(clientsDir, 'docs');
+
+interface Operation {
+  method: string;
+  path: string;
+  summary: string;
+}
+
+let server: TestServer;
+let browser: Browser;
+let context: BrowserContext;
+let origin: string;
+let operations: Operation[];
+const requested: string[] = [];
+const failures: string[] = [];
+
+beforeAll(async () => {
+  server = await startTestServer();
+  const document = (await (await fetch(`${server.url}/openapi.json`)).json()) as {
+    paths: Record<string, Record<string, { summary: string }>>;
+  };
+  operations = Object.entries(document.paths).flatMap(([route, item]) =>
+    Object.entries(item).map(([method, op]) => ({ method, path: route, summary: op.summary })),
+  );
+  origin = `http://${HOST}:${new URL(server.url).port}`;
+  browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      `--host-resolver-rules=MAP ${HOST} 127.0.0.1`,
+    ],
+  });
+  context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
+  context.on('request', (request) => requested.push(request.url()));
+  context.on('requestfailed', (request) =>
+    failures.push(`${request.url()}: ${request.failure()?.errorText}`),
+  );
+  context.on('response', (response) => {
+    if (response.status() >= 400) failures.push(`${response.url()}: ${response.status()}`);
+  });
+  await mkdir(screenshotDir, { recursive: true });
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+async function openReference(): Promise<Page> {
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on('pageerror', (error) => errors.push(error.message));
+  await page.goto(`${origin}/docs`);
+  await page.getByRole('heading', { name: 'Quire API', exact: true }).waitFor({ timeout: 30_000 });
+  expect(errors).toEqual([]);
+  return page;
+}
+
+describe('the API reference at /docs', () => {
+  it('lists every operation of the document, on a plain-http host that is not localhost', async () => {
+    const page = await openReference();
+    expect(await page.evaluate('window.isSecureContext')).toBe(false);
+    // Groups other than the first start closed; a reader opens them one by one.
+    for (let open = page.getByRole('button', { name: /Open Group/ }); (await open.count()) > 0; ) {
+      await open.first().click();
+    }
+    const entries = new Set(
+      (await page.getByRole('link').allInnerTexts()).map((text) => text.split('\n')[0]!.trim()),
+    );
+    const missing = operations.filter((op) => !entries.has(op.summary));
+    expect(missing).toEqual([]);
+    await page.close();
+  });
+
+  it('creates a job through "try it" with the compress example, the key and a PDF', async () => {
+    const { accountId, key } = await server.newAccount();
+    const page = await openReference();
+    await page.getByRole('link', { name: 'Create a job' }).first().click();
+    const createJob = operations.find((op) => op.method === 'post' && op.path === '/api/v1/jobs')!;
+    expect(createJob.summary).toBe('Create a job');
+
+    // The example picker sits under the request sample; it starts on the first tool's example.
+    await page.getByRole('button', { name: 'Merge PDFs' }).first().click();
+    await page.getByRole('option', { name: 'Compress a PDF' }).click();
+    await page.screenshot({ path: path.join(screenshotDir, 'api-reference.png') });
+    await page
+      .getByRole('button', { name: /Test Request/ })
+      .first()
+      .click();
+
+    const client = page.getByRole('dialog');
+    await client.getByText('Authentication', { exact: true }).click();
+    await client.getByPlaceholder('Token').fill(key);
+    const rows = client.getByRole('row');
+    const fileRow = rows.filter({ has: page.getByText('file', { exact: true }) });
+    const chooser = page.waitForEvent('filechooser');
+    await fileRow.getByRole('button', { name: /Select File/ }).click();
+    await (await chooser).setFiles(corpusFile(samplePdf));
+    await client.getByRole('button', { name: /^Send/ }).first().click();
+    await client.getByText('201 Created').waitFor({ timeout: 30_000 });
+    await page.screenshot({ path: path.join(screenshotDir, 'try-it.png') });
+
+    const jobs = await server.runtime.db.jobs.list(accountId, { limit: 10 });
+    expect(jobs.jobs).toHaveLength(1);
+    expect(jobs.jobs[0]).toMatchObject({ tool: 'compress', inputs: [{ name: samplePdf }] });
+    await page.close();
+  });
+
+  it('loaded nothing from outside the server and nothing failed', () => {
+    expect(requested.length).toBeGreaterThan(0);
+    expect(requested.filter((url) => !url.startsWith(`${origin}/`))).toEqual([]);
+    expect(failures).toEqual([]);
+  });
+});
