@@ -1,6 +1,7 @@
 // /docs as a person meets it: the Scalar reference page rendered in real Chromium, reached by a
 // host name other than localhost over plain http (not a secure context), loading nothing from
 // outside the server, listing every operation, and its "try it" creating a job from the example.
+// The screenshots land in .tmp/clients/docs/; docs/images/api-reference.png is a copy of one.
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
@@ -24,8 +25,6 @@ let browser: Browser;
 let context: BrowserContext;
 let origin: string;
 let operations: Operation[];
-const requested: string[] = [];
-const failures: string[] = [];
 
 beforeAll(async () => {
   server = await startTestServer();
@@ -46,13 +45,6 @@ beforeAll(async () => {
     ],
   });
   context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
-  context.on('request', (request) => requested.push(request.url()));
-  context.on('requestfailed', (request) =>
-    failures.push(`${request.url()}: ${request.failure()?.errorText}`),
-  );
-  context.on('response', (response) => {
-    if (response.status() >= 400) failures.push(`${response.url()}: ${response.status()}`);
-  });
   await mkdir(screenshotDir, { recursive: true });
 }, 120_000);
 
@@ -61,19 +53,43 @@ afterAll(async () => {
   await server?.close();
 });
 
-async function openReference(): Promise<Page> {
+interface Visit {
+  page: Page;
+  /** Every URL the page requested, and every request that failed or got a 4xx/5xx answer. */
+  requested: string[];
+  failures: string[];
+  scriptErrors: string[];
+}
+
+async function openReference(): Promise<Visit> {
   const page = await context.newPage();
-  const errors: string[] = [];
-  page.on('pageerror', (error) => errors.push(error.message));
+  const visit: Visit = { page, requested: [], failures: [], scriptErrors: [] };
+  page.on('request', (request) => visit.requested.push(request.url()));
+  page.on('requestfailed', (request) =>
+    visit.failures.push(`${request.url()}: ${request.failure()?.errorText}`),
+  );
+  page.on('response', (response) => {
+    if (response.status() >= 400) visit.failures.push(`${response.url()}: ${response.status()}`);
+  });
+  page.on('pageerror', (error) => visit.scriptErrors.push(error.message));
   await page.goto(`${origin}/docs`);
   await page.getByRole('heading', { name: 'Quire API', exact: true }).waitFor({ timeout: 30_000 });
-  expect(errors).toEqual([]);
-  return page;
+  return visit;
+}
+
+/** The page came whole from the server: nothing from elsewhere, nothing refused, no script error. */
+async function expectSelfContained(visit: Visit): Promise<void> {
+  await visit.page.close();
+  expect(visit.requested.length).toBeGreaterThan(0);
+  expect(visit.requested.filter((url) => !url.startsWith(`${origin}/`))).toEqual([]);
+  expect(visit.failures).toEqual([]);
+  expect(visit.scriptErrors).toEqual([]);
 }
 
 describe('the API reference at /docs', () => {
   it('lists every operation of the document, on a plain-http host that is not localhost', async () => {
-    const page = await openReference();
+    const visit = await openReference();
+    const { page } = visit;
     expect(await page.evaluate('window.isSecureContext')).toBe(false);
     // Groups other than the first start closed; a reader opens them one by one.
     for (let open = page.getByRole('button', { name: /Open Group/ }); (await open.count()) > 0; ) {
@@ -84,12 +100,13 @@ describe('the API reference at /docs', () => {
     );
     const missing = operations.filter((op) => !entries.has(op.summary));
     expect(missing).toEqual([]);
-    await page.close();
+    await expectSelfContained(visit);
   });
 
   it('creates a job through "try it" with the compress example, the key and a PDF', async () => {
     const { accountId, key } = await server.newAccount();
-    const page = await openReference();
+    const visit = await openReference();
+    const { page } = visit;
     await page.getByRole('link', { name: 'Create a job' }).first().click();
     const createJob = operations.find((op) => op.method === 'post' && op.path === '/api/v1/jobs')!;
     expect(createJob.summary).toBe('Create a job');
@@ -118,12 +135,6 @@ describe('the API reference at /docs', () => {
     const jobs = await server.runtime.db.jobs.list(accountId, { limit: 10 });
     expect(jobs.jobs).toHaveLength(1);
     expect(jobs.jobs[0]).toMatchObject({ tool: 'compress', inputs: [{ name: samplePdf }] });
-    await page.close();
-  });
-
-  it('loaded nothing from outside the server and nothing failed', () => {
-    expect(requested.length).toBeGreaterThan(0);
-    expect(requested.filter((url) => !url.startsWith(`${origin}/`))).toEqual([]);
-    expect(failures).toEqual([]);
+    await expectSelfContained(visit);
   });
 });
