@@ -87,6 +87,7 @@ describe('a TypeScript client generated from the OpenAPI document', () => {
     expect(run.code).toBe(0);
     const report = JSON.parse(run.stdout);
 
+    expect(report.job.createdStatus).toBe(201);
     expect(report.job.status).toBe('succeeded');
     const stored = await server.runtime.db.jobs.get(accountId, report.job.id);
     expect(stored?.status).toBe('succeeded');

@@ -45,6 +45,7 @@ async function main(argv: string[]): Promise<void> {
   if (created.error !== undefined)
     throw new Error(`create: ${created.response.status} ${created.error.code}`);
   const id = created.data.id;
+  const createdStatus = created.response.status;
 
   const deadline = Date.now() + DEADLINE_MS;
   let status = created.data.status;
@@ -74,7 +75,7 @@ async function main(argv: string[]): Promise<void> {
   const problem = refused.error;
 
   const report = {
-    job: { id, status },
+    job: { id, createdStatus, status },
     download: {
       redirected: download.response.redirected,
       contentType: download.response.headers.get('content-type'),
