@@ -1,5 +1,5 @@
 // GET /docs: the OpenAPI document rendered by Scalar, served from the npm package (no CDN, no web
-// fonts, no telemetry) under a strict Content-Security-Policy that works over plain http on any host.
+// fonts, no telemetry, no AI or MCP buttons) under a strict Content-Security-Policy that works over plain http on any host.
 import { createHash } from 'node:crypto';
 import scalar from '@scalar/fastify-api-reference';
 import type { FastifyInstance } from 'fastify';
@@ -12,7 +12,10 @@ import type { FastifyInstance } from 'fastify';
  */
 function contentSecurityPolicy(html: string): string {
   const hashes = [...html.matchAll(/<script(?![^>]*\bsrc=)[^>]*>([\s\S]*?)<\/script>/g)].map(
-    (m) => `'sha256-${createHash('sha256').update(m[1] ?? '').digest('base64')}'`,
+    (m) =>
+      `'sha256-${createHash('sha256')
+        .update(m[1] ?? '')
+        .digest('base64')}'`,
   );
   return [
     "default-src 'none'",
@@ -46,9 +49,11 @@ export async function registerDocsPage(app: FastifyInstance): Promise<void> {
         pageTitle: 'Quire API reference',
         withDefaultFonts: false,
         telemetry: false,
-        hideClientButton: true,
         showDeveloperTools: 'never',
         documentDownloadType: 'json',
+        // Both call scalar.com services: nothing on this page leaves the server.
+        agent: { disabled: true },
+        mcp: { disabled: true },
       },
     });
   });

@@ -11,10 +11,12 @@ export function optionsComponentName(tool: string): string {
 
 export function toolOptionComponents(catalog: ToolCatalog): Record<string, unknown> {
   return Object.fromEntries(
-    catalog.list().map(({ tool }) => [
-      optionsComponentName(tool.name),
-      { ...tool.options, description: `Options of \`${tool.name}\` (${tool.title}).` },
-    ]),
+    catalog
+      .list()
+      .map(({ tool }) => [
+        optionsComponentName(tool.name),
+        { ...tool.options, description: `Options of \`${tool.name}\` (${tool.title}).` },
+      ]),
   );
 }
 
@@ -130,7 +132,13 @@ const signatureHeaders = [
     description:
       'Space-separated `v1,<base64 HMAC-SHA256>` over `id.timestamp.body` with the endpoint secret; two during a secret rotation.',
   },
-].map(({ name, description }) => ({ name, in: 'header', required: true, description, schema: { type: 'string' } }));
+].map(({ name, description }) => ({
+  name,
+  in: 'header',
+  required: true,
+  description,
+  schema: { type: 'string' },
+}));
 
 /** The `webhooks` section: what Quire POSTs to a registered endpoint, per event type. */
 export function webhookEvents(): Record<string, unknown> {

@@ -66,7 +66,12 @@ export async function registerDocs(app: FastifyInstance, deps: AppDeps): Promise
     const methods = (Array.isArray(route.method) ? route.method : [route.method]).filter((m) => m !== 'HEAD');
     if (route.config?.methodNotAllowed || route.schema?.hide || !route.schema?.operationId) return;
     for (const method of methods) {
-      routes.push({ method: String(method), url: route.url, scope: route.config?.scope, schema: route.schema });
+      routes.push({
+        method: String(method),
+        url: route.url,
+        scope: route.config?.scope,
+        schema: route.schema,
+      });
     }
   });
   let document: Record<string, unknown> | undefined;
@@ -77,7 +82,10 @@ export async function registerDocs(app: FastifyInstance, deps: AppDeps): Promise
   await registerDocsPage(app);
 }
 
-export function buildDocument(routes: readonly DocumentedRoute[], catalog: ToolCatalog): Record<string, unknown> {
+export function buildDocument(
+  routes: readonly DocumentedRoute[],
+  catalog: ToolCatalog,
+): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
     const path = route.url.replace(/:([A-Za-z_]+)/g, '{$1}');
@@ -120,8 +128,17 @@ export function buildDocument(routes: readonly DocumentedRoute[], catalog: ToolC
         },
       },
       securitySchemes: {
-        bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key: `Authorization: Bearer qk_live_…`.' },
-        apiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'An API key: `X-API-Key: qk_live_…`.' },
+        bearerAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'An API key: `Authorization: Bearer qk_live_…`.',
+        },
+        apiKeyHeader: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-API-Key',
+          description: 'An API key: `X-API-Key: qk_live_…`.',
+        },
       },
     },
   };

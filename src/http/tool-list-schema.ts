@@ -12,10 +12,14 @@ const ToolSchema = Type.Object({
     max_files: Type.Integer({ minimum: 1, description: 'The tool’s maximum, capped by the plan.' }),
     accepts: Type.Array(Type.String(), { minItems: 1, description: 'Accepted (sniffed) content types.' }),
   }),
-  options_schema: Type.Record(Type.String(), Type.Unknown(), {
-    description:
-      'JSON Schema of the `options` part; also components/schemas/<Tool>Options (e.g. CompressOptions).',
-  }),
+  options_schema: Type.Object(
+    {},
+    {
+      additionalProperties: true,
+      description:
+        'JSON Schema of the `options` part; also components/schemas/<Tool>Options (e.g. CompressOptions).',
+    },
+  ),
   output: Type.Object({ content_type: Type.String() }),
   available: Type.Boolean(),
   reason: Type.Optional(Type.String({ description: 'Why the tool is unavailable (present only then).' })),

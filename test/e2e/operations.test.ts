@@ -106,12 +106,14 @@ describe('operations endpoints', () => {
       ]),
     );
     expect(doc.paths['/api/v1/jobs']).toHaveProperty('post.requestBody.content.multipart/form-data');
-    expect(doc.components.schemas.Options_rotate?.properties).toHaveProperty('angle');
-    expect(doc.components.schemas.Options_compress?.properties).toHaveProperty('level');
+    // Per-tool options are named after the tool (issue 13: `Options_<tool>` read badly in generators).
+    expect(doc.components.schemas.RotateOptions?.properties).toHaveProperty('angle');
+    expect(doc.components.schemas.CompressOptions?.properties).toHaveProperty('level');
     expect(doc.components.securitySchemes).toHaveProperty('bearerAuth');
     const html = await fetch(`${server.url}/docs/`);
     expect(html.status).toBe(200);
-    expect(await html.text()).toMatch(/swagger/i);
+    // Rendered by Scalar (which replaced Swagger UI), from this server's own copy of its script.
+    expect(await html.text()).toMatch(/Scalar\.createApiReference/);
   });
 });
 

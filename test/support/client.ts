@@ -1,7 +1,9 @@
 // A small HTTP client for the tests: real fetch against a real port (or the inject tier's fetch),
-// multipart built by undici.
+// multipart built by undici. Every answer it receives is checked against the server's /openapi.json
+// (openapi-check.ts): a response the document does not describe fails the test that received it.
 import { openAsBlob } from 'node:fs';
 import path from 'node:path';
+import { openApiCheckFor } from './openapi-check.js';
 
 export interface JobBody {
   id: string;
@@ -32,12 +34,24 @@ export class Client {
     return this.key ? { authorization: `Bearer ${this.key}`, ...extra } : extra;
   }
 
-  fetch(pathname: string, init: RequestInit = {}): Promise<Response> {
-    return this.send(new URL(pathname, this.baseUrl), {
+  async fetch(pathname: string, init: RequestInit = {}): Promise<Response> {
+    const url = new URL(pathname, this.baseUrl);
+    const response = await this.send(url, {
       ...init,
       redirect: 'manual',
       headers: { ...this.headers(), ...(init.headers as Record<string, string> | undefined) },
     });
+    return this.conforming(init.method ?? 'GET', url, response);
+  }
+
+  /** Throws when the answer is not what /openapi.json documents for the request. */
+  async conforming(method: string, url: URL, response: Response): Promise<Response> {
+    const check = await openApiCheckFor(this.send, this.baseUrl);
+    const mismatches = await check.check(method, url, response);
+    if (mismatches.length > 0) {
+      throw new Error(`response does not match /openapi.json:\n${mismatches.join('\n')}`);
+    }
+    return response;
   }
 
   async form(input: CreateJobInput): Promise<FormData> {
@@ -84,8 +98,8 @@ export class Client {
     const redirect = await this.fetch(`/api/v1/jobs/${id}/download`);
     if (redirect.status !== 302)
       throw new Error(`expected 302, got ${redirect.status}: ${await redirect.text()}`);
-    const location = redirect.headers.get('location')!;
-    const response = await this.send(new URL(location, this.baseUrl));
+    const location = new URL(redirect.headers.get('location')!, this.baseUrl);
+    const response = await this.conforming('GET', location, await this.send(location));
     return { response, body: Buffer.from(await response.arrayBuffer()) };
   }
 }

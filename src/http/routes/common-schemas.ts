@@ -48,8 +48,7 @@ export const ProblemSchema = Type.Object(
     higher_plan: Type.Optional(Type.String()),
   },
   {
-    description:
-      'RFC 9457 problem document. Members beyond these may be added within v1; switch on `code`.',
+    description: 'RFC 9457 problem document. Members beyond these may be added within v1; switch on `code`.',
   },
 );
 

@@ -14,8 +14,7 @@ const LINKS = {
 const DESCRIPTION =
   'Job-based PDF processing: upload files with a tool and its options, follow the job, download the result.';
 
-const escapeHtml = (text: string) =>
-  text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 const PAGE = `<!doctype html>
 <html lang="en">
@@ -40,9 +39,15 @@ function prefersJson(request: FastifyRequest): boolean {
     let best = -1;
     for (const part of (request.headers.accept ?? '').split(',')) {
       const [range = '', ...params] = part.trim().toLowerCase().split(';');
-      const q = Number(params.map((p) => p.trim()).find((p) => p.startsWith('q='))?.slice(2) ?? 1);
+      const q = Number(
+        params
+          .map((p) => p.trim())
+          .find((p) => p.startsWith('q='))
+          ?.slice(2) ?? 1,
+      );
       if (range === type) return Number.isNaN(q) ? 0 : q;
-      if (range === '*/*' || range === `${type.split('/')[0]}/*`) best = Math.max(best, Number.isNaN(q) ? 0 : q);
+      if (range === '*/*' || range === `${type.split('/')[0]}/*`)
+        best = Math.max(best, Number.isNaN(q) ? 0 : q);
     }
     return best;
   };

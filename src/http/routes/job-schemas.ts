@@ -12,11 +12,19 @@ export const JobSchema = Type.Object(
     id: Type.String({ description: '`job_` + ULID.' }),
     object: Type.Literal('job'),
     tool: Type.String({ description: 'Tool name.' }),
-    options: Type.Record(Type.String(), Type.Unknown(), {
-      description: 'The validated options with defaults filled in; secret options read `[redacted]`.',
-    }),
+    options: Type.Object(
+      {},
+      {
+        additionalProperties: true,
+        description: 'The validated options with defaults filled in; secret options read `[redacted]`.',
+      },
+    ),
     status: ref('JobStatus'),
-    progress: Type.Integer({ minimum: 0, maximum: 100, description: '0–99 until the job succeeds, then 100.' }),
+    progress: Type.Integer({
+      minimum: 0,
+      maximum: 100,
+      description: '0–99 until the job succeeds, then 100.',
+    }),
     attempts: Type.Integer({ minimum: 0, description: 'Times a worker has started the job.' }),
     input: Type.Object({
       files: Type.Array(
@@ -27,7 +35,7 @@ export const JobSchema = Type.Object(
         }),
       ),
     }),
-    metadata: Type.Record(Type.String(), Type.String(), { description: 'As sent; `{}` if none.' }),
+    metadata: Type.Object({}, { additionalProperties: Type.String(), description: 'As sent; `{}` if none.' }),
     created_at: time('When the job was created.'),
     started_at: Type.Optional(time('When a worker first claimed it.')),
     completed_at: Type.Optional(time('When it succeeded, failed or was canceled.')),
@@ -71,7 +79,9 @@ export const JobListSchema = Type.Object({
 });
 
 export const DownloadLinkSchema = Type.Object({
-  url: Type.String({ description: 'The temporary link; relative for local storage unless a base URL is set.' }),
+  url: Type.String({
+    description: 'The temporary link; relative for local storage unless a base URL is set.',
+  }),
   expires_at: time('When the link stops working.'),
 });
 
@@ -129,7 +139,11 @@ export const jobSchemas = {
       additionalProperties: false,
       properties: {
         status: { type: 'string', enum: [...jobStatuses] },
-        tool: { type: 'string', maxLength: 64, description: 'A tool name; an unknown one gives an empty list.' },
+        tool: {
+          type: 'string',
+          maxLength: 64,
+          description: 'A tool name; an unknown one gives an empty list.',
+        },
         limit: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
         starting_after: {
           type: 'string',
@@ -216,7 +230,9 @@ export const jobSchemas = {
             schema: {
               type: 'string',
               description: 'Server-Sent Events; every `data` line is a `Job` (components/schemas/Job).',
-              examples: ['event: job\nid: processing-42\ndata: {"id":"job_…","object":"job","status":"processing","progress":42}\n\n'],
+              examples: [
+                'event: job\nid: processing-42\ndata: {"id":"job_…","object":"job","status":"processing","progress":42}\n\n',
+              ],
             },
           },
         },

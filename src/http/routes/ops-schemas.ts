@@ -13,14 +13,16 @@ export const opsComponents = {
       checks: Type.Object({
         database: check,
         storage: check,
-        engines: Type.Record(
-          Type.String(),
-          Type.Object({
-            status: Type.Union([Type.Literal('ok'), Type.Literal('missing')]),
-            version: Type.Optional(Type.String()),
-            reason: Type.Optional(Type.String()),
-          }),
-          { description: 'Each engine program by name.' },
+        engines: Type.Object(
+          {},
+          {
+            description: 'Each engine program by name.',
+            additionalProperties: Type.Object({
+              status: Type.Union([Type.Literal('ok'), Type.Literal('missing')]),
+              version: Type.Optional(Type.String()),
+              reason: Type.Optional(Type.String()),
+            }),
+          },
         ),
       }),
     },
@@ -30,10 +32,12 @@ export const opsComponents = {
     {
       name: Type.String(),
       description: Type.String(),
-      links: Type.Record(
-        Type.String(),
-        Type.Object({ href: Type.String(), title: Type.String() }),
-        { description: 'Where to go next, by relation name.' },
+      links: Type.Object(
+        {},
+        {
+          additionalProperties: Type.Object({ href: Type.String(), title: Type.String() }),
+          description: 'Where to go next, by relation name.',
+        },
       ),
     },
     { description: 'The entry point: links to the documentation, the document and the API.' },
@@ -148,7 +152,7 @@ export const opsSchemas = {
     tags,
     summary: 'This OpenAPI document',
     responses: {
-      200: json('The OpenAPI 3.1 document.', Type.Record(Type.String(), Type.Unknown())),
+      200: json('The OpenAPI 3.1 document.', Type.Object({}, { additionalProperties: true })),
     },
   },
 } as const;

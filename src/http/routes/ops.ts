@@ -4,13 +4,9 @@ import type { AppDeps } from '../deps.js';
 import { opsSchemas } from './ops-schemas.js';
 
 export function registerOpsRoutes(app: FastifyInstance, deps: AppDeps): void {
-  app.get(
-    '/healthz',
-    { config: { scope: 'public' }, schema: opsSchemas.health },
-    async () => ({
-      status: 'ok',
-    }),
-  );
+  app.get('/healthz', { config: { scope: 'public' }, schema: opsSchemas.health }, async () => ({
+    status: 'ok',
+  }));
 
   app.get(
     '/readyz',

@@ -26,7 +26,6 @@ const events = {
 } as const;
 const description = { type: 'string', maxLength: 500 } as const;
 
-
 const time = (description?: string) => Type.String({ format: 'date-time', description });
 const nullable = (schema: TSchema) => Type.Union([schema, Type.Null()]);
 

@@ -210,7 +210,8 @@ function deliveryView(message: WebhookMessage & { attemptLog: WebhookAttempt[] }
     created_at: rfc3339(message.createdAt),
     completed_at: rfc3339(message.completedAt),
     attempts: message.attemptLog.map((a) => ({
-      attempted_at: new Date(a.attemptedAt).toISOString(),
+      // Whole seconds, as every time in the API (docs/api.md conventions).
+      attempted_at: rfc3339(a.attemptedAt),
       status_code: a.statusCode,
       latency_ms: a.latencyMs,
       error_class: a.errorClass,
