@@ -20,20 +20,43 @@ interface Operation {
   summary: string;
 }
 
+interface Example {
+  summary: string;
+  value: { tool: string; options: Record<string, unknown>; metadata: Record<string, string> };
+}
+
+interface Document {
+  paths: Record<
+    string,
+    Record<
+      string,
+      {
+        summary: string;
+        requestBody?: { content: Record<string, { examples?: Record<string, Example> }> };
+      }
+    >
+  >;
+}
+
 let server: TestServer;
 let browser: Browser;
 let context: BrowserContext;
 let origin: string;
 let operations: Operation[];
+let firstExample: Example;
+let compressExample: Example;
 
 beforeAll(async () => {
   server = await startTestServer();
-  const document = (await (await fetch(`${server.url}/openapi.json`)).json()) as {
-    paths: Record<string, Record<string, { summary: string }>>;
-  };
+  const document = (await (await fetch(`${server.url}/openapi.json`)).json()) as Document;
   operations = Object.entries(document.paths).flatMap(([route, item]) =>
     Object.entries(item).map(([method, op]) => ({ method, path: route, summary: op.summary })),
   );
+  const examples =
+    document.paths['/api/v1/jobs']?.post?.requestBody?.content['multipart/form-data']?.examples ?? {};
+  expect(examples.compress, 'the upload documents an example for compress').toBeDefined();
+  firstExample = Object.values(examples)[0]!;
+  compressExample = examples.compress!;
   origin = `http://${HOST}:${new URL(server.url).port}`;
   browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
@@ -111,9 +134,9 @@ describe('the API reference at /docs', () => {
     const createJob = operations.find((op) => op.method === 'post' && op.path === '/api/v1/jobs')!;
     expect(createJob.summary).toBe('Create a job');
 
-    // The example picker sits under the request sample; it starts on the first tool's example.
-    await page.getByRole('button', { name: 'Merge PDFs' }).first().click();
-    await page.getByRole('option', { name: 'Compress a PDF' }).click();
+    // The example picker sits under the request sample and starts on the first example.
+    await page.getByRole('button', { name: firstExample.summary, exact: true }).first().click();
+    await page.getByRole('option', { name: compressExample.summary, exact: true }).click();
     await page.screenshot({ path: path.join(screenshotDir, 'api-reference.png') });
     await page
       .getByRole('button', { name: /Test Request/ })
@@ -128,13 +151,22 @@ describe('the API reference at /docs', () => {
     const chooser = page.waitForEvent('filechooser');
     await fileRow.getByRole('button', { name: /Select File/ }).click();
     await (await chooser).setFiles(corpusFile(samplePdf));
+    // Scalar fills the example's optional parts but leaves them out until their row is ticked.
+    for (const part of ['options', 'metadata']) {
+      await client.getByRole('checkbox', { name: `Include ${part} in request` }).check();
+    }
     await client.getByRole('button', { name: /^Send/ }).first().click();
     await client.getByText('201 Created').waitFor({ timeout: 30_000 });
     await page.screenshot({ path: path.join(screenshotDir, 'try-it.png') });
 
     const jobs = await server.runtime.db.jobs.list(accountId, { limit: 10 });
     expect(jobs.jobs).toHaveLength(1);
-    expect(jobs.jobs[0]).toMatchObject({ tool: 'compress', inputs: [{ name: samplePdf }] });
+    expect(jobs.jobs[0]).toMatchObject({
+      tool: 'compress',
+      options: compressExample.value.options,
+      metadata: compressExample.value.metadata,
+      inputs: [{ name: samplePdf }],
+    });
     await expectSelfContained(visit);
   });
 });
