@@ -92,6 +92,7 @@ fi
 # The OpenAPI consumer tests (test/clients/) validate /openapi.json with openapi-spec-validator and
 # generate a Python client with openapi-python-client, which then runs on httpx, attrs and dateutil
 # from the same venv. Pinned; reinstalled only when the installed set differs (pip freeze lines).
+# python3-venv is in place by now: the SeaweedFS step above installs it when a venv cannot be made.
 if [ "${1:-}" = "--with-test-tools" ]; then
   venv=.tmp/openapi-tools
   pins=(openapi-python-client==0.29.1 openapi-spec-validator==0.9.0 python-dateutil==2.9.0.post0)
