@@ -97,6 +97,7 @@ export function buildDocument(
     info: {
       title: 'Quire API',
       version: '1.0.0',
+      license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
       description:
         'Job-based PDF processing: upload files with a tool and its options, follow the job, download the result through a temporary link. Errors are RFC 9457 problem documents (`application/problem+json`) with a stable `code`. The contract in prose: docs/api.md.',
     },

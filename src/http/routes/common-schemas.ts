@@ -76,7 +76,6 @@ export const responseHeaders = {
     'Present when this is the stored answer to an earlier request with the same Idempotency-Key.',
   ),
   'WWW-Authenticate': header(Type.String(), 'Always `Bearer realm="quire"`.', true),
-  Allow: header(Type.String(), 'The methods the path serves.', true),
   'Cache-Control': header(Type.String(), 'Never cached.'),
 } as const;
 
