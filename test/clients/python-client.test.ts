@@ -46,7 +46,7 @@ describe('a Python client generated from the OpenAPI document', () => {
     expect(warnings).toEqual([]);
   });
 
-  it('creates a compress job (201 parsed as Job), waits for it, downloads a valid PDF and reads a Problem', async () => {
+  it('creates a compress job (201 parsed as Job), waits for it, downloads a valid PDF through getFile and reads a Problem', async () => {
     const { accountId, key } = await server.newAccount();
     const output = path.join(pythonDir, 'compressed.pdf');
     const run = await runProgram(

@@ -16,9 +16,11 @@ import sys
 import time
 from http import HTTPStatus
 from pathlib import Path
+from urllib.parse import unquote, urlsplit
 
 import httpx
 from quire_client import AuthenticatedClient, Client
+from quire_client.api.files import get_file
 from quire_client.api.jobs import create_job, get_job, get_job_download
 from quire_client.models import (
     CompressOptions,
@@ -66,20 +68,31 @@ def compress(client: AuthenticatedClient, source: Path) -> Job:
     return job
 
 
+FILES_PREFIX = "/api/v1/files/"
+
+
 def download(client: AuthenticatedClient, base_url: str, job: Job, output: Path) -> dict[str, object]:
     link = get_job_download.sync_detailed(client=client, id=job.id)
     if link.status_code != HTTPStatus.FOUND:
         raise SystemExit(f"download: {link.status_code}")
-    # The temporary link needs no key (and an S3 link would refuse one), so it is fetched without it.
-    with Client(base_url=base_url, timeout=TIMEOUT).get_httpx_client() as anonymous:
-        result = anonymous.get(link.headers["location"])
-    output.write_bytes(result.content)
+    # With local storage the redirect is getFile's link; its token is the capability, so the
+    # file is fetched by a client without the key.
+    location = urlsplit(link.headers["location"]).path
+    if not location.startswith(FILES_PREFIX):
+        raise SystemExit(f"download: redirected to {location}, not a getFile link")
+    anonymous = Client(base_url=base_url, timeout=TIMEOUT, raise_on_unexpected_status=True)
+    with anonymous:
+        result = get_file.sync_detailed(unquote(location[len(FILES_PREFIX) :]), client=anonymous)
+    if not isinstance(result.parsed, File):
+        raise SystemExit(f"file: {result.status_code} parsed as {type(result.parsed).__name__}")
+    content = result.parsed.payload.read()
+    output.write_bytes(content)
     return {
         "redirect": int(link.status_code),
-        "status": result.status_code,
+        "status": int(result.status_code),
         "contentType": result.headers.get("content-type"),
-        "bytes": len(result.content),
-        "head": result.content[:5].decode("latin-1"),
+        "bytes": len(content),
+        "head": content[:5].decode("latin-1"),
     }
 
 
