@@ -27,6 +27,7 @@ interface Example {
 }
 
 interface Document {
+  info: { title: string };
   paths: Record<
     string,
     Record<
@@ -43,6 +44,7 @@ let server: TestServer;
 let browser: Browser;
 let context: BrowserContext;
 let origin: string;
+let title: string;
 let operations: Operation[];
 let firstExample: Example;
 let compressExample: Example;
@@ -50,6 +52,7 @@ let compressExample: Example;
 beforeAll(async () => {
   server = await startTestServer();
   const document = (await (await fetch(`${server.url}/openapi.json`)).json()) as Document;
+  title = document.info.title;
   operations = Object.entries(document.paths).flatMap(([route, item]) =>
     Object.entries(item).map(([method, op]) => ({ method, path: route, summary: op.summary })),
   );
@@ -97,7 +100,7 @@ async function openReference(): Promise<Visit> {
   });
   page.on('pageerror', (error) => visit.scriptErrors.push(error.message));
   await page.goto(`${origin}/docs`);
-  await page.getByRole('heading', { name: 'Quire API', exact: true }).waitFor({ timeout: 30_000 });
+  await page.getByRole('heading', { name: title, exact: true }).waitFor({ timeout: 30_000 });
   return visit;
 }
 
