@@ -50,8 +50,10 @@ export function jobUploadBody(catalog: ToolCatalog): Record<string, unknown> {
       },
     },
   };
+  // A form pre-filled from the first example has one file field: tools needing the fewest files first.
+  const byFiles = [...tools].sort((a, b) => a.inputs.minFiles - b.inputs.minFiles);
   const examples = Object.fromEntries(
-    tools.map((t) => {
+    byFiles.map((t) => {
       const first = (t.options.examples as unknown[] | undefined)?.find(
         (e) => Object.keys(e as object).length > 0,
       );

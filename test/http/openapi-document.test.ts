@@ -163,6 +163,10 @@ describe('GET / and /docs', () => {
     const body = (await json.json()) as Json;
     expect(body.links.openapi.href).toBe('/openapi.json');
     expect(Object.keys(body.links)).toEqual(['docs', 'openapi', 'tools', 'health', 'ready']);
+    const weighted = await client.fetch('/', { headers: { accept: 'text/html;q=0.5, application/json' } });
+    expect(weighted.headers.get('content-type')).toMatch(/^application\/json/);
+    const noAccept = await client.fetch('/');
+    expect(noAccept.headers.get('content-type')).toMatch(/^text\/html/);
   });
 
   it('serves the reference page from this server only, under a CSP without upgrade-insecure-requests', async () => {
