@@ -164,6 +164,24 @@ if [ "${1:-}" = "--with-test-tools" ]; then
   fi
 fi
 
+# The OpenAPI consumer tests (test/clients/) validate /openapi.json with openapi-spec-validator and
+# generate a Python client with openapi-python-client, which then runs on httpx, attrs and dateutil
+# from the same venv. Pinned; reinstalled only when the installed set differs (pip freeze lines).
+# python3-venv is in place by now: the SeaweedFS step above installs it when a venv cannot be made.
+if [ "${1:-}" = "--with-test-tools" ]; then
+  venv=.tmp/openapi-tools
+  pins=(openapi-python-client==0.29.1 openapi-spec-validator==0.9.0 python-dateutil==2.9.0.post0)
+  installed=$("$venv/bin/python" -m pip freeze --disable-pip-version-check 2>/dev/null || true)
+  for pin in "${pins[@]}"; do
+    if ! grep -qixF "$pin" <<<"$installed"; then
+      log "installing ${pins[*]} (PyPI) into $venv"
+      "$venv/bin/python" -m pip --version >/dev/null 2>&1 || { rm -rf "$venv"; python3 -m venv "$venv"; }
+      "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "${pins[@]}"
+      break
+    fi
+  done
+fi
+
 log "building"
 npx --no-install tsc -p tsconfig.build.json
 chmod +x dist/cli/main.js
