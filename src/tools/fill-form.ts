@@ -34,8 +34,8 @@ const options = Type.Object(
   {
     additionalProperties: false,
     examples: [
-      { values: { Name: 'Ada Lovelace', Subscribe: true } },
-      { values: { Name: 'Ada' }, flatten: true },
+      { values: { TextField: 'Ada Lovelace', Checkbox: true } },
+      { values: { TextField: 'Ada' }, flatten: true },
     ],
   },
 );
@@ -45,7 +45,7 @@ export const fillFormTool = defineTool({
   title: 'Fill form',
   description:
     'Fills AcroForm fields from a JSON object of field names and values, regenerates their appearances so every viewer shows them, and optionally flattens the form.',
-  inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'], opens: 'pdf' },
+  inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'], opens: 'pdf', holds: ['acroform'] },
   options,
   output: { contentType: 'application/pdf' },
   engines: ['qpdf'],

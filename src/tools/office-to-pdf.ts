@@ -19,7 +19,7 @@ const options = Type.Object(
       }),
     ),
   },
-  { additionalProperties: false, examples: [{}, { pages: '1-2', landscape: true }] },
+  { additionalProperties: false, examples: [{}, { pages: '1', landscape: true }] },
 );
 
 /** Every type the sniffer recognises as an office document or as text LibreOffice can lay out. */

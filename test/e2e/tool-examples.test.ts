@@ -1,5 +1,5 @@
 // Every published options example over real HTTP with real workers and engines: each is accepted
-// (201), and no example job fails for its options.
+// (201) and, on a sample input fit for its tool, succeeds.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '../support/client.js';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -18,7 +18,7 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 describe('published option examples', () => {
-  it('accepts every published example, and no example job fails for its options', async () => {
+  it('accepts every published example, and each example job succeeds on a fitting sample input', async () => {
     // All submitted first (each must be accepted: 201), then awaited, so the workers run them side
     // by side instead of one at a time.
     const submitted: Array<{ label: string; id: string }> = [];
@@ -30,10 +30,15 @@ describe('published option examples', () => {
       }
     }
     expect(submitted.length).toBeGreaterThan(20);
+    const failed: string[] = [];
     for (const { label, id } of submitted) {
       const done = await client.waitFor(id, 180);
       expect(done.error?.code, label).not.toBe('invalid_options');
       expect(['succeeded', 'failed'], label).toContain(done.status);
+      if (done.status === 'failed') failed.push(`${label}: ${done.error?.code}`);
     }
+    // Each tool gets a sample input holding what its definition declares it needs
+    // (test/support/tool-samples.ts), so an example that fails names options the input cannot take.
+    expect(failed).toEqual([]);
   }, 240_000);
 });

@@ -378,6 +378,7 @@ describe('export to a presigned PUT URL on S3 (SeaweedFS)', () => {
  * `unshare -n sh -c 'ip link set lo up && ip addr add 93.184.216.34/32 dev lo &&
  * TEST_PUBLIC_ADDRESS=93.184.216.34 npx vitest run test/e2e/workflows-import-export.test.ts'`.
  * Without one, a redirect's own check cannot be reached: the first hop is refused already.
+ * scripts/test.sh runs this group so after the main run (as root, where unshare is permitted).
  */
 const publicAddress = process.env.TEST_PUBLIC_ADDRESS;
 

@@ -1,6 +1,8 @@
 // A small real input of each type a published tool may accept, so catalogue-wide tests can submit any
 // tool: corpus files for PDFs, images and office documents, an inline page for HTML; and real content
 // for options that carry a file (base64 of a declared media type), which no published example can.
+import type { PdfFeature } from '../../src/tools/lib/types.js';
+import { tools } from '../../src/tools/registry.js';
 import { corpusFile } from './corpus.js';
 import type { JsonSchema } from './counter-examples.js';
 import { makeTestPki } from './test-pki.js';
@@ -23,13 +25,29 @@ const SAMPLES: Record<string, string> = {
   'application/vnd.oasis.opendocument.text': corpusFile('pypdf-samples__libreoffice-form.odt'),
   'text/plain': corpusFile('tesseract__phototest.gt.txt'),
 };
+/** A sample PDF holding each feature a tool may declare it needs (`inputs.holds`). */
+const PDF_SAMPLES: Record<PdfFeature, string> = {
+  // Its field names (TextField, Checkbox, …) are the ones fill-form's published examples use.
+  acroform: corpusFile('pdfbox__AcroFormsBasicFields.pdf'),
+};
 const HTML = { name: 'index.html', data: '<!doctype html><title>t</title><p>Hello</p>' };
+
+/**
+ * The sample PDF for a tool: one holding what its definition declares it needs, else the plain one.
+ * The catalogue does not publish `holds`, so it is read from the definition of the same name.
+ */
+function pdfSample(toolName: string): string {
+  const holds = tools.find((t) => t.name === toolName)?.inputs.holds ?? [];
+  if (holds.length > 1) throw new Error(`no sample PDF holds all of ${holds.join(', ')} (${toolName})`);
+  return holds[0] ? PDF_SAMPLES[holds[0]] : SAMPLES['application/pdf']!;
+}
 
 /** As many sample inputs as the tool needs at least; a tool accepting none of the samples throws. */
 export function inputsFor(tool: PublishedTool): Array<string | typeof HTML> {
   const type = tool.inputs.accepts.find((t) => SAMPLES[t] || t === 'text/html');
   if (!type) throw new Error(`no sample input for ${tool.name} (${tool.inputs.accepts.join(', ')})`);
-  const sample = type === 'text/html' ? HTML : SAMPLES[type]!;
+  const sample =
+    type === 'text/html' ? HTML : type === 'application/pdf' ? pdfSample(tool.name) : SAMPLES[type]!;
   return Array.from({ length: Math.max(1, tool.inputs.min_files) }, () => sample);
 }
 

@@ -82,7 +82,16 @@ export interface ToolInputs<O> {
   opens?: 'pdf';
   /** The option whose value the PDFs open with (unlock); without one, encrypted is `pdf_encrypted`. */
   passwordOption?: keyof O & string;
+  /**
+   * What a PDF input must hold for the tool's work to make sense (fill-form: an AcroForm). The tool
+   * itself refuses inputs without it; declared here so catalogue-wide checks that run every
+   * published example can pick a sample input that holds it.
+   */
+  holds?: readonly PdfFeature[];
 }
+
+/** A structure inside a PDF that a tool may need (`inputs.holds`). */
+export type PdfFeature = 'acroform';
 
 export interface ToolOutput {
   /** A file inside `workDir`. */
