@@ -14,10 +14,11 @@ const st = path.join(repoRoot, '.tmp/api-fuzz/bin/st');
 const har = path.join(repoRoot, '.tmp/schemathesis.har');
 
 /**
- * The checks that hold today. Left out until the OpenAPI document declares every answer (its own
- * issue): status_code_conformance (401/404/405/414/431… undocumented), unsupported_method (generated
- * 405 routes are listed as operations), positive_data_acceptance and negative_data_rejection
- * (the multipart body and the job rules are checked beyond what the schema can say).
+ * The checks that hold against the generated document. Left out: status_code_conformance and
+ * unsupported_method (methods Fastify's router does not know, such as TRACE, get 404 on known paths
+ * rather than 405, and a run still finds statuses the document does not list), positive_data_acceptance
+ * and negative_data_rejection (the multipart body and the job rules are checked beyond what the
+ * schema can say).
  */
 const CHECKS = [
   'not_a_server_error',
@@ -39,7 +40,9 @@ describe('Schemathesis against a running server', () => {
   let key: string;
   beforeAll(async () => {
     // No workers: generated jobs would only spend the CPU this run is bounded by.
-    server = await startTestServer({}, { workers: false });
+    // Fuzzing sends thousands of unauthenticated requests from one address: the per-address budget for
+    // failed authentication (429) would answer most of them before the 401 that is being checked.
+    server = await startTestServer({ QUIRE_AUTH_FAILURES_PER_MIN: '100000' }, { workers: false });
     key = (await server.newAccount()).key;
     await rm(har, { force: true });
   });

@@ -264,11 +264,28 @@ export const jobSchemas = {
         headers: ['Cache-Control'],
         content: {
           'text/event-stream': {
+            // One event of the stream, as SSE parsers (and OpenAPI 3.2's itemSchema) see it.
             schema: {
-              type: 'string',
-              description: 'Server-Sent Events; every `data` line is a `Job` (components/schemas/Job).',
+              type: 'object',
+              description:
+                'One Server-Sent Event; the stream is a sequence of them. `data` is a `Job` (components/schemas/Job) as JSON.',
+              required: ['data'],
+              properties: {
+                event: { type: 'string', const: 'job' },
+                id: { type: 'string', description: '`<status>-<progress>`.' },
+                data: {
+                  type: 'string',
+                  contentMediaType: 'application/json',
+                  contentSchema: { $ref: '#/components/schemas/Job' },
+                },
+                retry: { type: 'integer', minimum: 0 },
+              },
               examples: [
-                'event: job\nid: processing-42\ndata: {"id":"job_…","object":"job","status":"processing","progress":42}\n\n',
+                {
+                  event: 'job',
+                  id: 'processing-42',
+                  data: '{"id":"job_…","object":"job","status":"processing","progress":42}',
+                },
               ],
             },
           },
