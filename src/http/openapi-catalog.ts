@@ -39,10 +39,15 @@ export function jobUploadBody(catalog: ToolCatalog, kind: UploadKind = 'job'): R
   const toolNames = tools.map((t) => t.name);
   const schema = {
     type: 'object',
-    description: 'Either `tool` (with `options`) or `steps`, never both.',
-    oneOf: [{ required: ['tool'] }, { required: ['steps'] }],
+    // Not a oneOf of `required`: generators (openapi-python-client, Scalar's form) lose the body's
+    // own model over it, and the server refuses both or neither with 400 invalid_request anyway.
+    description: 'Either `tool` (with `options`) or `steps`, never both; one of them is required.',
     properties: {
-      tool: { type: 'string', enum: toolNames, description: 'A tool from `listTools`.' },
+      tool: {
+        type: 'string',
+        enum: toolNames,
+        description: 'A tool from `listTools`. Required unless `steps` is sent.',
+      },
       options: {
         description: `A JSON object valid against the options schema of the tool named in \`tool\`: ${byTool}. Omitted means \`{}\`; defaults are filled in.`,
         anyOf: tools.map((t) => ref(optionsComponentName(t.name))),

@@ -154,8 +154,9 @@ describe('the API reference at /docs', () => {
     const chooser = page.waitForEvent('filechooser');
     await fileRow.getByRole('button', { name: /Select File/ }).click();
     await (await chooser).setFiles(corpusFile(samplePdf));
-    // Scalar fills the example's optional parts but leaves them out until their row is ticked.
-    for (const part of ['options', 'metadata']) {
+    // Scalar fills the example's optional parts but leaves them out until their row is ticked;
+    // `tool` is one of them, since a job names either a `tool` or its `steps`.
+    for (const part of ['tool', 'options', 'metadata']) {
       await client.getByRole('checkbox', { name: `Include ${part} in request` }).check();
     }
     await client.getByRole('button', { name: /^Send/ }).first().click();
