@@ -17,6 +17,7 @@ import { QuireError } from '../errors/quire-error.js';
 import type { Scope } from '../model/account.js';
 import type { AppDeps } from './deps.js';
 import { registerIdempotency } from './idempotency.js';
+import { registerMethodNotAllowed, trackRoutes } from './method-not-allowed.js';
 import { registerDocs } from './openapi.js';
 import { rawProblemResponse, sendProblem, toQuireError } from './problem.js';
 import { authenticateAndLimit } from './rate-limit.js';
@@ -205,7 +206,9 @@ function answerClientError(this: FastifyInstance, error: Error & { code?: string
 }
 
 /** Router-level refusals (an over-long or badly encoded path), which bypass the error handler. */
-function answerFrameworkError(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+function answerFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  // No onRequest hook ran for these: the request id header is set here.
+  reply.header('X-Request-Id', request.id);
   void sendProblem(reply, toQuireError(error));
 }
 
@@ -235,49 +238,6 @@ function notFoundDetail(request: FastifyRequest): string {
 function redactableError(error: unknown): Record<string, unknown> {
   const e = error as Error & { code?: string };
   return { type: e.name, code: e.code, stack: e.stack };
-}
-
-/** Answers 405 with `Allow` for known paths requested with a method they do not serve. */
-function registerMethodNotAllowed(app: FastifyInstance): void {
-  const methodsByUrl = new Map<string, Set<string>>();
-  for (const route of collectedRoutes.get(app) ?? []) {
-    const set = methodsByUrl.get(route.url) ?? new Set<string>();
-    for (const method of route.methods) set.add(method);
-    // Fastify answers HEAD for every GET route by itself.
-    if (set.has('GET')) set.add('HEAD');
-    methodsByUrl.set(route.url, set);
-  }
-  const all = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
-  for (const [url, methods] of methodsByUrl) {
-    const missing = all.filter((m) => !methods.has(m));
-    if (missing.length === 0) continue;
-    const allow = [...methods].join(', ');
-    app.route({
-      method: missing,
-      url,
-      config: { methodNotAllowed: true },
-      handler: async (_request, reply) => {
-        reply.header('Allow', allow);
-        return sendProblem(reply, new QuireError('method_not_allowed', `Allowed: ${allow}.`));
-      },
-    });
-  }
-}
-
-const collectedRoutes = new WeakMap<FastifyInstance, { url: string; methods: string[] }[]>();
-
-/** Records routes as they are added so the 405 handler knows which methods each path serves. */
-function trackRoutes(app: FastifyInstance): void {
-  const list: { url: string; methods: string[] }[] = [];
-  collectedRoutes.set(app, list);
-  app.addHook('onRoute', (route) => {
-    // Only the API's own routes: plugin routes (docs assets) declare their methods themselves.
-    if (route.config?.methodNotAllowed || !route.url.startsWith('/api/')) return;
-    // A route that forgot its scope would be open to anyone: refuse to build the app instead.
-    if (route.config?.scope === undefined) throw new Error(`${route.url} declares no scope`);
-    const methods = Array.isArray(route.method) ? route.method : [route.method];
-    list.push({ url: route.url, methods: methods.map(String) });
-  });
 }
 
 /**

@@ -131,6 +131,26 @@ describe('framework edges are problem+json too', () => {
     expect(response.headers.get('allow')).toContain('POST');
   });
 
+  it('answers 405 to any method a known path does not serve, operations paths and TRACE included', async () => {
+    for (const [method, url] of [
+      ['TRACE', '/healthz'],
+      ['TRACE', '/api/v1/webhooks'],
+      ['OPTIONS', '/metrics'],
+      ['PROPFIND', '/'],
+      ['DELETE', '/openapi.json'],
+    ] as const) {
+      const response = await server.app.inject({ method: method as 'GET', url });
+      expect(response.statusCode, `${method} ${url}`).toBe(405);
+      expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expect(response.json()).toMatchObject({ code: 'method_not_allowed' });
+      expect(response.headers.allow).toContain('GET');
+    }
+    const unknown = await server.app.inject({ method: 'TRACE' as 'GET', url: '/nothing-here' });
+    expect(unknown.statusCode).toBe(404);
+    const head = await server.app.inject({ method: 'HEAD', url: '/healthz' });
+    expect(head.statusCode).toBe(200);
+  });
+
   it('answers 415 for a JSON body', async () => {
     const response = await client.fetch('/api/v1/jobs', {
       method: 'POST',

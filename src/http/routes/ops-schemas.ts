@@ -87,6 +87,10 @@ export const fileSchema = {
     } satisfies DocResponse,
     403: problem(['link_invalid']),
     410: problem(['result_expired']),
+    // The token is the one path parameter long enough for these: percent-encoded, a token near its
+    // 4096-character limit can pass the router's segment limit (414) or Node's 16 KiB request head (431).
+    414: problem(['uri_too_long']),
+    431: problem(['headers_too_large']),
     416: {
       ...problem(['range_not_satisfiable']),
       extraHeaders: {
