@@ -3,11 +3,8 @@
 // the fake engine registered like the real ones: a cancel kills the engine and its grandchild, a hang
 // ends in `timeout`, crashes and garbage end in named errors, and nothing the engine printed is logged.
 import { execFileSync } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CliProcess, freePort, readInitialKey, startCli, waitForReady } from '../support/cli-process.js';
+import { crashableServe } from '../support/cli-process.js';
 import { Client, type JobBody } from '../support/client.js';
 import { corpusFile } from '../support/corpus.js';
 import { fakeEngine } from '../support/fake-engine/index.js';
@@ -52,40 +49,19 @@ function processesUnder(dir: string): string[] {
 }
 
 describe('worker crashes', () => {
-  let dataDir: string;
-  let port: number;
-  let cli: CliProcess | undefined;
-  const env = () => ({
-    QUIRE_DATA_DIR: dataDir,
-    QUIRE_PORT: String(port),
-    QUIRE_LOG_LEVEL: 'warn',
-    QUIRE_WORKER_CONCURRENCY: '1',
-    QUIRE_JOB_LEASE_MS: '2000',
-    QUIRE_SWEEP_INTERVAL_MS: '300',
-  });
-  const start = async () => {
-    cli = startCli(['serve'], env());
-    await waitForReady(`http://127.0.0.1:${port}`);
-  };
-
-  beforeAll(async () => {
-    dataDir = await mkdtemp(path.join(os.tmpdir(), 'quire-crash-'));
-    port = await freePort();
-  });
-  afterAll(async () => {
-    await cli?.kill9();
-    await rm(dataDir, { recursive: true, force: true });
-  });
+  const serve = crashableServe('crash');
+  beforeAll(() => serve.setUp());
+  afterAll(() => serve.tearDown());
 
   it('picks a job up again after kill -9 of the process group and completes it', async () => {
-    await start();
-    const client = new Client(`http://127.0.0.1:${port}`, await readInitialKey(dataDir));
+    await serve.start();
+    const client = new Client(serve.url, await serve.key());
     const job = await client.submit(slowJob);
     await waitForStatus(client, job.id, 'processing');
-    await cli!.kill9();
-    expect(processesUnder(dataDir)).toEqual([]); // Ghostscript died with its group
+    await serve.kill9();
+    expect(processesUnder(serve.dataDir)).toEqual([]); // Ghostscript died with its group
 
-    await start();
+    await serve.start();
     const done = await client.waitFor(job.id, 180);
     expect(done.status).toBe('succeeded');
     const pdf = toFile((await client.download(job.id)).body);
@@ -94,13 +70,13 @@ describe('worker crashes', () => {
   }, 240_000);
 
   it('fails a job with worker_lost after it stalls three times', async () => {
-    const client = new Client(`http://127.0.0.1:${port}`, await readInitialKey(dataDir));
+    const client = new Client(serve.url, await serve.key());
     const job = await client.submit(slowJob);
     for (let stall = 1; stall <= 3; stall++) {
       // A fresh claim, not the dead worker's stale 'processing' before its lease expires.
       await waitForStatus(client, job.id, 'processing', 60_000, stall);
-      await cli!.kill9();
-      await start();
+      await serve.kill9();
+      await serve.start();
     }
     const done = await client.waitFor(job.id, 60);
     expect(done.status).toBe('failed');

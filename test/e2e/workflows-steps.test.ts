@@ -3,11 +3,11 @@
 // creation answered with the finished job.
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CliProcess, freePort, readInitialKey, startCli, waitForReady } from '../support/cli-process.js';
+import { crashableServe } from '../support/cli-process.js';
 import { Client, type JobBody } from '../support/client.js';
 import { corpusFile } from '../support/corpus.js';
 import { pageCount, pageText, qpdfCheckPasses, requiresPassword, toFile, unzip } from '../support/pdf.js';
@@ -239,33 +239,13 @@ describe('Prefer: wait', () => {
 });
 
 describe('a worker killed mid-step', () => {
-  let dataDir: string;
-  let port: number;
-  let cli: CliProcess | undefined;
-  const start = async () => {
-    cli = startCli(['serve'], {
-      QUIRE_DATA_DIR: dataDir,
-      QUIRE_PORT: String(port),
-      QUIRE_LOG_LEVEL: 'warn',
-      QUIRE_WORKER_CONCURRENCY: '1',
-      QUIRE_JOB_LEASE_MS: '2000',
-      QUIRE_SWEEP_INTERVAL_MS: '300',
-    });
-    await waitForReady(`http://127.0.0.1:${port}`);
-  };
-
-  beforeAll(async () => {
-    dataDir = await mkdtemp(path.join(os.tmpdir(), 'quire-steps-crash-'));
-    port = await freePort();
-  });
-  afterAll(async () => {
-    await cli?.kill9();
-    await rm(dataDir, { recursive: true, force: true });
-  });
+  const serve = crashableServe('steps-crash');
+  beforeAll(() => serve.setUp());
+  afterAll(() => serve.tearDown());
 
   it('finishes the job on the next worker after kill -9 during step 2', async () => {
-    await start();
-    const crashClient = new Client(`http://127.0.0.1:${port}`, await readInitialKey(dataDir));
+    await serve.start();
+    const crashClient = new Client(serve.url, await serve.key());
     const response = await createSteps(
       crashClient,
       [
@@ -289,9 +269,9 @@ describe('a worker killed mid-step', () => {
       if (Date.now() > deadline) throw new Error(`job ${id} never reached step 2`);
       await new Promise((r) => setTimeout(r, 100));
     }
-    await cli!.kill9();
+    await serve.kill9();
 
-    await start();
+    await serve.start();
     const done = await crashClient.waitFor(id, 300);
     expect(done.status, JSON.stringify(done.error)).toBe('succeeded');
     expect(done.attempts).toBe(2);

@@ -1,8 +1,9 @@
 // Runs the real `quire` CLI (dist/) as a child process in its own process group, for tests that
 // kill it, restart it, or drive it with curl like an operator would.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { repoRoot } from './corpus.js';
 
@@ -73,4 +74,46 @@ export async function waitForReady(baseUrl: string, timeoutMs = 20_000): Promise
 
 export async function readInitialKey(dataDir: string): Promise<string> {
   return (await readFile(path.join(dataDir, 'initial-api-key'), 'utf8')).trim();
+}
+
+/**
+ * `quire serve` for crash tests: one worker slot, a 2 s lease and a fast sweep, so a job whose process
+ * was killed -9 is taken up again within seconds by the process `start()` runs next. `setUp` and
+ * `tearDown` belong in beforeAll/afterAll; the data dir (and so the job) outlives each process.
+ */
+export function crashableServe(name: string) {
+  let dataDir = '';
+  let port = 0;
+  let cli: CliProcess | undefined;
+  return {
+    get dataDir() {
+      return dataDir;
+    },
+    get url() {
+      return `http://127.0.0.1:${port}`;
+    },
+    async setUp() {
+      dataDir = await mkdtemp(path.join(os.tmpdir(), `quire-${name}-`));
+      port = await freePort();
+    },
+    async start() {
+      cli = startCli(['serve'], {
+        QUIRE_DATA_DIR: dataDir,
+        QUIRE_PORT: String(port),
+        QUIRE_LOG_LEVEL: 'warn',
+        QUIRE_WORKER_CONCURRENCY: '1',
+        QUIRE_JOB_LEASE_MS: '2000',
+        QUIRE_SWEEP_INTERVAL_MS: '300',
+      });
+      await waitForReady(this.url);
+    },
+    async kill9() {
+      await cli?.kill9();
+    },
+    key: () => readInitialKey(dataDir),
+    async tearDown() {
+      await cli?.kill9();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
 }
