@@ -18,7 +18,7 @@ import {
   sandboxArgv,
   writeSandboxPasswd,
 } from '../../src/process/sandbox.js';
-import { officeDocuments } from '../support/heavy-fixtures.js';
+import { A4_PRINT, officeDocuments } from '../support/heavy-fixtures.js';
 import { pageText } from '../support/pdf.js';
 
 const root = mkdtempSync(path.join(os.tmpdir(), 'quire-hostile-sandbox-'));
@@ -178,14 +178,7 @@ describe('the pooled engines', () => {
       const site = path.join(root, 'site');
       mkdirSync(site);
       writeFileSync(path.join(site, 'index.html'), '<p>x</p>');
-      const print = {
-        pageSize: 'a4',
-        landscape: false,
-        marginMm: 10,
-        printBackground: true,
-        waitMs: 0,
-      } as const;
-      await chromium.htmlToPdf(site, 'index.html', path.join(root, 'b.pdf'), print, { workDir: root });
+      await chromium.htmlToPdf(site, 'index.html', path.join(root, 'b.pdf'), A4_PRINT, { workDir: root });
       const engines = ourDescendants().filter((p) => /(soffice\.bin|\/chromium\/chromium)$/.test(p.program));
       expect(engines.length).toBeGreaterThanOrEqual(2);
       for (const p of engines) expect(p.uid, p.program).toBe(identity.uid);
@@ -206,15 +199,8 @@ describe('the pooled engines', () => {
       mkdirSync(site);
       writeFileSync(path.join(site, 'index.html'), '<p>spin</p><script>for (;;) {}</script>');
       writeFileSync(path.join(site, 'ok.html'), '<p>after Tapir8</p>');
-      const print = {
-        pageSize: 'a4',
-        landscape: false,
-        marginMm: 10,
-        printBackground: true,
-        waitMs: 0,
-      } as const;
       await expect(
-        chromium.htmlToPdf(site, 'index.html', path.join(root, 'hang.pdf'), print, { workDir: root }),
+        chromium.htmlToPdf(site, 'index.html', path.join(root, 'hang.pdf'), A4_PRINT, { workDir: root }),
       ).rejects.toMatchObject({ code: 'timeout' });
       // SIGKILL is delivered at once; the kernel may take a moment to tear the namespace down.
       let spinning = ourDescendants().filter((p) => /chromium|bwrap/.test(p.program));
@@ -223,7 +209,7 @@ describe('the pooled engines', () => {
         spinning = ourDescendants().filter((p) => /chromium|bwrap/.test(p.program));
       }
       expect(spinning).toEqual([]);
-      await chromium.htmlToPdf(site, 'ok.html', path.join(root, 'ok.pdf'), print, { workDir: root });
+      await chromium.htmlToPdf(site, 'ok.html', path.join(root, 'ok.pdf'), A4_PRINT, { workDir: root });
       expect(pageText(path.join(root, 'ok.pdf'))).toContain('Tapir8');
     } finally {
       await chromium.close();

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createChromium } from '../../src/engines/chromium/chromium.js';
 import { createLibreoffice } from '../../src/engines/libreoffice/libreoffice.js';
+import { A4_PRINT } from '../support/heavy-fixtures.js';
 import { pageText } from '../support/pdf.js';
 import { docxParagraphs } from './office-documents.js';
 
@@ -65,14 +66,7 @@ describe('non-Latin scripts', () => {
     const body = WORDS.map((w) => `<p>${w}</p>`).join('');
     writeFileSync(path.join(site, 'index.html'), `<!doctype html><meta charset="utf-8"><body>${body}</body>`);
     const pdf = path.join(root, 'html.pdf');
-    const print = {
-      pageSize: 'a4',
-      landscape: false,
-      marginMm: 10,
-      printBackground: true,
-      waitMs: 0,
-    } as const;
-    await chromium.htmlToPdf(site, 'index.html', pdf, print, { workDir: root });
+    await chromium.htmlToPdf(site, 'index.html', pdf, A4_PRINT, { workDir: root });
     expectScripts(pdf);
   }, 120_000);
 

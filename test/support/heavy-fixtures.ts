@@ -4,6 +4,16 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { PrintOptions } from '../../src/engines/chromium/chromium.js';
+
+/** A4 with 10 mm margins, printed as soon as the page has loaded. */
+export const A4_PRINT: PrintOptions = {
+  pageSize: 'a4',
+  landscape: false,
+  marginMm: 10,
+  printBackground: true,
+  waitMs: 0,
+};
 
 export const fixtureDir = mkdtempSync(path.join(os.tmpdir(), 'quire-heavy-'));
 const at = (name: string) => path.join(fixtureDir, name);
