@@ -2,11 +2,11 @@
 // exactly its event in the same transaction (a refused conditional write writes none), events fan out
 // to subscribed enabled endpoints, and deliveries follow the lease protocol jobs do.
 import { describe, expect, test } from 'vitest';
-import type { WebhookEndpoint } from '../../src/model/webhook.js';
 import type { Database } from '../../src/store/types.js';
 import {
   ALICE,
   BOB,
+  endpoint,
   LEASE_MS,
   newJob,
   type OpenDatabase,
@@ -14,27 +14,6 @@ import {
   T0,
   useDatabase,
 } from './support/job-fixtures.js';
-
-let endpoints = 0;
-function endpoint(overrides: Partial<WebhookEndpoint> = {}): WebhookEndpoint {
-  endpoints += 1;
-  return {
-    id: `whe_${String(endpoints).padStart(6, '0')}`,
-    accountId: ALICE,
-    url: 'https://hooks.example.com/quire',
-    description: '',
-    events: ['*'],
-    secretEncrypted: 'v1.opaque',
-    previousSecretEncrypted: null,
-    previousSecretExpiresAt: null,
-    status: 'enabled',
-    disabledReason: null,
-    failingSince: null,
-    createdAt: T0,
-    updatedAt: T0,
-    ...overrides,
-  };
-}
 
 const types = async (db: Database, jobId: string) =>
   (await db.webhooks.listJobEvents(jobId)).map((e) => e.type);

@@ -6,6 +6,7 @@ import type { WebhookEndpoint } from '../../src/model/webhook.js';
 import {
   ALICE,
   BOB,
+  endpoint,
   LEASE_MS,
   newJob,
   type OpenDatabase,
@@ -28,21 +29,7 @@ const secrets = {
 const WEBHOOK_URL = 'https://hooks.example.com/job?token=3';
 
 function callbackEndpoint(accountId: string, id: string): WebhookEndpoint {
-  return {
-    id,
-    accountId,
-    url: '',
-    description: '',
-    events: [],
-    secretEncrypted: `v1.${id}`,
-    previousSecretEncrypted: null,
-    previousSecretExpiresAt: null,
-    status: 'enabled',
-    disabledReason: null,
-    failingSince: null,
-    createdAt: T0,
-    updatedAt: T0,
-  };
+  return endpoint({ id, accountId, url: '', events: [], secretEncrypted: `v1.${id}` });
 }
 
 export function describeWorkflowsIoConformance(open: OpenDatabase): void {

@@ -2,6 +2,7 @@
 // accounts, and job/result builders with sensible defaults.
 import { afterEach, beforeEach } from 'vitest';
 import type { JobResult } from '../../../src/model/job.js';
+import type { WebhookEndpoint } from '../../../src/model/webhook.js';
 import type { Database, NewJob } from '../../../src/store/types.js';
 
 export type OpenDatabase = () => Promise<Database>;
@@ -80,5 +81,27 @@ export function result(jobIdValue: string): JobResult {
     contentType: 'application/pdf',
     blobKey: `jobs/${jobIdValue}/result`,
     facts: { input_size: 1234, output_size: 999, ratio: 0.81 },
+  };
+}
+
+let endpoints = 0;
+/** An enabled endpoint of ALICE subscribed to every event, with numbered ids; `overrides` win. */
+export function endpoint(overrides: Partial<WebhookEndpoint> = {}): WebhookEndpoint {
+  endpoints += 1;
+  return {
+    id: `whe_${String(endpoints).padStart(6, '0')}`,
+    accountId: ALICE,
+    url: 'https://hooks.example.com/quire',
+    description: '',
+    events: ['*'],
+    secretEncrypted: 'v1.opaque',
+    previousSecretEncrypted: null,
+    previousSecretExpiresAt: null,
+    status: 'enabled',
+    disabledReason: null,
+    failingSince: null,
+    createdAt: T0,
+    updatedAt: T0,
+    ...overrides,
   };
 }
