@@ -1,15 +1,16 @@
 // merge: concatenates PDFs in upload order (optionally a page selection per file) with qpdf, then
-// rebuilds bookmarks: each file's own (`keep`), one per file over its own (`per_file`), or none.
-import { writeFile } from 'node:fs/promises';
+// appends bookmarks: each file's own (`keep`), one per file over its own (`per_file`), or none.
 import { type Static, Type } from '@sinclair/typebox';
 import { QuireError } from '../errors/quire-error.js';
 import { engineCall, engineCallWithProgress } from './lib/inputs.js';
-import { type MergedFile, outlineTree, outlineUpdate, type QpdfOutline } from './lib/merge-outlines.js';
+import { eachOutline, type MergedFile, outlineTree, type QpdfOutline } from './lib/merge-outlines.js';
+import { appendOutline } from './lib/outline-update.js';
 import { fileStem, workFile } from './lib/output-name.js';
 import { PageSelectionSchema, resolvePageList, toQpdfRange } from './lib/page-selection.js';
 import { StringEnum } from './lib/schema.js';
 import type { ToolContext } from './lib/types.js';
 import { defineTool } from './lib/types.js';
+import { readWrittenPdf } from './lib/written-pdf.js';
 
 const options = Type.Object(
   {
@@ -69,50 +70,42 @@ function plan(ctx: Ctx, counts: readonly number[]): Plan {
   return { pages, files };
 }
 
+/** A bookmark whose page qpdf did not resolve (a named destination) but whose /D names a page. */
+function hasNamedDest(outlines: readonly QpdfOutline[]): boolean {
+  let named = false;
+  eachOutline(outlines, (o) => {
+    named ||= o.destpageposfrom1 === null && o.dest !== null;
+  });
+  return named;
+}
+
+/**
+ * Each input's outline, read while qpdf merges (one small qpdf run per file, one at a time, beside
+ * the merge's one process). The page list, which costs more, is read only for a file whose
+ * bookmarks use named destinations.
+ */
 async function readOutlines(ctx: Ctx, files: MergedFile[]): Promise<void> {
   for (const [i, input] of ctx.inputs.entries()) {
-    const json = (await ctx.engines.qpdf.json(input.path, ['outlines', 'pages'], engineCall(ctx))) as {
+    const call = engineCall(ctx);
+    const { outlines = [] } = (await ctx.engines.qpdf.json(input.path, ['outlines'], call)) as {
       outlines?: QpdfOutline[];
-      pages?: { object: string }[];
     };
-    files[i] = {
-      ...files[i]!,
-      outlines: json.outlines ?? [],
-      pageNumbers: new Map((json.pages ?? []).map((page, k) => [page.object, k + 1])),
-    };
+    if (outlines.length === 0) continue;
+    let pageNumbers = new Map<string, number>();
+    if (hasNamedDest(outlines)) {
+      const { pages = [] } = (await ctx.engines.qpdf.json(input.path, ['pages'], call)) as {
+        pages?: { object: string }[];
+      };
+      pageNumbers = new Map(pages.map((page, k) => [page.object, k + 1]));
+    }
+    files[i] = { ...files[i]!, outlines, pageNumbers };
   }
 }
 
-interface MergedJson {
-  pages: { object: string }[];
-  qpdf: [{ maxobjectid: number }, Record<string, { value: Record<string, unknown> }>];
-}
-
-/** Writes the rebuilt outline into `merged`, returning the new file (or `merged` if nothing to add). */
-async function addOutlines(
-  ctx: Ctx,
-  merged: string,
-  files: MergedFile[],
-  mode: 'keep' | 'per_file',
-): Promise<string> {
-  const qpdf = ctx.engines.qpdf;
-  const call = engineCall(ctx);
-  const info = (await qpdf.json(merged, ['pages', 'qpdf'], call, ['trailer'])) as MergedJson;
-  const pageRefs = info.pages.map((p) => p.object);
-  const nodes = outlineTree(files, pageRefs, mode);
-  if (nodes.length === 0) return merged;
-
-  const rootRef = String(info.qpdf[1].trailer?.value['/Root'] ?? '');
-  const rootId = /^(\d+) (\d+) R$/.exec(rootRef);
-  if (!rootId) throw new QuireError('engine_failed', 'The merged file has no catalog');
-  const root = (await qpdf.json(merged, ['qpdf'], call, [`${rootId[1]},${rootId[2]}`])) as MergedJson;
-  const rootValue = root.qpdf[1][`obj:${rootRef}`]?.value ?? { '/Type': '/Catalog' };
-
-  const update = workFile(ctx.workDir, 'outlines', 'json');
-  await writeFile(update, JSON.stringify(outlineUpdate(nodes, info.qpdf[0].maxobjectid, rootRef, rootValue)));
-  const output = workFile(ctx.workDir, 'merged-outlined');
-  await qpdf.updateFromJson(merged, update, output, call);
-  return output;
+/** Runs every task to its end (no engine left writing into the work dir), then throws the first failure. */
+async function allSettled(tasks: readonly Promise<unknown>[]): Promise<void> {
+  const failed = (await Promise.allSettled(tasks)).find((r) => r.status === 'rejected');
+  if (failed) throw failed.reason;
 }
 
 export const mergeTool = defineTool({
@@ -136,22 +129,29 @@ export const mergeTool = defineTool({
   async run(ctx) {
     const mode = ctx.options.bookmarks ?? 'keep';
     const { pages, files } = plan(ctx, ctx.pages);
-    if (mode !== 'none') await readOutlines(ctx, files);
+    const total = pages.reduce((sum, list) => sum + list.length, 0);
 
     ctx.progress.step('merge');
     const merged = workFile(ctx.workDir, 'merged');
     const parts = ctx.inputs.map((input, i) => ({ path: input.path, pages: toQpdfRange(pages[i]!) }));
-    await ctx.engines.qpdf.merge(parts, merged, engineCallWithProgress(ctx));
+    await allSettled([
+      ctx.engines.qpdf.merge(parts, merged, engineCallWithProgress(ctx)),
+      mode === 'none' ? Promise.resolve() : readOutlines(ctx, files),
+    ]);
 
     ctx.progress.step('bookmarks');
-    // Rebuilding the outline reads and rewrites the whole merged file; skip it when there is none.
+    // Nothing to write: no bookmarks asked for, or none in any input.
     const nothingToKeep = mode === 'keep' && files.every((f) => f.outlines.length === 0);
-    const output = mode === 'none' || nothingToKeep ? merged : await addOutlines(ctx, merged, files, mode);
+    if (mode !== 'none' && !nothingToKeep) {
+      const layout = await readWrittenPdf(merged, total);
+      const nodes = outlineTree(files, layout.pages, mode);
+      if (nodes.length > 0) await appendOutline(merged, layout, nodes);
+    }
     return {
-      path: output,
+      path: merged,
       name: `${fileStem(ctx.inputs[0]!.name)}-merged.pdf`,
       contentType: 'application/pdf',
-      facts: { pages: pages.reduce((sum, list) => sum + list.length, 0), files: ctx.inputs.length },
+      facts: { pages: total, files: ctx.inputs.length },
     };
   },
 });

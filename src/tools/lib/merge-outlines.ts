@@ -1,6 +1,6 @@
-// Rebuilds bookmarks after a qpdf merge. `qpdf --empty --pages` keeps no outlines, so each input's
-// outline tree (from `qpdf --json` "outlines", which resolves destinations to page positions) is
-// re-created as new objects pointing at the merged pages, applied with `--update-from-json`.
+// The merged outline: `qpdf --empty --pages` keeps no outlines, so each input's outline tree (from
+// `qpdf --json` "outlines", which resolves destinations to page positions) is re-pointed at the
+// merged pages, within bounds a hostile outline cannot push past (outline-update.ts writes it).
 
 /** One node of qpdf JSON v2 "outlines". */
 export interface QpdfOutline {
@@ -23,11 +23,34 @@ export interface MergedFile {
   pageNumbers: ReadonlyMap<string, number>;
 }
 
-interface Node {
+export interface OutlineNode {
   title: string;
   dest?: unknown[];
   open: boolean;
-  kids: Node[];
+  kids: OutlineNode[];
+}
+
+/**
+ * Outline items kept in one merge, and how deep. Real books hold a few thousand items a few levels
+ * deep; qpdf itself stops its outline JSON at about 50 levels. Past either bound the rest of the
+ * outline is dropped, so the items written (and the recursion writing them) stay bounded.
+ */
+export const MAX_OUTLINE_ITEMS = 50_000;
+export const MAX_OUTLINE_DEPTH = 64;
+
+/** Walks outlines within the bounds: `visit` sees each kept item once (pre-order). */
+export function eachOutline(
+  outlines: readonly QpdfOutline[],
+  visit: (outline: QpdfOutline) => void,
+  budget = { items: MAX_OUTLINE_ITEMS },
+  depth = 1,
+): void {
+  if (depth > MAX_OUTLINE_DEPTH) return;
+  for (const outline of outlines) {
+    if (budget.items-- <= 0) return;
+    visit(outline);
+    eachOutline(outline.kids, visit, budget, depth + 1);
+  }
 }
 
 /** Keeps the original view (/XYZ left top zoom, /Fit…) and points it at the merged page. */
@@ -36,8 +59,16 @@ function destArray(dest: QpdfOutline['dest']): unknown[] | undefined {
   return dest && Array.isArray(dest['/D']) ? dest['/D'] : undefined;
 }
 
-function remap(outline: QpdfOutline, file: MergedFile, pageRefs: readonly string[]): Node | undefined {
-  const kids = outline.kids.flatMap((kid) => remap(kid, file, pageRefs) ?? []);
+interface Remap {
+  file: MergedFile;
+  pageRefs: readonly string[];
+  budget: { items: number };
+}
+
+function remap(outline: QpdfOutline, at: Remap, depth: number): OutlineNode | undefined {
+  if (depth > MAX_OUTLINE_DEPTH || at.budget.items-- <= 0) return undefined;
+  const { file, pageRefs } = at;
+  const kids = remapAll(outline.kids, at, depth + 1);
   const dest = destArray(outline.dest);
   // qpdf leaves destpageposfrom1 null for named destinations; their /D array still names the page.
   const target = dest?.[0];
@@ -51,14 +82,27 @@ function remap(outline: QpdfOutline, file: MergedFile, pageRefs: readonly string
   return { title: outline.title, open: outline.open, kids, ...(ref ? { dest: [ref, ...view] } : {}) };
 }
 
+function remapAll(outlines: readonly QpdfOutline[], at: Remap, depth: number): OutlineNode[] {
+  const nodes: OutlineNode[] = [];
+  for (const outline of outlines) {
+    if (at.budget.items <= 0) break;
+    const node = remap(outline, at, depth);
+    if (node) nodes.push(node);
+  }
+  return nodes;
+}
+
 export function outlineTree(
   files: readonly MergedFile[],
   pageRefs: readonly string[],
   mode: 'keep' | 'per_file',
-): Node[] {
+): OutlineNode[] {
+  const budget = { items: MAX_OUTLINE_ITEMS };
+  // per_file adds one level above each file's own items.
+  const depth = mode === 'per_file' ? 2 : 1;
   const perFile = files.map((file) => ({
     file,
-    nodes: file.outlines.flatMap((o) => remap(o, file, pageRefs) ?? []),
+    nodes: remapAll(file.outlines, { file, pageRefs, budget }, depth),
   }));
   if (mode === 'keep') return perFile.flatMap((f) => f.nodes);
   return perFile.map(({ file, nodes }) => ({
@@ -67,60 +111,4 @@ export function outlineTree(
     open: false,
     kids: nodes,
   }));
-}
-
-/** Items shown when everything above is open (PDF 32000-1 §12.3.3, /Count). */
-function visible(nodes: readonly Node[]): number {
-  return nodes.reduce((sum, n) => sum + 1 + (n.open ? visible(n.kids) : 0), 0);
-}
-
-/**
- * The qpdf JSON v2 update: new outline objects numbered after `maxObjectId`, and the catalog
- * (`rootRef`, whose current dictionary is `rootValue`) pointing at them.
- */
-export function outlineUpdate(
-  nodes: readonly Node[],
-  maxObjectId: number,
-  rootRef: string,
-  rootValue: Record<string, unknown>,
-): unknown {
-  let next = maxObjectId + 1;
-  const objects: Record<string, { value: Record<string, unknown> }> = {};
-  const rootId = `${next++} 0 R`;
-
-  const emit = (list: readonly Node[], parent: string): string[] => {
-    const refs = list.map(() => `${next++} 0 R`);
-    list.forEach((node, i) => {
-      const kidRefs = emit(node.kids, refs[i]!);
-      const value: Record<string, unknown> = { '/Title': `u:${node.title}`, '/Parent': parent };
-      if (node.dest) value['/Dest'] = node.dest;
-      if (i > 0) value['/Prev'] = refs[i - 1];
-      if (i < list.length - 1) value['/Next'] = refs[i + 1];
-      if (kidRefs.length > 0) {
-        value['/First'] = kidRefs[0];
-        value['/Last'] = kidRefs[kidRefs.length - 1];
-        // Closed items count negatively what opening them would show (§12.3.3, Table 153).
-        value['/Count'] = node.open ? visible(node.kids) : -visible(node.kids);
-      }
-      objects[`obj:${refs[i]}`] = { value };
-    });
-    return refs;
-  };
-
-  const top = emit(nodes, rootId);
-  objects[`obj:${rootId}`] = {
-    value: { '/Type': '/Outlines', '/First': top[0], '/Last': top[top.length - 1], '/Count': visible(nodes) },
-  };
-  objects[`obj:${rootRef}`] = { value: { ...rootValue, '/Outlines': rootId } };
-  return {
-    qpdf: [
-      {
-        jsonversion: 2,
-        pushedinheritedpageresources: false,
-        calledgetallpages: false,
-        maxobjectid: maxObjectId,
-      },
-      objects,
-    ],
-  };
 }

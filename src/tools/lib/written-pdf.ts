@@ -1,0 +1,109 @@
+// What an incremental update needs from a file qpdf has just written without object streams (a
+// classic xref table, one subsection, 20-byte entries): the trailer, the catalog and the page list.
+// Only those few objects are read, at the offsets the xref gives, each bounded by JSON_MAX_BYTES.
+import { type FileHandle, open } from 'node:fs/promises';
+import { JSON_MAX_BYTES } from '../../engines/qpdf/qpdf.js';
+import { QuireError } from '../../errors/quire-error.js';
+import { dictEntries } from './pdf-dict.js';
+
+export interface WrittenPdf {
+  /** File length: where an update starts. */
+  length: number;
+  /** Offset of the xref table (the update's /Prev). */
+  startxref: number;
+  /** Trailer /Size: the first free object number. */
+  size: number;
+  /** Catalog reference, e.g. `1 0 R`. */
+  root: string;
+  /** The catalog's dictionary as written (latin1, byte for byte). */
+  catalog: string;
+  /** Trailer /ID as written (`[<…><…>]`), if any. */
+  id?: string;
+  /** Page references in page order. */
+  pages: string[];
+}
+
+const TAIL_BYTES = 4096;
+const XREF_ENTRY_BYTES = 20;
+
+function notAsWritten(what: string): QuireError {
+  return new QuireError('engine_failed', `The merged file is not laid out as qpdf writes it (${what})`);
+}
+
+async function readAt(file: FileHandle, position: number, length: number): Promise<string> {
+  const buffer = Buffer.alloc(length);
+  const { bytesRead } = await file.read(buffer, 0, length, position);
+  return buffer.toString('latin1', 0, bytesRead);
+}
+
+/** The body of `ref`, whose bytes run from `offset` to `next` (qpdf writes objects in number order). */
+async function objectAt(file: FileHandle, ref: string, offset: number, next: number): Promise<string> {
+  if (next <= offset) throw notAsWritten(`object ${ref}`);
+  if (next - offset > JSON_MAX_BYTES) {
+    throw new QuireError('engine_memory_exceeded', 'The merged page list is too large to read', {
+      extras: { limit_bytes: JSON_MAX_BYTES },
+    });
+  }
+  const text = await readAt(file, offset, next - offset);
+  const [num, gen] = ref.split(' ');
+  const body = new RegExp(`^${num} ${gen} obj\\s([^]*)\\sendobj\\s*$`).exec(text);
+  if (!body) throw notAsWritten(`object ${ref}`);
+  return body[1]!.trim();
+}
+
+function entry(entries: ReturnType<typeof dictEntries>, key: string): string | undefined {
+  return entries.find((e) => e.key === key)?.value;
+}
+
+/** Reads `pdf`'s layout; `expectedPages` guards against a page tree that is not one flat /Kids. */
+export async function readWrittenPdf(pdf: string, expectedPages: number): Promise<WrittenPdf> {
+  const file = await open(pdf, 'r');
+  try {
+    return await layout(file, expectedPages);
+  } catch (error) {
+    throw error instanceof QuireError ? error : notAsWritten((error as Error).message);
+  } finally {
+    await file.close();
+  }
+}
+
+async function layout(file: FileHandle, expectedPages: number): Promise<WrittenPdf> {
+  const { size: length } = await file.stat();
+  const tail = await readAt(file, Math.max(0, length - TAIL_BYTES), Math.min(length, TAIL_BYTES));
+  const end = /startxref\s+(\d+)\s+%%EOF\s*$/.exec(tail);
+  const trailerAt = tail.lastIndexOf('trailer');
+  if (!end || trailerAt < 0) throw notAsWritten('trailer');
+  const trailer = dictEntries(tail.slice(trailerAt + 'trailer'.length, end.index));
+  const root = entry(trailer, '/Root');
+  const size = Number(entry(trailer, '/Size'));
+  if (!root || !/^\d+ \d+ R$/.test(root) || !Number.isSafeInteger(size)) throw notAsWritten('trailer');
+  if (entry(trailer, '/Prev') || entry(trailer, '/Encrypt')) throw notAsWritten('updated or encrypted');
+
+  const startxref = Number(end[1]);
+  const head = /^xref\r?\n0 (\d+)\r?\n/.exec(await readAt(file, startxref, 32));
+  if (!head || Number(head[1]) !== size) throw notAsWritten('xref table');
+  const offsetOf = async (num: number) => {
+    if (num === size) return startxref;
+    const line = await readAt(file, startxref + head[0].length + num * XREF_ENTRY_BYTES, XREF_ENTRY_BYTES);
+    const at = /^(\d{10}) \d{5} n/.exec(line);
+    if (!at) throw notAsWritten(`xref entry ${num}`);
+    return Number(at[1]);
+  };
+  const object = async (ref: string) => {
+    const num = Number(ref.split(' ')[0]);
+    if (num < 1 || num >= size) throw notAsWritten(`object ${ref}`);
+    return objectAt(file, ref, await offsetOf(num), await offsetOf(num + 1));
+  };
+
+  const catalog = await object(root);
+  const pagesRef = entry(dictEntries(catalog), '/Pages');
+  if (!pagesRef || !/^\d+ \d+ R$/.test(pagesRef)) throw notAsWritten('catalog');
+  const tree = dictEntries(await object(pagesRef));
+  const kids = /^\[([\d\sR]*)\]$/.exec(entry(tree, '/Kids') ?? '');
+  const pages = kids?.[1]?.match(/\d+\s+\d+\s+R/g)?.map((ref) => ref.replace(/\s+/g, ' ')) ?? [];
+  if (pages.length !== expectedPages || Number(entry(tree, '/Count')) !== expectedPages) {
+    throw notAsWritten('page tree');
+  }
+  const id = entry(trailer, '/ID');
+  return { length, startxref, size, root, catalog, pages, ...(id ? { id } : {}) };
+}
