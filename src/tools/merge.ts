@@ -80,26 +80,44 @@ function hasNamedDest(outlines: readonly QpdfOutline[]): boolean {
 }
 
 /**
- * Each input's outline, read while qpdf merges (one small qpdf run per file, one at a time, beside
- * the merge's one process). The page list, which costs more, is read only for a file whose
- * bookmarks use named destinations.
+ * Up to this many pages, an input's page list is read with its outline in one qpdf run: it costs
+ * qpdf less than starting a second run would (measured: +3–5 ms on 4–117 pages, a run ≥ 6 ms).
+ */
+const PAGES_WITH_OUTLINE = 200;
+
+/** Outline reads at once, beside the merge's own qpdf (the merge is one process on one core). */
+const OUTLINE_READERS = 2;
+
+type OutlineJson = { outlines?: QpdfOutline[]; pages?: { object: string }[] };
+
+async function readOutline(ctx: Ctx, i: number): Promise<Pick<MergedFile, 'outlines' | 'pageNumbers'>> {
+  const { path } = ctx.inputs[i]!;
+  const call = engineCall(ctx);
+  const withPages = (ctx.pages[i] ?? 0) <= PAGES_WITH_OUTLINE;
+  const json = (await ctx.engines.qpdf.json(
+    path,
+    withPages ? ['outlines', 'pages'] : ['outlines'],
+    call,
+  )) as OutlineJson;
+  const outlines = json.outlines ?? [];
+  let pages = json.pages ?? [];
+  if (!withPages && hasNamedDest(outlines)) {
+    pages = ((await ctx.engines.qpdf.json(path, ['pages'], call)) as OutlineJson).pages ?? [];
+  }
+  return { outlines, pageNumbers: new Map(pages.map((page, k) => [page.object, k + 1])) };
+}
+
+/**
+ * Each input's outline, read while qpdf merges. The page list, needed only to resolve named
+ * destinations, comes with the outline for small files and in a second run only when needed.
  */
 async function readOutlines(ctx: Ctx, files: MergedFile[]): Promise<void> {
-  for (const [i, input] of ctx.inputs.entries()) {
-    const call = engineCall(ctx);
-    const { outlines = [] } = (await ctx.engines.qpdf.json(input.path, ['outlines'], call)) as {
-      outlines?: QpdfOutline[];
-    };
-    if (outlines.length === 0) continue;
-    let pageNumbers = new Map<string, number>();
-    if (hasNamedDest(outlines)) {
-      const { pages = [] } = (await ctx.engines.qpdf.json(input.path, ['pages'], call)) as {
-        pages?: { object: string }[];
-      };
-      pageNumbers = new Map(pages.map((page, k) => [page.object, k + 1]));
-    }
-    files[i] = { ...files[i]!, outlines, pageNumbers };
-  }
+  let next = 0;
+  const reader = async () => {
+    for (let i = next++; i < files.length; i = next++)
+      files[i] = { ...files[i]!, ...(await readOutline(ctx, i)) };
+  };
+  await allSettled(Array.from({ length: OUTLINE_READERS }, reader));
 }
 
 /** Runs every task to its end (no engine left writing into the work dir), then throws the first failure. */

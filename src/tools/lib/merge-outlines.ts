@@ -32,10 +32,11 @@ export interface OutlineNode {
 
 /**
  * Outline items kept in one merge, and how deep. Real books hold a few thousand items a few levels
- * deep; qpdf itself stops its outline JSON at about 50 levels. Past either bound the rest of the
- * outline is dropped, so the items written (and the recursion writing them) stay bounded.
+ * deep (ISO 32000-1 itself about 1,500); qpdf stops its outline JSON at about 50 levels. Past either
+ * bound the rest of the outline is dropped, so the items written (and the recursion writing them)
+ * stay bounded. 20,000 items read with their page list stay well inside JSON_MAX_BYTES (~9 MB).
  */
-export const MAX_OUTLINE_ITEMS = 50_000;
+export const MAX_OUTLINE_ITEMS = 20_000;
 export const MAX_OUTLINE_DEPTH = 64;
 
 /** Walks outlines within the bounds: `visit` sees each kept item once (pre-order). */

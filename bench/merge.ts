@@ -1,0 +1,129 @@
+// Merge with bookmarks vs raw qpdf (issue 16, must-hold 2): the 10 corpus PDFs with `bookmarks:
+// keep` and `none`, and two small PDFs, each full flow (create → wait → download) interleaved with
+// the raw `qpdf --empty --pages … --` it is built on; plus the job's own run time from /metrics.
+import path from 'node:path';
+import { BenchClient, metricSum, scrapeMetrics } from './support/client.js';
+import { corpusFile } from './support/paths.js';
+import { runRawOk } from './support/raw.js';
+import { startServer } from './support/server.js';
+import { fmt, median } from './support/stats.js';
+import { withTempDir } from './support/work-dir.js';
+import type { BenchResult } from './types.js';
+
+const RUNS = 7;
+const QPDF_OK = [0, 3];
+
+/** The ten corpus PDFs of engine-ratio's merge (9 MB, 560 pages; two of them have bookmarks). */
+const MERGE_INPUTS = [
+  'pypdf__Seige_of_Vicksburg_Sample_OCR.pdf',
+  'pdfplumber__issue-67-example.pdf',
+  'pdfcpu__UserFont_Hebrew.pdf',
+  'pdfbox__cweb.pdf',
+  'ocrmypdf__poster.pdf',
+  'pdfjs__issue16553.pdf',
+  'pdfjs__tracemonkey.pdf',
+  'pdfcpu__HL1396.pdf',
+  'pypdf-samples__GeoTopo-komprimiert.pdf',
+  'pdfjs__freeculture.pdf',
+].map(corpusFile);
+
+/** Two small PDFs, one with bookmarks (named destinations), so the small case writes an outline. */
+const SMALL_INPUTS = ['pypdf-samples__pdflatex-4-pages.pdf', 'pypdf-samples__pdflatex-outline.pdf'].map(
+  corpusFile,
+);
+
+interface Case {
+  label: string;
+  options: Record<string, unknown>;
+  files: string[];
+  /** Largest full-flow / raw ratio allowed. */
+  target: number;
+}
+
+const CASES: Case[] = [
+  { label: '10 corpus PDFs, bookmarks: keep', options: {}, files: MERGE_INPUTS, target: 1.3 },
+  {
+    label: '10 corpus PDFs, bookmarks: none',
+    options: { bookmarks: 'none' },
+    files: MERGE_INPUTS,
+    target: 1.15,
+  },
+  { label: '2 small PDFs, bookmarks: keep', options: {}, files: SMALL_INPUTS, target: 3 },
+];
+
+/** The raw command, with the flag the adapter adds (src/engines/qpdf/qpdf.ts `merge`). */
+const rawArgv = (files: readonly string[], out: string) => [
+  'qpdf',
+  '--empty',
+  '--remove-unreferenced-resources=no',
+  '--pages',
+  ...files,
+  '--',
+  out,
+];
+
+interface Sample {
+  flowMs: number;
+  rawMs: number;
+  /** Claim to terminal, qpdf time summed, qpdf runs: the job's own share of the flow. */
+  jobMs: number;
+  qpdfMs: number;
+  qpdfRuns: number;
+}
+
+async function sample(client: BenchClient, c: Case, dir: string): Promise<Sample> {
+  const before = await scrapeMetrics(client.baseUrl);
+  const flow = await client.flow('merge', c.options, c.files);
+  const after = await scrapeMetrics(client.baseUrl);
+  const delta = (name: string, match: Record<string, string>) =>
+    metricSum(after, name, match) - metricSum(before, name, match);
+  const raw = await runRawOk(rawArgv(c.files, path.join(dir, 'merged.pdf')), dir, QPDF_OK);
+  return {
+    flowMs: flow.totalMs,
+    rawMs: raw.ms,
+    jobMs: delta('quire_job_run_seconds_sum', { tool: 'merge' }) * 1000,
+    qpdfMs: delta('quire_engine_run_seconds_sum', { engine: 'qpdf' }) * 1000,
+    qpdfRuns: delta('quire_engine_run_seconds_count', { engine: 'qpdf' }),
+  };
+}
+
+export async function mergeBench(): Promise<BenchResult> {
+  const server = await startServer('serve', { QUIRE_LOG_LEVEL: 'warn' });
+  try {
+    const client = new BenchClient(server.baseUrl, server.key);
+    const samples = await withTempDir('merge', async (dir) => {
+      for (const c of CASES) await sample(client, c, dir); // warm-up: page cache, first-job paths
+      const all: Sample[][] = CASES.map(() => []);
+      for (let run = 0; run < RUNS; run++) {
+        for (const [i, c] of CASES.entries()) all[i]!.push(await sample(client, c, dir));
+      }
+      return all;
+    });
+
+    const lines = [`merge: full flow vs raw qpdf, interleaved, medians of ${RUNS}`];
+    const summary: [string, string][] = [];
+    let ok = true;
+    CASES.forEach((c, i) => {
+      const s = samples[i]!;
+      const pick = (f: (x: Sample) => number) => median(s.map(f));
+      const flow = pick((x) => x.flowMs);
+      const raw = pick((x) => x.rawMs);
+      const ratio = flow / raw;
+      const met = ratio <= c.target;
+      ok &&= met;
+      lines.push(
+        `  ${c.label}: flow ${fmt(flow)} ms vs raw ${fmt(raw)} ms → ${fmt(ratio, 2)}x (target ≤ ${c.target}x, ${met ? 'met' : 'NOT MET'})`,
+        `    job (claim → done) ${fmt(pick((x) => x.jobMs))} ms = ${fmt(pick((x) => x.jobMs) / raw, 2)}x raw; ` +
+          `qpdf ${pick((x) => x.qpdfRuns)} runs, ${fmt(pick((x) => x.qpdfMs))} ms summed; ` +
+          `flow runs [${s.map((x) => fmt(x.flowMs, 0)).join(', ')}] raw [${s.map((x) => fmt(x.rawMs, 0)).join(', ')}]`,
+      );
+      summary.push([c.label, `${fmt(flow)} vs ${fmt(raw)} ms = ${fmt(ratio, 2)}x (≤ ${c.target}x)`]);
+    });
+    return { name: 'merge', lines, summary, ok };
+  } catch (error) {
+    process.stderr.write(`server output (tail):\n${server.output().slice(-4000)}\n`);
+    throw error;
+  } finally {
+    await server.stop();
+  }
+}
