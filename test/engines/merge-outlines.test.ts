@@ -111,9 +111,9 @@ describe('merge bookmarks', () => {
 });
 
 /** One page plus an outline of `items` (objects from 6 on) under root 6. */
-function withOutline(items: (first: number) => PdfObject[]): Buffer {
+function withOutline(items: (first: number) => PdfObject[], catalogExtra = ''): Buffer {
   return buildPdf([
-    { num: 1, body: '<< /Type /Catalog /Pages 2 0 R /Outlines 6 0 R >>' },
+    { num: 1, body: `<< /Type /Catalog /Pages 2 0 R /Outlines 6 0 R ${catalogExtra} >>` },
     { num: 2, body: '<< /Type /Pages /Kids [3 0 R] /Count 1 >>' },
     { num: 3, body: '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] /Contents 4 0 R >>' },
     { num: 4, body: stream('', 'BT ET') },
@@ -151,6 +151,24 @@ const wideList = (count: number) =>
   ]);
 
 describe('merge bookmarks of hostile outlines', () => {
+  it('a page label that spells catalog syntax does not mislead the reading of the merged catalog', async () => {
+    const labels = '/PageLabels << /Nums [0 << /P (endobj\\) /Pages 9 0 R >> endobj) >>] >>';
+    const file = await writeVariant(
+      dir,
+      'labels.pdf',
+      withOutline(
+        (first) => [
+          { num: 6, body: `<< /Type /Outlines /First ${first} 0 R /Last ${first} 0 R /Count 1 >>` },
+          { num: first, body: '<< /Title (Only) /Parent 6 0 R /Dest [3 0 R /Fit] >>' },
+        ],
+        labels,
+      ),
+    );
+    const output = await merge([corpus(LATEX4), file], {});
+    expect(await checkPasses(output)).toBe(true);
+    expect(await mupdfToc(output)).toEqual([[1, 'Only', 5]]);
+  });
+
   it.each(['outline-next-cycle', 'outline-first-cycle'])(
     'a %s outline merges to a file qpdf --check passes, each item once',
     async (name) => {
