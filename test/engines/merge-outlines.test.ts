@@ -7,8 +7,16 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_OUTLINE_ITEMS } from '../../src/tools/lib/merge-outlines.js';
+import { readWrittenPdf } from '../../src/tools/lib/written-pdf.js';
 import { mergeTool } from '../../src/tools/merge.js';
-import { buildPdf, hostileVariants, type PdfObject, stream, writeVariant } from '../support/hostile-pdf.js';
+import {
+  buildPdf,
+  healthy,
+  hostileVariants,
+  type PdfObject,
+  stream,
+  writeVariant,
+} from '../support/hostile-pdf.js';
 import { checkPasses, outlineTitles, pageCount } from '../support/pdf-checks.js';
 import { corpus, runTool } from '../support/tool-context.js';
 
@@ -149,6 +157,20 @@ const wideList = (count: number) =>
         `${k > 0 ? ` /Prev ${first + k - 1} 0 R` : ''}${k < count - 1 ? ` /Next ${first + k + 1} 0 R` : ''} >>`,
     })),
   ]);
+
+describe('reading the file qpdf merged', () => {
+  it('finds the catalog and every page of a classic-xref file, and refuses what it cannot map', async () => {
+    const file = await writeVariant(dir, 'one-page.pdf', healthy());
+    const layout = await readWrittenPdf(file, 1);
+    expect(layout).toMatchObject({ root: '1 0 R', size: 6, pages: ['3 0 R'] });
+    // A page count other than the merge's means a page tree it cannot map: no guessing.
+    await expect(readWrittenPdf(file, 2)).rejects.toMatchObject({ code: 'engine_failed' });
+    // An xref stream (not what qpdf writes for --empty) is refused the same way.
+    await expect(readWrittenPdf(corpus('pdfjs__autoprint.pdf'), 1)).rejects.toMatchObject({
+      code: 'engine_failed',
+    });
+  });
+});
 
 describe('merge bookmarks of hostile outlines', () => {
   it('a page label that spells catalog syntax does not mislead the reading of the merged catalog', async () => {
