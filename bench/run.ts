@@ -5,6 +5,7 @@ import os from 'node:os';
 import { engineRatio } from './engine-ratio.js';
 import { heavyMemory } from './heavy-memory.js';
 import { jobOverhead } from './job-overhead.js';
+import { jobReads } from './job-reads.js';
 import { queueScaling } from './queue-scaling.js';
 import { rateLimit } from './rate-limit.js';
 import { structureMemory } from './structure-memory.js';
@@ -19,6 +20,7 @@ const BENCHMARKS: Record<string, () => Promise<BenchResult>> = {
   'heavy-memory': heavyMemory,
   'queue-scaling': queueScaling,
   'rate-limit': rateLimit,
+  'job-reads': jobReads,
   'structure-memory': structureMemory,
 };
 
