@@ -5,6 +5,36 @@ import { createHash } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
 import type { JobRecord } from '../../model/job.js';
 import { jobView } from '../../model/job-view.js';
+import type { DocResponse } from './common-schemas.js';
+
+const ETAG = {
+  description: 'Strong validator of this job answer; it changes whenever the job does (status, progress, …).',
+  required: true,
+  schema: { type: 'string' },
+};
+
+/** The request header of a conditional GET, as the route's `headers` schema (documented, not required). */
+export const ifNoneMatchHeader = {
+  type: 'object',
+  properties: {
+    'If-None-Match': {
+      type: 'string',
+      description:
+        'The `ETag` of a job answer already held: 304 without a body while the job is unchanged (RFC 9110 §13.1.2).',
+    },
+  },
+} as const;
+
+/** The documented 200 (`ok`, with its ETag) and 304 of a route answered through JobAnswers. */
+export function conditionalAnswers(ok: DocResponse): Record<200 | 304, DocResponse> {
+  return {
+    200: { ...ok, extraHeaders: { ...ok.extraHeaders, ETag: ETAG } },
+    304: {
+      description: 'Not modified: the job is as in the answer whose `ETag` was sent in `If-None-Match`.',
+      extraHeaders: { ETag: ETAG },
+    },
+  };
+}
 
 /** Jobs whose answer is kept; past it the least recently changed goes. */
 const MAX_JOBS = 10_000;

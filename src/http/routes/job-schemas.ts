@@ -2,6 +2,7 @@
 // job object (docs/api.md §2) as the component every job answer and webhook event references.
 import { Type } from '@sinclair/typebox';
 import { type DocResponse, json, noContent, problem, ref } from './common-schemas.js';
+import { conditionalAnswers, ifNoneMatchHeader } from './job-answer.js';
 import { inputSource, jobTransferFields } from './transfer-schemas.js';
 
 export const jobStatuses = ['queued', 'processing', 'succeeded', 'failed', 'canceled'] as const;
@@ -145,11 +146,6 @@ export const uploadRefusals = {
 const tags = ['Jobs'];
 const jobAnswer = (description: string): DocResponse => json(description, ref('Job'));
 const notFound = problem(['not_found']);
-const etagHeader = {
-  description: 'Strong validator of this job answer; it changes whenever the job does (status, progress, …).',
-  required: true,
-  schema: { type: 'string' },
-};
 
 export const jobSchemas = {
   create: {
@@ -213,24 +209,8 @@ export const jobSchemas = {
         wait: { type: 'integer', minimum: 0, maximum: 60, description: 'Seconds to long-poll (0–60).' },
       },
     },
-    headers: {
-      type: 'object',
-      properties: {
-        'If-None-Match': {
-          type: 'string',
-          description:
-            'The `ETag` of a job answer already held: 304 without a body while the job is unchanged (RFC 9110 §13.1.2).',
-        },
-      },
-    },
-    responses: {
-      200: { ...jobAnswer('The job.'), extraHeaders: { ETag: etagHeader } },
-      304: {
-        description: 'Not modified: the job is as in the answer whose `ETag` was sent in `If-None-Match`.',
-        extraHeaders: { ETag: etagHeader },
-      } satisfies DocResponse,
-      404: notFound,
-    },
+    headers: ifNoneMatchHeader,
+    responses: { ...conditionalAnswers(jobAnswer('The job.')), 404: notFound },
   },
   download: {
     operationId: 'getJobDownload',
