@@ -1,7 +1,7 @@
 // The rate limiter of a process that is the only one serving the API on its database (docs/api.md
-// §5, `QUIRE_REQUEST_STATE=local`): GCRA decided in memory, so a request writes nothing; the buckets
-// are loaded from and merged into the database's every `syncMs`, so a restart keeps them and other
-// processes on the same database converge on one budget.
+// §5, `QUIRE_REQUEST_STATE=local`): GCRA decided in memory, so a request writes nothing. Buckets are
+// read from the database on first use and merged into it every `syncMs`, so a restart keeps them
+// and other processes on the same database converge on one budget.
 import { decide, gcraStep, type LocalCount, SqlRateLimiter } from './sql/rate-limiter.js';
 import type { Database, RateDecision, RateLimiter, RatePolicy } from './types.js';
 
