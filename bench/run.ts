@@ -5,6 +5,7 @@ import os from 'node:os';
 import { engineRatio } from './engine-ratio.js';
 import { heavyMemory } from './heavy-memory.js';
 import { jobOverhead } from './job-overhead.js';
+import { jobReads } from './job-reads.js';
 import { mergeBench } from './merge.js';
 import { queueScaling } from './queue-scaling.js';
 import { rateLimit } from './rate-limit.js';
@@ -21,6 +22,7 @@ const BENCHMARKS: Record<string, () => Promise<BenchResult>> = {
   'queue-scaling': queueScaling,
   'rate-limit': rateLimit,
   merge: mergeBench,
+  'job-reads': jobReads,
   'structure-memory': structureMemory,
 };
 

@@ -2,6 +2,7 @@
 // `serve`, `api` and `worker` differ only in what they start on top of this.
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
+import { KeyCache } from '../auth/key-cache.js';
 import { loadServerKeys, type ServerKeys } from '../auth/server-secret.js';
 import { openBlobStore } from '../blobs/open.js';
 import type { BlobStore } from '../blobs/types.js';
@@ -11,6 +12,7 @@ import type { EngineModule, EngineStatus } from '../engines/types.js';
 import { JobEvents } from '../model/job-change.js';
 import { createLogger, type Logger } from '../observability/logger.js';
 import { createMetrics, type Metrics } from '../observability/metrics.js';
+import { withLocalRateLimits } from '../store/local-rate-limiter.js';
 import { openDatabase } from '../store/open.js';
 import type { Database } from '../store/types.js';
 import { ToolCatalog } from '../tools/lib/catalog.js';
@@ -46,8 +48,9 @@ export async function openRuntime(
   await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
   await mkdir(config.tmpDir, { recursive: true, mode: 0o700 });
   const keys = loadServerKeys(config.secret, config.dataDir);
-  const db = await openDatabase(config.databaseUrl, { poolMax: config.databasePoolMax });
-  await db.migrate();
+  const opened = await openDatabase(config.databaseUrl, { poolMax: config.databasePoolMax });
+  await opened.migrate();
+  const db = withRequestState(opened, config, logger);
   const blobs = await openBlobStore(config.storageUrl, {
     secret: keys.fileTokenKey,
     publicBaseUrl: config.http.publicBaseUrl,
@@ -102,4 +105,17 @@ export async function openRuntime(
       await db.close();
     },
   };
+}
+
+/**
+ * Local request state (docs/api.md §5): rate limits in memory and verified keys cached, for a process
+ * that is the only one serving the API on its database; `auto` is local here, and `quire api` makes
+ * it shared.
+ */
+function withRequestState(db: Database, config: Config, logger: Logger): Database {
+  if (config.requestState === 'shared') return db;
+  const local = withLocalRateLimits(db, config.rateLimitSyncMs, (error) =>
+    logger.warn({ err: { type: (error as Error).name } }, 'rate limits not synced; retrying'),
+  );
+  return { ...local, accounts: new KeyCache(db.accounts, config.authCacheMs) };
 }

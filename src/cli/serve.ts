@@ -26,7 +26,9 @@ export async function runServe(config: Config): Promise<number> {
 }
 
 export async function runApi(config: Config): Promise<number> {
-  const runtime = await openRuntime(config);
+  // Several `quire api` processes may share the database: limits and key checks go to it by default.
+  const requestState = config.requestState === 'auto' ? 'shared' : config.requestState;
+  const runtime = await openRuntime({ ...config, requestState });
   const http = await listen(runtime);
   const sweeper = startSweeper(sweeperDeps(runtime));
   onShutdown(runtime, async () => {

@@ -178,6 +178,7 @@ function operation(route: DocumentedRoute, catalog: ToolCatalog): Record<string,
   const parameters = [
     ...parametersOf(schema.params, 'path'),
     ...parametersOf(schema.querystring, 'query'),
+    ...parametersOf(schema.headers, 'header'),
     ...(idempotent ? [{ $ref: '#/components/parameters/IdempotencyKey' }] : []),
     ...(schema.preferWait ? [{ $ref: '#/components/parameters/PreferWait' }] : []),
   ];
@@ -199,7 +200,7 @@ function scopeNote(scope: Scope): string {
   return `Scope \`${scope}\`.`;
 }
 
-function parametersOf(schema: unknown, where: 'path' | 'query'): Record<string, unknown>[] {
+function parametersOf(schema: unknown, where: 'path' | 'query' | 'header'): Record<string, unknown>[] {
   const object = schema as { properties?: Record<string, Record<string, unknown>>; required?: string[] };
   return Object.entries(object?.properties ?? {}).map(([name, property]) => {
     const { description, ...rest } = property;

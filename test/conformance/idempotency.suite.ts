@@ -1,7 +1,7 @@
 // Conformance of the Idempotency-Key store (docs/api.md §4) and the rate limiter (docs/api.md §5): every
 // Database implementation runs these unchanged.
 import { describe, expect, test } from 'vitest';
-import type { IdempotencyScope, StoredResponse } from '../../src/store/types.js';
+import type { Database, IdempotencyScope, StoredResponse } from '../../src/store/types.js';
 import { ALICE, BOB, type OpenDatabase, T0, useDatabase } from './support/job-fixtures.js';
 
 const scope: IdempotencyScope = { accountId: ALICE, method: 'POST', route: '/api/v1/jobs', key: 'k-1' };
@@ -82,6 +82,11 @@ export function describeIdempotencyConformance(open: OpenDatabase): void {
     });
   });
 
+  describeRateLimiterConformance(db);
+}
+
+/** The limiter's contract, for the database's own limiter and for one counting in memory over it. */
+export function describeRateLimiterConformance(db: () => Database): void {
   describe('rate limiter', () => {
     const policy = { quota: 5, windowMs: 10_000 };
 

@@ -9,6 +9,7 @@ import { openDatabase } from '../../src/store/open.js';
 import type { ClaimedJob, Database } from '../../src/store/types.js';
 import { type PgTestServer, startPostgresServer } from '../support/pg-server.js';
 import { describeJobStoreConformance } from './job-store.suite.js';
+import { describeLocalRateLimitConformance } from './local-rate-limits.suite.js';
 import { ALICE, BOB, LEASE_MS, newJob, result, T0 } from './support/job-fixtures.js';
 
 let server: Promise<PgTestServer> | undefined;
@@ -22,6 +23,7 @@ afterAll(async () => {
 }, 90_000);
 
 describeJobStoreConformance('postgres', async () => openDatabase(await freshUrl()), { freshUrl });
+describeLocalRateLimitConformance(async () => openDatabase(await freshUrl()));
 
 async function migrated(url: string): Promise<Database> {
   const db = await openDatabase(url, { poolMax: 12 });

@@ -9,6 +9,7 @@ import { openDatabase } from '../../src/store/open.js';
 import { openSqliteDatabase } from '../../src/store/sqlite/database.js';
 import { migrations } from '../../src/store/sqlite/migrations.js';
 import { describeJobStoreConformance } from './job-store.suite.js';
+import { describeLocalRateLimitConformance } from './local-rate-limits.suite.js';
 import { newJob } from './support/job-fixtures.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-sqlite-'));
@@ -18,6 +19,7 @@ const freshUrl = async () => `sqlite://${path.join(dir, `db-${++files}`, 'quire.
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 describeJobStoreConformance('sqlite', async () => openDatabase(await freshUrl()), { freshUrl });
+describeLocalRateLimitConformance(async () => openDatabase(await freshUrl()));
 
 describe('sqlite specifics', () => {
   test('claimNext holds the write lock before it reads the queue', async () => {

@@ -138,7 +138,8 @@ describe('the conformance check of the test client', () => {
   const answer = (body: unknown, headers: Record<string, string> = {}) =>
     new Response(JSON.stringify(body), {
       status: 200,
-      headers: { 'content-type': 'application/json', 'x-request-id': 'req_1', ...headers },
+      // A job answer carries its ETag (docs/api.md §2), which the document marks as required.
+      headers: { 'content-type': 'application/json', 'x-request-id': 'req_1', etag: '"e1"', ...headers },
     });
   const url = new URL('http://quire.inject/api/v1/jobs/job_01M7YVX7V47XR1PMB4JRZN66H8');
 

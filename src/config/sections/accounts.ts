@@ -1,5 +1,6 @@
-// What accounts get: the plans (file and QUIRE_PLAN_* overrides), the plan of new accounts and the
-// per-IP budget of failed authentications. Fields at the top of `Config`.
+// What accounts get: the plans (file and QUIRE_PLAN_* overrides), the plan of new accounts, the
+// per-IP budget of failed authentications, and where a request's limits and key checks are kept.
+// Fields at the top of `Config`.
 import { Type } from '@sinclair/typebox';
 import { loadPlans, type Plan } from '../plans.js';
 import { ConfigError, int, type Section, type SectionValues, setting } from '../section.js';
@@ -28,6 +29,32 @@ export const accounts = {
       100_000,
       30,
       'Failed authentications allowed per client IP per minute; then 429 before any key is checked.',
+    ),
+  ),
+  QUIRE_REQUEST_STATE: setting(
+    'requestState',
+    Type.Union([Type.Literal('auto'), Type.Literal('local'), Type.Literal('shared')], {
+      default: 'auto',
+      description:
+        '`local`: rate limits counted in memory (synced to the database every `QUIRE_RATE_LIMIT_SYNC_MS`) and verified keys cached for `QUIRE_AUTH_CACHE_MS`, so a request writes nothing; `shared`: every request counts and checks its key in the database, exact across any number of API processes; `auto`: `local` for `quire serve`, `shared` for `quire api` (docs/api.md §5).',
+    }),
+  ),
+  QUIRE_RATE_LIMIT_SYNC_MS: setting(
+    'rateLimitSyncMs',
+    int(
+      50,
+      60_000,
+      1_000,
+      'With local request state: how often the in-memory rate limits are merged into the database (what a crash can lose, and how stale other processes may be).',
+    ),
+  ),
+  QUIRE_AUTH_CACHE_MS: setting(
+    'authCacheMs',
+    int(
+      0,
+      300_000,
+      5_000,
+      'With local request state: how long a verified key is trusted without reading it again; a revocation or plan change made by another process applies within this (0: never cached).',
     ),
   ),
 } satisfies Section;

@@ -2,6 +2,7 @@
 // job object (docs/api.md §2) as the component every job answer and webhook event references.
 import { Type } from '@sinclair/typebox';
 import { type DocResponse, json, noContent, problem, ref } from './common-schemas.js';
+import { conditionalAnswers, ifNoneMatchHeader } from './job-answer.js';
 import { inputSource, jobTransferFields } from './transfer-schemas.js';
 
 export const jobStatuses = ['queued', 'processing', 'succeeded', 'failed', 'canceled'] as const;
@@ -208,7 +209,8 @@ export const jobSchemas = {
         wait: { type: 'integer', minimum: 0, maximum: 60, description: 'Seconds to long-poll (0–60).' },
       },
     },
-    responses: { 200: jobAnswer('The job.'), 404: notFound },
+    headers: ifNoneMatchHeader,
+    responses: { ...conditionalAnswers(jobAnswer('The job.')), 404: notFound },
   },
   download: {
     operationId: 'getJobDownload',

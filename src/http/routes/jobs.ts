@@ -15,6 +15,7 @@ import type { AppDeps } from '../deps.js';
 import { completedResponse, fingerprintOf, sendReplay } from '../idempotency.js';
 import { preferredWait } from '../prefer.js';
 import { type ReceivedJob, receiveJobUpload } from '../upload.js';
+import { JobAnswers } from './job-answer.js';
 import { abortOnClose, registerJobResultRoutes } from './job-results.js';
 import { jobSchemas } from './job-schemas.js';
 
@@ -101,6 +102,7 @@ function refuseBeforeReading(request: FastifyRequest, maxBytes: number): void {
 
 function registerReads(app: FastifyInstance, deps: AppDeps): void {
   const { db, events } = deps;
+  const answers = new JobAnswers();
   app.get<{ Querystring: ListQuery }>('/api/v1/jobs', {
     config: { scope: 'jobs:read' },
     schema: jobSchemas.list,
@@ -124,7 +126,7 @@ function registerReads(app: FastifyInstance, deps: AppDeps): void {
           ? await db.jobs.get(accountId, request.params.id)
           : await waitForTerminal(db.jobs, events, accountId, request.params.id, waitMs, abortOnClose(reply));
       if (!job) throw new QuireError('not_found', 'No job with this id.');
-      return jobView(job);
+      return answers.send(reply, job, request.headers['if-none-match']);
     },
   });
 }

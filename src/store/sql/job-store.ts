@@ -1,7 +1,7 @@
 // The job store on SQLite and PostgreSQL: account-scoped reads, the claim/lease protocol workers
 // follow, and the terminal transitions. Every worker write is conditional on (id, lease token, processing), so a
 // worker that lost its lease (expired, swept, canceled) can never overwrite what happened since.
-import type { Kysely, UpdateQueryBuilder, UpdateResult } from 'kysely';
+import type { CompiledQuery, Kysely, UpdateQueryBuilder, UpdateResult } from 'kysely';
 import { QuireError } from '../../errors/quire-error.js';
 import type { InputFile, JobError, JobRecord, JobResult, JobStatus } from '../../model/job.js';
 import { terminalStatuses } from '../../model/job.js';
@@ -32,6 +32,8 @@ import { fromNewJob, type JobRow, noLease, type Tables, toJob } from './rows.js'
 const MAX_WORKER_PROGRESS = 99;
 
 export class SqlJobStore implements JobStore {
+  private getQuery: CompiledQuery | undefined;
+
   constructor(
     private readonly db: Kysely<Tables>,
     private readonly dialect: SqlDialect,
@@ -50,8 +52,13 @@ export class SqlJobStore implements JobStore {
   }
 
   async get(accountId: string, id: string): Promise<JobRecord | undefined> {
-    const row = await visibleRow(this.db, accountId, id).executeTakeFirst();
-    return row && toJob(row);
+    // The hottest read (every poll of a job): its SQL is built once and only the values change.
+    this.getQuery ??= visibleRow(this.db, ':account', ':id').compile();
+    const { rows } = await this.db.executeQuery<JobRow>({
+      ...this.getQuery,
+      parameters: this.getQuery.parameters.map((p) => (p === ':id' ? id : p === ':account' ? accountId : p)),
+    });
+    return rows[0] && toJob(rows[0]);
   }
 
   async list(accountId: string, query: ListJobsQuery): Promise<{ jobs: JobRecord[]; hasMore: boolean }> {

@@ -1,10 +1,21 @@
 // The rate limiter on SQLite and PostgreSQL: GCRA (the generic cell rate algorithm, a token bucket
 // kept as one timestamp per bucket). One UPSERT decides and counts atomically (the dialect's
-// `consumeRate`), so every process sharing the database sees one limit (docs/api.md §5).
-import type { Kysely } from 'kysely';
+// `consumeRate`), so every process sharing the database sees one limit (docs/api.md §5). It is also
+// where the in-memory limiter (../local-rate-limiter.ts) loads buckets and merges what it counted.
+import { type Kysely, sql } from 'kysely';
 import type { RateDecision, RateLimiter, RatePolicy } from '../types.js';
 import type { SqlDialect } from './dialect.js';
 import type { Tables } from './rows.js';
+
+/** What a process counted in memory since it last synced a bucket (see `merge`). */
+export interface LocalCount {
+  /** Its bucket's theoretical arrival time now. */
+  tat: number;
+  /** The stored tat it last read or wrote; null when the bucket had no row. */
+  base: number | null;
+  /** The emission intervals it allowed since then, in milliseconds. */
+  spentMs: number;
+}
 
 /**
  * GCRA in brief: each request moves the bucket's theoretical arrival time (tat) forward by one
@@ -20,18 +31,12 @@ export class SqlRateLimiter implements RateLimiter {
 
   async consume(bucket: string, policy: RatePolicy, now = Date.now()): Promise<RateDecision> {
     const { tat, allowed } = await this.dialect.consumeRate(this.db, bucket, policy, now);
-    return decide(tat, allowed, policy, policy.windowMs / policy.quota, now);
+    return decide(tat, allowed, policy, now);
   }
 
   async peek(bucket: string, policy: RatePolicy, now = Date.now()): Promise<RateDecision> {
-    const interval = policy.windowMs / policy.quota;
-    const row = await this.db
-      .selectFrom('rate_limits')
-      .select('tat')
-      .where('bucket', '=', bucket)
-      .executeTakeFirst();
-    const tat = Math.max(row?.tat ?? now, now);
-    return decide(tat, tat + interval - now <= policy.windowMs, policy, interval, now);
+    const tat = Math.max((await this.read(bucket)) ?? now, now);
+    return decide(tat, tat + interval(policy) - now <= policy.windowMs, policy, now);
   }
 
   async prune(now = Date.now()): Promise<number> {
@@ -39,20 +44,55 @@ export class SqlRateLimiter implements RateLimiter {
     const result = await this.db.deleteFrom('rate_limits').where('tat', '<', now).executeTakeFirst();
     return Number(result.numDeletedRows);
   }
+
+  /** The stored tat of `bucket`, undefined when it has no row (a full bucket). */
+  async read(bucket: string): Promise<number | undefined> {
+    const row = await this.db
+      .selectFrom('rate_limits')
+      .select('tat')
+      .where('bucket', '=', bucket)
+      .executeTakeFirst();
+    return row?.tat;
+  }
+
+  /**
+   * Writes a bucket counted in memory and returns the stored tat. When the row still holds `base`,
+   * no other process counted since: the local tat is exact and is stored as it is. Otherwise both
+   * counted: this process's spent intervals go on top of what the row says (at least now), so the
+   * row ends up with every process's requests, never fewer.
+   */
+  async merge(bucket: string, count: LocalCount, now = Date.now()): Promise<number> {
+    // CAST, not ::float8, so one statement serves both dialects; PostgreSQL cannot type `$1 + $2`.
+    const real = (value: number | null) => sql`CAST(${value} AS DOUBLE PRECISION)`;
+    const { rows } = await sql<{ tat: number }>`
+      INSERT INTO rate_limits (bucket, tat, allowed) VALUES (${bucket}, ${real(count.tat)}, ${this.dialect.name === 'sqlite' ? 1 : sql`true`})
+      ON CONFLICT (bucket) DO UPDATE SET
+        tat = CASE WHEN rate_limits.tat = ${real(count.base)} THEN ${real(count.tat)}
+                   WHEN rate_limits.tat > ${real(now)} THEN rate_limits.tat + ${real(count.spentMs)}
+                   ELSE ${real(now + count.spentMs)} END
+      RETURNING tat`.execute(this.db);
+    return rows[0]!.tat;
+  }
 }
 
-function decide(
-  tat: number,
-  allowed: boolean,
-  policy: RatePolicy,
-  interval: number,
-  now: number,
-): RateDecision {
+function interval(policy: RatePolicy): number {
+  return policy.windowMs / policy.quota;
+}
+
+/** One GCRA step on a tat held in memory: the new tat and whether the request is allowed. */
+export function gcraStep(tat: number, policy: RatePolicy, now: number): { tat: number; allowed: boolean } {
+  const next = Math.max(tat, now) + interval(policy);
+  return next - now <= policy.windowMs ? { tat: next, allowed: true } : { tat, allowed: false };
+}
+
+/** The decision a client is told about, from the bucket's tat after the request. */
+export function decide(tat: number, allowed: boolean, policy: RatePolicy, now: number): RateDecision {
   const ahead = Math.max(0, tat - now);
+  const step = interval(policy);
   return {
     allowed,
-    remaining: Math.max(0, Math.floor((policy.windowMs - ahead) / interval + 1e-9)),
+    remaining: Math.max(0, Math.floor((policy.windowMs - ahead) / step + 1e-9)),
     resetMs: ahead,
-    retryAfterMs: allowed ? 0 : Math.max(0, ahead + interval - policy.windowMs),
+    retryAfterMs: allowed ? 0 : Math.max(0, ahead + step - policy.windowMs),
   };
 }
