@@ -1,0 +1,179 @@
+// compress's image pass: re-encodes only the oversized JPEG images of an image-heavy PDF (sharp,
+// i.e. libvips with libjpeg's scale-on-load) and swaps them in with qpdf, so text, fonts, vectors
+// and every other image stay byte for byte. Whatever it cannot handle safely stays as stored.
+import { readFile, writeFile } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
+import sharp from 'sharp';
+import type { ImageEntry } from '../../engines/poppler/poppler.js';
+import type { StreamFile } from '../../engines/qpdf/qpdf.js';
+import { engineCall } from './inputs.js';
+import { workFile } from './output-name.js';
+import type { ToolContext } from './types.js';
+
+export interface ImageTarget {
+  /** Images whose lowest placed resolution is above this are downsampled… */
+  thresholdDpi: number;
+  /** …to this resolution. */
+  dpi: number;
+  /** JPEG quality (libjpeg scale, 1–100). */
+  quality: number;
+}
+
+/**
+ * The same dpi rules as the Ghostscript levels (tools.md), with JPEG qualities picked so the pass
+ * lands at or under the matching Ghostscript preset's size (bench `compress`): /printer ≈ 80,
+ * /ebook ≈ 65, /screen with QFactor 1.3 ≈ 40.
+ */
+export const IMAGE_TARGETS: Readonly<Record<'low' | 'medium' | 'high', ImageTarget>> = {
+  low: { thresholdDpi: 250, dpi: 200, quality: 80 },
+  medium: { thresholdDpi: 200, dpi: 144, quality: 65 },
+  high: { thresholdDpi: 100, dpi: 72, quality: 40 },
+};
+
+/**
+ * The pass is taken only when the JPEGs it may shrink hold at least this share of the file: below
+ * it the rest of the file (fonts, Flate images, content) is where Ghostscript finds its gain.
+ */
+export const MIN_IMAGE_SHARE = 0.6;
+
+export interface ImageCandidate {
+  /** `N G` of the image XObject. */
+  object: string;
+  /** The highest resolution it is placed at (the lower axis of each placement). */
+  ppi: number;
+}
+
+/** pdfimages' colours that a 1- or 3-component JPEG re-encode keeps exactly (not CMYK, not indexed). */
+const JPEG_COLOURS = new Set(['gray', 'rgb', 'icc']);
+
+function reencodable(entry: ImageEntry): boolean {
+  return (
+    entry.type === 'image' &&
+    entry.encoding === 'jpeg' &&
+    entry.bpc === 8 &&
+    (entry.components === 1 || entry.components === 3) &&
+    JPEG_COLOURS.has(entry.color) &&
+    entry.object !== '0 0'
+  );
+}
+
+/**
+ * The images the pass would re-encode, or undefined when the file is not image-heavy enough for
+ * it to beat Ghostscript. An object placed anywhere as something else (a soft mask, a stencil) is
+ * never touched; its highest placed resolution decides, so no placement ends below `dpi`.
+ */
+export function planImagePass(
+  images: readonly ImageEntry[],
+  fileSize: number,
+  target: ImageTarget,
+): ImageCandidate[] | undefined {
+  const byObject = new Map<string, { ok: boolean; ppi: number; bytes: number }>();
+  for (const entry of images) {
+    const seen = byObject.get(entry.object) ?? { ok: true, ppi: 0, bytes: entry.bytes };
+    seen.ok &&= reencodable(entry);
+    seen.ppi = Math.max(seen.ppi, Math.min(entry.xPpi, entry.yPpi));
+    byObject.set(entry.object, seen);
+  }
+  const picked = [...byObject].filter(([, s]) => s.ok && s.ppi > target.thresholdDpi);
+  const bytes = picked.reduce((sum, [, s]) => sum + s.bytes, 0);
+  if (picked.length === 0 || bytes < fileSize * MIN_IMAGE_SHARE) return undefined;
+  return picked.map(([object, s]) => ({ object, ppi: s.ppi }));
+}
+
+type Dict = Record<string, unknown>;
+
+/** Stored as one DCT filter, without a colour-key mask (a lossy re-encode would speckle it). */
+function plainJpeg(dict: Dict): boolean {
+  const filter = dict['/Filter'];
+  const dct =
+    filter === '/DCTDecode' || (Array.isArray(filter) && filter.length === 1 && filter[0] === '/DCTDecode');
+  return dct && !Array.isArray(dict['/Mask']) && dict['/Subtype'] === '/Image';
+}
+
+/**
+ * The stream re-encoded at the target, or undefined to keep it: not a plain JPEG, one with its own
+ * ICC profile or CMYK (sharp would convert the pixels, the PDF colour space would not change), a
+ * component count that changed, or no gain.
+ */
+async function reencode(
+  stream: StreamFile,
+  ppi: number,
+  target: ImageTarget,
+): Promise<StreamFile | undefined> {
+  const width = stream.dict['/Width'];
+  const height = stream.dict['/Height'];
+  if (!plainJpeg(stream.dict) || typeof width !== 'number' || typeof height !== 'number') return undefined;
+  const stored = await readFile(stream.datafile);
+  const meta = await sharp(stored).metadata();
+  if (meta.format !== 'jpeg' || meta.hasProfile || meta.space === 'cmyk' || meta.width !== width)
+    return undefined;
+  const scale = target.dpi / ppi;
+  const size = {
+    width: Math.max(1, Math.round(width * scale)),
+    height: Math.max(1, Math.round(height * scale)),
+  };
+  // fit 'fill': the exact scaled size, whatever rounding does to the aspect ratio (the page maps it).
+  const resized = sharp(stored).resize({ ...size, fit: 'fill' });
+  // sharp writes sRGB unless told: a grey image must stay one component for its grey colour space.
+  const data = await (meta.channels === 1 ? resized.toColourspace('b-w') : resized)
+    .jpeg({ quality: target.quality })
+    .toBuffer({ resolveWithObject: true });
+  if (data.info.channels !== meta.channels || data.data.length >= stored.length) return undefined;
+  const datafile = `${stream.datafile}.jpg`;
+  await writeFile(datafile, data.data, { mode: 0o600 });
+  const { '/DecodeParms': _parms, '/Length': _length, ...dict } = stream.dict;
+  return {
+    dict: { ...dict, '/Width': size.width, '/Height': size.height, '/Filter': '/DCTDecode' },
+    datafile,
+  };
+}
+
+/** Runs `work` over `items` with at most `limit` at a time (libvips threads do the decoding). */
+async function pooled<T>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  const lane = async () => {
+    while (next < items.length) await work(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+}
+
+/**
+ * Writes the PDF with `candidates` re-encoded and the lossless optimisation applied, and returns it
+ * with the number of images replaced; undefined when no image got smaller.
+ */
+export async function imagePass<O>(
+  ctx: ToolContext<O>,
+  input: string,
+  candidates: readonly ImageCandidate[],
+  target: ImageTarget,
+): Promise<{ file: string; images: number } | undefined> {
+  const call = engineCall(ctx);
+  const prefix = workFile(ctx.workDir, 'stream', '');
+  const streams = await ctx.engines.qpdf.rawStreams(
+    input,
+    candidates.map((c) => c.object),
+    prefix,
+    call,
+  );
+  const update: Record<string, { stream: StreamFile }> = {};
+  let done = 0;
+  await pooled(candidates, availableParallelism(), async ({ object, ppi }) => {
+    ctx.signal.throwIfAborted();
+    const stream = streams.get(object);
+    // A JPEG sharp cannot read stays as it is: the PDF reader's decoder may still manage.
+    const replaced = stream ? await reencode(stream, ppi, target).catch(() => undefined) : undefined;
+    if (replaced) update[`obj:${object} R`] = { stream: replaced };
+    ctx.progress.fraction(++done, candidates.length);
+  });
+  const images = Object.keys(update).length;
+  if (images === 0) return undefined;
+  const updateFile = workFile(ctx.workDir, 'images-update', 'json');
+  await writeFile(updateFile, JSON.stringify({ qpdf: [{ jsonversion: 2 }, update] }), { mode: 0o600 });
+  const file = workFile(ctx.workDir, 'images');
+  await ctx.engines.qpdf.replaceStreamsOptimized(input, updateFile, file, call);
+  return { file, images };
+}
