@@ -67,9 +67,10 @@ async function lossyPass(
 }
 
 /**
- * The image pass (lib/image-pass.ts) for a lossy level without grey conversion, when the images it
- * can re-encode dominate the file. Its file is already optimised; it stands only if it is smaller
- * than the input, else Ghostscript runs as for any other file. Undefined when it does not apply.
+ * The image pass (lib/image-pass.ts) for a lossy level without grey conversion, when the JPEGs it
+ * can re-encode dominate the file. Its file is already optimised (and only optimised when no image
+ * gained); it stands only if it is smaller than the input, else Ghostscript runs as for any other
+ * file. Undefined when it does not apply.
  */
 async function imagePassCandidate(
   ctx: ToolContext<Options>,
@@ -81,11 +82,14 @@ async function imagePassCandidate(
   const target = IMAGE_TARGETS[level];
   try {
     const images = await ctx.engines.poppler.images(input.path, engineCall(ctx));
-    const plan = planImagePass(images, inputSize, target);
-    const pass = plan ? await imagePass(ctx, input.path, plan, target) : undefined;
-    if (!pass) return undefined;
+    const plan = planImagePass(images, inputSize);
+    if (!plan) return undefined;
+    const pass = await imagePass(ctx, input.path, plan, target);
     const size = await sizeOf(pass.file);
-    return size < inputSize ? { file: pass.file, method: 'lossy', size, engine: 'images' } : undefined;
+    if (size >= inputSize) return undefined;
+    return pass.images > 0
+      ? { file: pass.file, method: 'lossy', size, engine: 'images' }
+      : { file: pass.file, method: 'lossless', size };
   } catch (err) {
     if (isQuireError(err) && LOSSY_FALLBACK_CODES.has(err.code)) return undefined;
     throw err;

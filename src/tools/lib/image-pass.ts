@@ -8,6 +8,7 @@ import type { ImageEntry } from '../../engines/poppler/poppler.js';
 import type { StreamFile } from '../../engines/qpdf/qpdf.js';
 import { engineCall } from './inputs.js';
 import { workFile } from './output-name.js';
+import { MAX_PAGE_PIXELS } from './page-pixels.js';
 import type { ToolContext } from './types.js';
 
 export interface ImageTarget {
@@ -21,20 +22,28 @@ export interface ImageTarget {
 
 /**
  * The same dpi rules as the Ghostscript levels (tools.md), with JPEG qualities picked so the pass
- * lands at or under the matching Ghostscript preset's size (bench `compress`): /printer ≈ 80,
- * /ebook ≈ 65, /screen with QFactor 1.3 ≈ 40.
+ * lands at or under the matching Ghostscript preset's size (bench `compress`): /printer ≈ 75,
+ * /ebook ≈ 60, /screen with QFactor 1.3 ≈ 40.
  */
 export const IMAGE_TARGETS: Readonly<Record<'low' | 'medium' | 'high', ImageTarget>> = {
-  low: { thresholdDpi: 250, dpi: 200, quality: 80 },
-  medium: { thresholdDpi: 200, dpi: 144, quality: 65 },
+  low: { thresholdDpi: 250, dpi: 200, quality: 75 },
+  medium: { thresholdDpi: 200, dpi: 144, quality: 60 },
   high: { thresholdDpi: 100, dpi: 72, quality: 40 },
 };
 
 /**
- * The pass is taken only when the JPEGs it may shrink hold at least this share of the file: below
- * it the rest of the file (fonts, Flate images, content) is where Ghostscript finds its gain.
+ * The pass is taken only when the JPEGs it may re-encode hold at least this share of the file:
+ * below it the rest of the file (fonts, Flate or bilevel images, content) is where Ghostscript
+ * finds its gain.
  */
-export const MIN_IMAGE_SHARE = 0.6;
+export const MIN_IMAGE_SHARE = 0.5;
+
+/**
+ * A JPEG that needs no downsampling is re-encoded at the level's quality only when that saves at
+ * least this share of its bytes (Ghostscript's presets re-encode such images too, e.g. /ebook's
+ * sRGB conversion); a smaller gain is not worth a second generation of JPEG loss.
+ */
+export const MIN_REENCODE_GAIN = 0.1;
 
 export interface ImageCandidate {
   /** `N G` of the image XObject. */
@@ -58,15 +67,12 @@ function reencodable(entry: ImageEntry): boolean {
 }
 
 /**
- * The images the pass would re-encode, or undefined when the file is not image-heavy enough for
- * it to beat Ghostscript. An object placed anywhere as something else (a soft mask, a stencil) is
- * never touched; its highest placed resolution decides, so no placement ends below `dpi`.
+ * The JPEG images the pass would re-encode, or undefined when they hold too little of the file for
+ * the pass to beat Ghostscript. An object placed anywhere as something else (a soft mask, a
+ * stencil) is never touched; its highest placed resolution decides, so no placement ends below the
+ * target. Bilevel (CCITT, JBIG2), CMYK, indexed, JPEG 2000 and Flate images are never candidates.
  */
-export function planImagePass(
-  images: readonly ImageEntry[],
-  fileSize: number,
-  target: ImageTarget,
-): ImageCandidate[] | undefined {
+export function planImagePass(images: readonly ImageEntry[], fileSize: number): ImageCandidate[] | undefined {
   const byObject = new Map<string, { ok: boolean; ppi: number; bytes: number }>();
   for (const entry of images) {
     const seen = byObject.get(entry.object) ?? { ok: true, ppi: 0, bytes: entry.bytes };
@@ -74,7 +80,7 @@ export function planImagePass(
     seen.ppi = Math.max(seen.ppi, Math.min(entry.xPpi, entry.yPpi));
     byObject.set(entry.object, seen);
   }
-  const picked = [...byObject].filter(([, s]) => s.ok && s.ppi > target.thresholdDpi);
+  const picked = [...byObject].filter(([, s]) => s.ok && s.ppi > 0);
   const bytes = picked.reduce((sum, [, s]) => sum + s.bytes, 0);
   if (picked.length === 0 || bytes < fileSize * MIN_IMAGE_SHARE) return undefined;
   return picked.map(([object, s]) => ({ object, ppi: s.ppi }));
@@ -91,9 +97,9 @@ function plainJpeg(dict: Dict): boolean {
 }
 
 /**
- * The stream re-encoded at the target, or undefined to keep it: not a plain JPEG, one with its own
- * ICC profile or CMYK (sharp would convert the pixels, the PDF colour space would not change), a
- * component count that changed, or no gain.
+ * The stream re-encoded at the target (downsampled when above its threshold), or undefined to keep
+ * it: not a plain JPEG, one with its own ICC profile or CMYK (sharp would convert the pixels, the
+ * PDF colour space would not change), a component count that changed, or too little gain.
  */
 async function reencode(
   stream: StreamFile,
@@ -104,21 +110,24 @@ async function reencode(
   const height = stream.dict['/Height'];
   if (!plainJpeg(stream.dict) || typeof width !== 'number' || typeof height !== 'number') return undefined;
   const stored = await readFile(stream.datafile);
-  const meta = await sharp(stored).metadata();
+  // One decoded image at a time per lane, bounded like a rendered page; a larger one stays as stored.
+  const limits = { limitInputPixels: MAX_PAGE_PIXELS };
+  const meta = await sharp(stored, limits).metadata();
   if (meta.format !== 'jpeg' || meta.hasProfile || meta.space === 'cmyk' || meta.width !== width)
     return undefined;
-  const scale = target.dpi / ppi;
+  const scale = ppi > target.thresholdDpi ? target.dpi / ppi : 1;
+  const keepBelow = scale < 1 ? stored.length : stored.length * (1 - MIN_REENCODE_GAIN);
   const size = {
     width: Math.max(1, Math.round(width * scale)),
     height: Math.max(1, Math.round(height * scale)),
   };
   // fit 'fill': the exact scaled size, whatever rounding does to the aspect ratio (the page maps it).
-  const resized = sharp(stored).resize({ ...size, fit: 'fill' });
+  const resized = sharp(stored, limits).resize({ ...size, fit: 'fill' });
   // sharp writes sRGB unless told: a grey image must stay one component for its grey colour space.
   const data = await (meta.channels === 1 ? resized.toColourspace('b-w') : resized)
     .jpeg({ quality: target.quality })
     .toBuffer({ resolveWithObject: true });
-  if (data.info.channels !== meta.channels || data.data.length >= stored.length) return undefined;
+  if (data.info.channels !== meta.channels || data.data.length >= keepBelow) return undefined;
   const datafile = `${stream.datafile}.jpg`;
   await writeFile(datafile, data.data, { mode: 0o600 });
   const { '/DecodeParms': _parms, '/Length': _length, ...dict } = stream.dict;
@@ -143,14 +152,14 @@ async function pooled<T>(
 
 /**
  * Writes the PDF with `candidates` re-encoded and the lossless optimisation applied, and returns it
- * with the number of images replaced; undefined when no image got smaller.
+ * with the number of images replaced (0: only the lossless rewrite).
  */
 export async function imagePass<O>(
   ctx: ToolContext<O>,
   input: string,
   candidates: readonly ImageCandidate[],
   target: ImageTarget,
-): Promise<{ file: string; images: number } | undefined> {
+): Promise<{ file: string; images: number }> {
   const call = engineCall(ctx);
   const prefix = workFile(ctx.workDir, 'stream', '');
   const streams = await ctx.engines.qpdf.rawStreams(
@@ -170,10 +179,15 @@ export async function imagePass<O>(
     ctx.progress.fraction(++done, candidates.length);
   });
   const images = Object.keys(update).length;
-  if (images === 0) return undefined;
+  const file = workFile(ctx.workDir, images > 0 ? 'images' : 'lossless');
+  // No image gained: the JPEGs that dominate the file are already as small as the level makes
+  // them, so the lossless rewrite is what is left to gain (Ghostscript runs if even that fails).
+  if (images === 0) {
+    await ctx.engines.qpdf.optimize(input, file, call);
+    return { file, images };
+  }
   const updateFile = workFile(ctx.workDir, 'images-update', 'json');
   await writeFile(updateFile, JSON.stringify({ qpdf: [{ jsonversion: 2 }, update] }), { mode: 0o600 });
-  const file = workFile(ctx.workDir, 'images');
   await ctx.engines.qpdf.replaceStreamsOptimized(input, updateFile, file, call);
   return { file, images };
 }
