@@ -1,8 +1,11 @@
 // Which images compress's image pass takes on, from `pdfimages -list` rows alone: JPEG-dominated
-// files only, never masks, bilevel, CMYK or inline images, at the highest resolution each is placed.
+// files only, never masks, bilevel, CMYK or inline images, at the highest resolution each is placed;
+// and the quality a JPEG was saved at, which decides whether re-encoding it can gain.
+import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import type { ImageEntry } from '../../src/engines/poppler/poppler.js';
 import { planImagePass } from '../../src/tools/lib/image-pass.js';
+import { estimateJpegQuality } from '../../src/tools/lib/jpeg-quality.js';
 
 const KB = 1024;
 
@@ -62,5 +65,18 @@ describe('planImagePass', () => {
 
   it('declines a file without images', () => {
     expect(planImagePass([], 1000 * KB)).toBeUndefined();
+  });
+});
+
+describe('estimateJpegQuality', () => {
+  it.each([30, 50, 60, 75, 92])('reads quality %i back from what libjpeg wrote', async (quality) => {
+    const jpeg = await sharp({ create: { width: 32, height: 32, channels: 3, background: '#777' } })
+      .jpeg({ quality })
+      .toBuffer();
+    expect(estimateJpegQuality(jpeg)).toBe(quality);
+  });
+
+  it('has no answer for bytes that are not a JPEG', () => {
+    expect(estimateJpegQuality(Buffer.from('%PDF-1.7'))).toBeUndefined();
   });
 });

@@ -7,6 +7,7 @@ import sharp from 'sharp';
 import type { ImageEntry } from '../../engines/poppler/poppler.js';
 import type { StreamFile } from '../../engines/qpdf/qpdf.js';
 import { engineCall } from './inputs.js';
+import { estimateJpegQuality } from './jpeg-quality.js';
 import { workFile } from './output-name.js';
 import { MAX_PAGE_PIXELS } from './page-pixels.js';
 import type { ToolContext } from './types.js';
@@ -44,6 +45,9 @@ export const MIN_IMAGE_SHARE = 0.5;
  * sRGB conversion); a smaller gain is not worth a second generation of JPEG loss.
  */
 export const MIN_REENCODE_GAIN = 0.1;
+
+/** An image that needs no downsampling is decoded only when saved this far above the target quality. */
+const QUALITY_MARGIN = 5;
 
 export interface ImageCandidate {
   /** `N G` of the image XObject. */
@@ -116,6 +120,9 @@ async function reencode(
   if (meta.format !== 'jpeg' || meta.hasProfile || meta.space === 'cmyk' || meta.width !== width)
     return undefined;
   const scale = ppi > target.thresholdDpi ? target.dpi / ppi : 1;
+  // Saved at about the target's quality or below: re-encoding it could only lose detail.
+  if (scale === 1 && (estimateJpegQuality(stored) ?? 100) <= target.quality + QUALITY_MARGIN)
+    return undefined;
   const keepBelow = scale < 1 ? stored.length : stored.length * (1 - MIN_REENCODE_GAIN);
   const size = {
     width: Math.max(1, Math.round(width * scale)),
