@@ -35,8 +35,8 @@ describe('planImagePass', () => {
       row({ object: '9 0', color: 'gray', components: 1 }),
     ];
     expect(planImagePass(rows, 2000 * KB)).toEqual([
-      { object: '7 0', ppi: 300 },
-      { object: '9 0', ppi: 300 },
+      { object: '7 0', ppi: 300, components: 3 },
+      { object: '9 0', ppi: 300, components: 1 },
     ]);
   });
 
@@ -60,7 +60,9 @@ describe('planImagePass', () => {
 
   it('declines when the JPEGs hold less than half the file', () => {
     expect(planImagePass([row({ bytes: 400 * KB })], 1000 * KB)).toBeUndefined();
-    expect(planImagePass([row({ bytes: 500 * KB })], 1000 * KB)).toEqual([{ object: '7 0', ppi: 300 }]);
+    expect(planImagePass([row({ bytes: 500 * KB })], 1000 * KB)).toEqual([
+      { object: '7 0', ppi: 300, components: 3 },
+    ]);
   });
 
   it('declines a file without images', () => {

@@ -54,6 +54,8 @@ export interface ImageCandidate {
   object: string;
   /** The highest resolution it is placed at (the lower axis of each placement). */
   ppi: number;
+  /** Components of its PDF colour space (1 or 3): the JPEG must have as many. */
+  components: number;
 }
 
 /** pdfimages' colours that a 1- or 3-component JPEG re-encode keeps exactly (not CMYK, not indexed). */
@@ -77,9 +79,14 @@ function reencodable(entry: ImageEntry): boolean {
  * target. Bilevel (CCITT, JBIG2), CMYK, indexed, JPEG 2000 and Flate images are never candidates.
  */
 export function planImagePass(images: readonly ImageEntry[], fileSize: number): ImageCandidate[] | undefined {
-  const byObject = new Map<string, { ok: boolean; ppi: number; bytes: number }>();
+  const byObject = new Map<string, { ok: boolean; ppi: number; bytes: number; components: number }>();
   for (const entry of images) {
-    const seen = byObject.get(entry.object) ?? { ok: true, ppi: 0, bytes: entry.bytes };
+    const seen = byObject.get(entry.object) ?? {
+      ok: true,
+      ppi: 0,
+      bytes: entry.bytes,
+      components: entry.components,
+    };
     seen.ok &&= reencodable(entry);
     seen.ppi = Math.max(seen.ppi, Math.min(entry.xPpi, entry.yPpi));
     byObject.set(entry.object, seen);
@@ -87,7 +94,7 @@ export function planImagePass(images: readonly ImageEntry[], fileSize: number): 
   const picked = [...byObject].filter(([, s]) => s.ok && s.ppi > 0);
   const bytes = picked.reduce((sum, [, s]) => sum + s.bytes, 0);
   if (picked.length === 0 || bytes < fileSize * MIN_IMAGE_SHARE) return undefined;
-  return picked.map(([object, s]) => ({ object, ppi: s.ppi }));
+  return picked.map(([object, s]) => ({ object, ppi: s.ppi, components: s.components }));
 }
 
 type Dict = Record<string, unknown>;
@@ -103,11 +110,11 @@ function plainJpeg(dict: Dict): boolean {
 /**
  * The stream re-encoded at the target (downsampled when above its threshold), or undefined to keep
  * it: not a plain JPEG, one with its own ICC profile or CMYK (sharp would convert the pixels, the
- * PDF colour space would not change), a component count that changed, or too little gain.
+ * PDF colour space would not change), components other than its colour space's, or too little gain.
  */
 async function reencode(
   stream: StreamFile,
-  ppi: number,
+  { ppi, components }: ImageCandidate,
   target: ImageTarget,
 ): Promise<StreamFile | undefined> {
   const width = stream.dict['/Width'];
@@ -117,7 +124,13 @@ async function reencode(
   // One decoded image at a time per lane, bounded like a rendered page; a larger one stays as stored.
   const limits = { limitInputPixels: MAX_PAGE_PIXELS };
   const meta = await sharp(stored, limits).metadata();
-  if (meta.format !== 'jpeg' || meta.hasProfile || meta.space === 'cmyk' || meta.width !== width)
+  if (
+    meta.format !== 'jpeg' ||
+    meta.hasProfile ||
+    meta.space === 'cmyk' ||
+    meta.width !== width ||
+    meta.channels !== components
+  )
     return undefined;
   const scale = ppi > target.thresholdDpi ? target.dpi / ppi : 1;
   // Saved at about the target's quality or below: re-encoding it could only lose detail.
@@ -177,12 +190,12 @@ export async function imagePass<O>(
   );
   const update: Record<string, { stream: StreamFile }> = {};
   let done = 0;
-  await pooled(candidates, availableParallelism(), async ({ object, ppi }) => {
+  await pooled(candidates, availableParallelism(), async (candidate) => {
     ctx.signal.throwIfAborted();
-    const stream = streams.get(object);
+    const stream = streams.get(candidate.object);
     // A JPEG sharp cannot read stays as it is: the PDF reader's decoder may still manage.
-    const replaced = stream ? await reencode(stream, ppi, target).catch(() => undefined) : undefined;
-    if (replaced) update[`obj:${object} R`] = { stream: replaced };
+    const replaced = stream ? await reencode(stream, candidate, target).catch(() => undefined) : undefined;
+    if (replaced) update[`obj:${candidate.object} R`] = { stream: replaced };
     ctx.progress.fraction(++done, candidates.length);
   });
   const images = Object.keys(update).length;
