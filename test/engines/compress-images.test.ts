@@ -118,6 +118,21 @@ describe('compress image pass', () => {
     expect(output.facts!.output_size as number).toBeLessThanOrEqual(statSync(corpus(file)).size);
   });
 
+  it('reads a JPEG stored inside Flate and writes it back as a plain JPEG', async () => {
+    const { output } = await run(['pdfjs__scan-bad.pdf'], { level: 'medium' });
+    expect(output.facts).toMatchObject({ lossy_engine: 'images' });
+    expect(imageRows(output.path)).toEqual([{ color: 'rgb', bpc: 8, encoding: 'jpeg', ppi: 144 }]);
+    const dump = JSON.parse(
+      execFileSync('qpdf', ['--json=2', '--json-key=qpdf', output.path], { encoding: 'utf8' }),
+    );
+    const objects = Object.values(
+      dump.qpdf[1] as Record<string, { stream?: { dict: Record<string, unknown> } }>,
+    );
+    const images = objects.filter((o) => o.stream?.dict['/Subtype'] === '/Image');
+    expect(images.map((o) => o.stream!.dict['/Filter'])).toEqual(['/DCTDecode']);
+    expect(await checkPasses(output.path)).toBe(true);
+  });
+
   it('keeps a bilevel scan bilevel at every lossy level', async () => {
     const { output } = await run(['ocrmypdf__ccitt.pdf'], { level: 'high' });
     expect(imageRows(output.path).map((r) => r.bpc)).toEqual([1]);

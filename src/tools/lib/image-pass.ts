@@ -3,6 +3,8 @@
 // and every other image stay byte for byte. Whatever it cannot handle safely stays as stored.
 import { readFile, writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
+import { promisify } from 'node:util';
+import { inflate } from 'node:zlib';
 import sharp from 'sharp';
 import type { ImageEntry } from '../../engines/poppler/poppler.js';
 import type { StreamFile } from '../../engines/qpdf/qpdf.js';
@@ -45,6 +47,11 @@ export const MIN_IMAGE_SHARE = 0.5;
  * sRGB conversion); a smaller gain is not worth a second generation of JPEG loss.
  */
 export const MIN_REENCODE_GAIN = 0.1;
+
+const inflateAsync = promisify(inflate);
+
+/** The largest Flate-wrapped JPEG inflated: 64 MB is several times a 600-dpi A3 colour scan page. */
+const MAX_JPEG_BYTES = 64 * 1024 ** 2;
 
 /** An image that needs no downsampling is decoded only when saved this far above the target quality. */
 const QUALITY_MARGIN = 5;
@@ -97,14 +104,21 @@ export function planImagePass(images: readonly ImageEntry[], fileSize: number): 
   return picked.map(([object, s]) => ({ object, ppi: s.ppi, components: s.components }));
 }
 
-type Dict = Record<string, unknown>;
-
-/** Stored as one DCT filter, without a colour-key mask (a lossy re-encode would speckle it). */
-function plainJpeg(dict: Dict): boolean {
-  const filter = dict['/Filter'];
-  const dct =
-    filter === '/DCTDecode' || (Array.isArray(filter) && filter.length === 1 && filter[0] === '/DCTDecode');
-  return dct && !Array.isArray(dict['/Mask']) && dict['/Subtype'] === '/Image';
+/**
+ * The JPEG inside a stored image stream: one DCT filter, or DCT wrapped in Flate without a
+ * predictor (some writers deflate their JPEGs); undefined for any other filter chain, or a
+ * colour-key mask (a lossy re-encode would speckle it).
+ */
+async function storedJpeg(stream: StreamFile): Promise<Buffer | undefined> {
+  const { '/Filter': filter, '/DecodeParms': parms, '/Mask': mask, '/Subtype': subtype } = stream.dict;
+  if (subtype !== '/Image' || Array.isArray(mask)) return undefined;
+  const chain = Array.isArray(filter) ? filter : [filter];
+  if (chain.length === 1 && chain[0] === '/DCTDecode') return readFile(stream.datafile);
+  const flateParms = Array.isArray(parms) ? parms[0] : parms;
+  if (chain.length !== 2 || chain[0] !== '/FlateDecode' || chain[1] !== '/DCTDecode') return undefined;
+  if (flateParms !== undefined && flateParms !== null) return undefined;
+  // The inflated JPEG is bounded like any stored image: far above a real one, far below the heap.
+  return inflateAsync(await readFile(stream.datafile), { maxOutputLength: MAX_JPEG_BYTES });
 }
 
 /**
@@ -119,8 +133,9 @@ async function reencode(
 ): Promise<StreamFile | undefined> {
   const width = stream.dict['/Width'];
   const height = stream.dict['/Height'];
-  if (!plainJpeg(stream.dict) || typeof width !== 'number' || typeof height !== 'number') return undefined;
-  const stored = await readFile(stream.datafile);
+  if (typeof width !== 'number' || typeof height !== 'number') return undefined;
+  const stored = await storedJpeg(stream);
+  if (!stored) return undefined;
   // One decoded image at a time per lane, bounded like a rendered page; a larger one stays as stored.
   const limits = { limitInputPixels: MAX_PAGE_PIXELS };
   const meta = await sharp(stored, limits).metadata();
