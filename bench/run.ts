@@ -2,6 +2,7 @@
 // built service and prints a summary table. Exit code 1 if a benchmark failed or missed its target.
 import { execFileSync } from 'node:child_process';
 import os from 'node:os';
+import { compress } from './compress.js';
 import { engineRatio } from './engine-ratio.js';
 import { heavyMemory } from './heavy-memory.js';
 import { jobOverhead } from './job-overhead.js';
@@ -24,6 +25,7 @@ const BENCHMARKS: Record<string, () => Promise<BenchResult>> = {
   merge: mergeBench,
   'job-reads': jobReads,
   'structure-memory': structureMemory,
+  compress,
 };
 
 /** No benchmark should come close; past this the run is stuck and is abandoned. */

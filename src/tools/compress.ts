@@ -1,9 +1,11 @@
-// compress: lossy image downsampling (Ghostscript) plus lossless restructuring (qpdf). The result
-// is never larger than the input: the smallest candidate wins, and the input itself if none gains.
+// compress: lossy image downsampling (the image pass for image-heavy files, Ghostscript otherwise)
+// plus lossless restructuring (qpdf). The result is never larger than the input: the smallest
+// candidate wins, and the input itself if none gains.
 import { copyFile, stat } from 'node:fs/promises';
 import { type Static, Type } from '@sinclair/typebox';
 import type { LossyLevel } from '../engines/ghostscript/ghostscript.js';
 import { isQuireError } from '../errors/quire-error.js';
+import { IMAGE_TARGETS, imagePass, planImagePass } from './lib/image-pass.js';
 import { engineCall, engineCallWithProgress, onlyPdf } from './lib/inputs.js';
 import { outputName, workFile } from './lib/output-name.js';
 import { StringEnum } from './lib/schema.js';
@@ -26,6 +28,13 @@ const options = Type.Object(
 
 type Options = Static<typeof options>;
 type Method = 'lossy' | 'lossless' | 'none';
+interface Candidate {
+  file: string;
+  method: Method;
+  size: number;
+  /** Which lossy pass made it: the image pass or Ghostscript. */
+  engine?: 'images' | 'ghostscript';
+}
 
 /**
  * Ghostscript failing on a file qpdf could open (an unusual construct, a blank output) costs only
@@ -57,8 +66,68 @@ async function lossyPass(
   }
 }
 
+/**
+ * The image pass (lib/image-pass.ts) for a lossy level without grey conversion, when the JPEGs it
+ * can re-encode dominate the file. Its file is already optimised (and only optimised when no image
+ * gained); it stands only if it is smaller than the input, else Ghostscript runs as for any other
+ * file. Undefined when it does not apply.
+ */
+async function imagePassCandidate(
+  ctx: ToolContext<Options>,
+  input: ToolInput,
+  inputSize: number,
+): Promise<Candidate | undefined> {
+  const level = ctx.options.level ?? 'medium';
+  if (level === 'lossless' || ctx.options.grayscale === true) return undefined;
+  const target = IMAGE_TARGETS[level];
+  try {
+    const images = await ctx.engines.poppler.images(input.path, engineCall(ctx));
+    const plan = planImagePass(images, inputSize);
+    if (!plan) return undefined;
+    const pass = await imagePass(ctx, input.path, plan, target);
+    const size = await sizeOf(pass.file);
+    if (size >= inputSize) return undefined;
+    return pass.images > 0
+      ? { file: pass.file, method: 'lossy', size, engine: 'images' }
+      : { file: pass.file, method: 'lossless', size };
+  } catch (err) {
+    if (isQuireError(err) && LOSSY_FALLBACK_CODES.has(err.code)) return undefined;
+    throw err;
+  }
+}
+
 async function sizeOf(file: string): Promise<number> {
   return (await stat(file)).size;
+}
+
+/** The Ghostscript path: its lossy rewrite optimised, and the optimised input when that did not gain. */
+async function ghostscriptCandidates(
+  ctx: ToolContext<Options>,
+  input: ToolInput,
+  pageCount: number,
+  inputSize: number,
+): Promise<Candidate[]> {
+  const level = ctx.options.level ?? 'medium';
+  const wantsLossy = level !== 'lossless' || ctx.options.grayscale === true;
+  const lossy = wantsLossy ? await lossyPass(ctx, input, pageCount) : undefined;
+
+  ctx.progress.step('lossless');
+  const candidates: Candidate[] = [];
+  const optimize = async (source: string, method: Method) => {
+    const file = workFile(ctx.workDir, method);
+    await ctx.engines.qpdf.optimize(source, file, engineCall(ctx));
+    candidates.push({
+      file,
+      method,
+      size: await sizeOf(file),
+      ...(method === 'lossy' ? { engine: 'ghostscript' } : {}),
+    });
+  };
+  if (lossy) await optimize(lossy, 'lossy');
+  ctx.progress.fraction(1, 2);
+  // The lossless rewrite of the input is the fallback whenever the lossy one did not gain.
+  if (!lossy || candidates[0]!.size >= inputSize) await optimize(input.path, 'lossless');
+  return candidates;
 }
 
 export const compressTool = defineTool({
@@ -69,7 +138,7 @@ export const compressTool = defineTool({
   inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'], opens: 'pdf' },
   options,
   output: { contentType: 'application/pdf' },
-  engines: ['qpdf', 'ghostscript'],
+  engines: ['qpdf', 'ghostscript', 'poppler'],
   steps: { inspect: 5, lossy: 70, lossless: 20, compare: 5 },
   async run(ctx) {
     const { input, pageCount } = onlyPdf(ctx);
@@ -78,26 +147,17 @@ export const compressTool = defineTool({
 
     const wantsLossy = level !== 'lossless' || ctx.options.grayscale === true;
     ctx.progress.step('lossy');
-    const lossy = wantsLossy ? await lossyPass(ctx, input, pageCount) : undefined;
-
-    ctx.progress.step('lossless');
-    const candidates: { file: string; method: Method; size: number }[] = [];
-    const optimize = async (source: string, method: Method) => {
-      const file = workFile(ctx.workDir, method);
-      await ctx.engines.qpdf.optimize(source, file, engineCall(ctx));
-      candidates.push({ file, method, size: await sizeOf(file) });
-    };
-    if (lossy) await optimize(lossy, 'lossy');
-    ctx.progress.fraction(1, 2);
-    // The lossless rewrite of the input is the fallback whenever the lossy one did not gain.
-    if (!lossy || candidates[0]!.size >= inputSize) await optimize(input.path, 'lossless');
+    const fast = await imagePassCandidate(ctx, input, inputSize);
+    const candidates: Candidate[] = fast
+      ? [fast]
+      : await ghostscriptCandidates(ctx, input, pageCount, inputSize);
 
     ctx.progress.step('compare');
     const best = candidates.sort((a, b) => a.size - b.size)[0];
-    const chosen =
+    const chosen: Candidate =
       best && best.size < inputSize
         ? best
-        : { file: workFile(ctx.workDir, 'unchanged'), method: 'none' as const, size: inputSize };
+        : { file: workFile(ctx.workDir, 'unchanged'), method: 'none', size: inputSize };
     if (chosen.method === 'none') await copyFile(input.path, chosen.file);
 
     return {
@@ -111,6 +171,7 @@ export const compressTool = defineTool({
         method: chosen.method,
         reduced: chosen.method !== 'none',
         ...(wantsLossy ? { lossy_applied: chosen.method === 'lossy' } : {}),
+        ...(chosen.engine ? { lossy_engine: chosen.engine } : {}),
       },
     };
   },

@@ -95,6 +95,25 @@ export interface ImageEntry {
   height: number;
   /** `obj gen` of the image XObject; "0 0" for inline images. */
   object: string;
+  /** pdfimages' colour (`rgb`, `gray`, `cmyk`, `icc`, `index`…), components and bits per component. */
+  color: string;
+  components: number;
+  bpc: number;
+  /** The stream's filter as pdfimages names it (`jpeg`, `jpx`, `jbig2`, `ccitt`, `image` for Flate…). */
+  encoding: string;
+  /** Resolution of this placement (pixels per inch on the page). */
+  xPpi: number;
+  yPpi: number;
+  /** The stored (encoded) stream size in bytes, from pdfimages' rounded `size` column. */
+  bytes: number;
+}
+
+const SIZE_UNITS: Readonly<Record<string, number>> = { B: 1, K: 1024, M: 1024 ** 2, G: 1024 ** 3 };
+
+/** pdfimages prints sizes as `3504B`, `92.0K`, `1.3M`. */
+function parseSize(cell: string): number {
+  const m = /^([\d.]+)([BKMG])$/.exec(cell);
+  return m ? Math.round(Number(m[1]) * SIZE_UNITS[m[2]!]!) : 0;
 }
 
 export function parseImageList(text: string): ImageEntry[] {
@@ -109,5 +128,12 @@ export function parseImageList(text: string): ImageEntry[] {
       width: Number(cols[3]),
       height: Number(cols[4]),
       object: `${cols[10]} ${cols[11]}`,
+      color: cols[5]!,
+      components: Number(cols[6]),
+      bpc: Number(cols[7]),
+      encoding: cols[8]!,
+      xPpi: Number(cols[12]),
+      yPpi: Number(cols[13]),
+      bytes: parseSize(cols[14] ?? ''),
     }));
 }

@@ -11,10 +11,12 @@ import { type EncryptionSpec, encryptionJob } from './encrypt.js';
 import { QPDF_EXIT } from './failure.js';
 import { qpdfOpening } from './opening.js';
 import { abs, JSON_MAX_BYTES, type QpdfCall, type QpdfProgram, qpdfProgram } from './run-qpdf.js';
+import { streamData } from './stream-data.js';
 
 export type { EncryptionSpec } from './encrypt.js';
 export type { Opening } from './opening.js';
 export { JSON_MAX_BYTES, type QpdfCall } from './run-qpdf.js';
+export type { StreamFile } from './stream-data.js';
 
 export interface MergePart {
   path: string;
@@ -40,6 +42,7 @@ export function createQpdf(defaults: EngineDefaults, binary = 'qpdf') {
     ...pageOperations(qpdf),
     ...protection(qpdf),
     ...rewrites(qpdf),
+    ...streamData(qpdf),
   };
 }
 

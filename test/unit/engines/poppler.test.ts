@@ -51,7 +51,20 @@ describe('poppler parsers', () => {
     const text =
       'page   num  type   width height color comp bpc  enc interp  object ID x-ppi y-ppi size ratio\n----\n   1     0 image    2548  3300  gray    1   1  ccitt  no        78  0   300   300 92.0K 9.0%\n';
     expect(parseImageList(text)).toEqual([
-      { page: 1, type: 'image', width: 2548, height: 3300, object: '78 0' },
+      {
+        page: 1,
+        type: 'image',
+        width: 2548,
+        height: 3300,
+        object: '78 0',
+        color: 'gray',
+        components: 1,
+        bpc: 1,
+        encoding: 'ccitt',
+        xPpi: 300,
+        yPpi: 300,
+        bytes: 94208,
+      },
     ]);
   });
 });
