@@ -2,8 +2,10 @@
 // built service and prints a summary table. Exit code 1 if a benchmark failed or missed its target.
 import { execFileSync } from 'node:child_process';
 import os from 'node:os';
+import { docx } from './docx.js';
 import { engineRatio } from './engine-ratio.js';
 import { heavyMemory } from './heavy-memory.js';
+import { html } from './html.js';
 import { jobOverhead } from './job-overhead.js';
 import { queueScaling } from './queue-scaling.js';
 import { rateLimit } from './rate-limit.js';
@@ -20,6 +22,8 @@ const BENCHMARKS: Record<string, () => Promise<BenchResult>> = {
   'queue-scaling': queueScaling,
   'rate-limit': rateLimit,
   'structure-memory': structureMemory,
+  html,
+  docx,
 };
 
 /** No benchmark should come close; past this the run is stuck and is abandoned. */

@@ -1,4 +1,4 @@
-// Long-lived headless Chromium instances, each in its own bubblewrap sandbox (src/process/sandbox.ts)
+// A long-lived headless Chromium in its own bubblewrap sandbox (src/process/sandbox.ts)
 // with only its profile folder, driven by playwright-core over --remote-debugging-pipe: no DevTools
 // port, and no network at all in the sandbox. playwright-core never downloads a browser itself.
 import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -8,7 +8,6 @@ import { QuireError } from '../../errors/quire-error.js';
 import { SETPRIV } from '../../process/limits.js';
 import { makeSandboxDir, requireSandbox, sandboxArgv, writeSandboxPasswd } from '../../process/sandbox.js';
 import { makeWorkDir } from '../../process/work-dir.js';
-import { createInstancePool, type PooledInstance } from '../instance-pool.js';
 
 /** Debian's launcher script; its version banner is what the probe reads. */
 export const CHROMIUM = '/usr/bin/chromium';
@@ -63,20 +62,22 @@ function wrapperScript(pidFile: string, argv: readonly string[]): string {
 }
 
 export interface BrowserPoolOptions {
+  /** Pages printed at once, each in its own context. */
   size: number;
   recycleAfter: number;
   workRoot: string;
 }
 
-export class BrowserInstance implements PooledInstance {
+export class BrowserInstance {
   dead = false;
   private constructor(
     readonly browser: Browser,
     private readonly dir: string,
-    private readonly pidFile: string,
+    /** The wrapper's pid, which is the process group of every process of this browser. */
+    readonly groupId: number | undefined,
   ) {}
 
-  static async start(opts: BrowserPoolOptions): Promise<BrowserInstance> {
+  static async start(opts: { workRoot: string }): Promise<BrowserInstance> {
     const identity = await requireSandbox('Chromium');
     await mkdir(opts.workRoot, { recursive: true, mode: 0o700 });
     const dir = await makeWorkDir(opts.workRoot);
@@ -117,7 +118,7 @@ export class BrowserInstance implements PooledInstance {
       await rm(dir, { recursive: true, force: true });
       throw new QuireError('engine_failed', 'Chromium did not start');
     }
-    const instance = new BrowserInstance(browser, dir, pidFile);
+    const instance = new BrowserInstance(browser, dir, await readPid(pidFile));
     browser.on('disconnected', () => {
       instance.dead = true;
     });
@@ -128,28 +129,22 @@ export class BrowserInstance implements PooledInstance {
   async stop(): Promise<void> {
     this.dead = true;
     // Only while connected: once the browser is gone its pid may belong to someone else.
-    if (this.browser.isConnected()) await killGroup(this.pidFile);
+    if (this.browser.isConnected() && this.groupId !== undefined) killGroup(this.groupId);
     await this.browser.close().catch(() => {});
     await rm(this.dir, { recursive: true, force: true });
   }
 }
 
-/** SIGKILL to the wrapper's process group; bwrap's --die-with-parent takes the sandbox down with it. */
-async function killGroup(pidFile: string): Promise<void> {
+async function readPid(pidFile: string): Promise<number | undefined> {
   const pid = Number((await readFile(pidFile, 'utf8').catch(() => '')).trim());
-  if (!Number.isInteger(pid) || pid <= 1) return;
+  return Number.isInteger(pid) && pid > 1 ? pid : undefined;
+}
+
+/** SIGKILL to the wrapper's process group; bwrap's --die-with-parent takes the sandbox down with it. */
+function killGroup(pid: number): void {
   try {
     process.kill(-pid, 'SIGKILL');
   } catch {
     // ESRCH: already gone.
   }
-}
-
-export function createBrowserPool(opts: BrowserPoolOptions) {
-  return createInstancePool({
-    name: 'Chromium',
-    size: opts.size,
-    recycleAfter: opts.recycleAfter,
-    start: () => BrowserInstance.start(opts),
-  });
 }
