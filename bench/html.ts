@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createInterface, type Interface } from 'node:readline';
-import { BenchClient } from './support/client.js';
+import { BenchClient, type FlowTiming, metricSum, scrapeMetrics } from './support/client.js';
 import { repoRoot } from './support/paths.js';
 import { treeCpuMs } from './support/process-tree.js';
 import { startServer } from './support/server.js';
@@ -90,11 +90,18 @@ export async function html(): Promise<BenchResult> {
     const bare = await BareBrowser.start();
     try {
       const client = new BenchClient(server.baseUrl, server.key);
-      const quireJob = async () => (await client.flow('html-to-pdf', {}, [page])).totalMs;
+      const flows: FlowTiming[] = [];
+      const quireJob = async () => {
+        const flow = await client.flow('html-to-pdf', {}, [page]);
+        flows.push(flow);
+        return flow.totalMs;
+      };
       for (let i = 0; i < WARM_UP; i++) {
         await quireJob();
         await bare.print(page, out);
       }
+      flows.length = 0;
+      const before = await scrapeMetrics(server.baseUrl);
       const quire: { ms: number; cpuMs: number }[] = [];
       const script: { ms: number; cpuMs: number }[] = [];
       for (let i = 0; i < RUNS; i++) {
@@ -102,6 +109,11 @@ export async function html(): Promise<BenchResult> {
         script.push(await measured(bare.pid, () => bare.print(page, out)));
       }
       const load = os.loadavg()[0]!;
+      const after = await scrapeMetrics(server.baseUrl);
+      const mean = (name: string, match: Record<string, string>) =>
+        ((metricSum(after, `${name}_sum`, match) - metricSum(before, `${name}_sum`, match)) * 1000) /
+        (metricSum(after, `${name}_count`, match) - metricSum(before, `${name}_count`, match));
+      const phase = (pick: (f: FlowTiming) => number) => fmt(median(flows.map(pick)));
       const rate = await concurrentRate(client, page);
       const q = { ms: median(quire.map((r) => r.ms)), cpu: median(quire.map((r) => r.cpuMs)) };
       const s = { ms: median(script.map((r) => r.ms)), cpu: median(script.map((r) => r.cpuMs)) };
@@ -113,6 +125,8 @@ export async function html(): Promise<BenchResult> {
         lines: [
           `html: one simple page, ${RUNS} interleaved runs each (load average ${fmt(load, 2)})`,
           `  Quire full flow p50 ${fmt(q.ms)} ms, CPU ${fmt(q.cpu)} ms/job (server + browser); runs [${runs(quire)}]`,
+          `    phases p50: create ${phase((f) => f.createMs)} ms, wait ${phase((f) => f.waitMs)} ms, link ${phase((f) => f.linkMs)} ms, body ${phase((f) => f.bodyMs)} ms; ` +
+            `server means: job run ${fmt(mean('quire_job_run_seconds', { tool: 'html-to-pdf' }))} ms, chromium ${fmt(mean('quire_engine_run_seconds', { engine: 'chromium' }))} ms`,
           `  bare playwright-core p50 ${fmt(s.ms)} ms, CPU ${fmt(s.cpu)} ms/job (script + browser); runs [${runs(script)}]`,
           `  ${CLIENTS} concurrent clients: ${fmt(rate, 2)} jobs/s vs the script's sequential ${fmt(scriptRate, 2)} jobs/s → ${fmt(rate / scriptRate, 2)}x (target ≥ ${CONCURRENT_TARGET}x)`,
         ],

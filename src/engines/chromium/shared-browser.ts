@@ -69,26 +69,19 @@ class Generation {
   inFlight = 0;
   printed = 0;
   retiring = false;
-  /** A context with its page, opened ahead so that the next job does not wait for a renderer. */
-  private spare: Promise<Tab> | undefined;
 
   constructor(readonly instance: BrowserInstance) {}
 
-  /** The spare tab (or a new one), and a new spare opened behind it for the next job. */
-  async take(): Promise<Tab> {
-    const ready = this.spare;
-    this.spare = undefined;
-    const tab = (ready ? await ready.catch(() => undefined) : undefined) ?? (await openTab(this.instance));
-    if (!this.retiring && !this.instance.dead) {
-      this.spare = openTab(this.instance);
-      this.spare.catch(() => {}); // a spare that failed is replaced at the next take
-    }
-    return tab;
+  /**
+   * A new context with its page. Not opened ahead of the job: an idle spare page cost about as
+   * much CPU while it waited as the wait saved (docs/benchmarks.md, `html`).
+   */
+  take(): Promise<Tab> {
+    return openTab(this.instance);
   }
 
   async stop(): Promise<void> {
     this.retiring = true;
-    this.spare = undefined;
     await this.instance.stop();
   }
 }
@@ -159,23 +152,33 @@ export function createSharedBrowser(opts: SharedBrowserOptions) {
     /**
      * Runs `print` on a fresh context of the shared browser. The context is closed afterwards
      * whatever happened, which also stops a page still running scripts after a timeout or cancel.
+     * After a success the caller has its result while the context closes behind it (the slot is
+     * held until it has).
      */
     async use<R>(print: (tab: Tab) => Promise<R>): Promise<R> {
       if (closed) throw closedError();
       await slot();
+      let gen: Generation;
       try {
-        const gen = await generation();
-        gen.inFlight += 1;
-        let tab: Tab | undefined;
-        try {
-          tab = await gen.take();
-          return await print(tab);
-        } finally {
-          await finish(gen, tab);
-        }
-      } finally {
+        gen = await generation();
+      } catch (error) {
         freeSlot();
+        throw error;
       }
+      gen.inFlight += 1;
+      let tab: Tab | undefined;
+      let result: R;
+      try {
+        tab = await gen.take();
+        result = await print(tab);
+      } catch (error) {
+        await finish(gen, tab).finally(freeSlot);
+        throw error;
+      }
+      void finish(gen, tab)
+        .catch(() => {})
+        .finally(freeSlot);
+      return result;
     },
 
     /** Stops the browser now if idle, else as its last page ends; later uses fail. */
