@@ -55,7 +55,11 @@ export function chromiumArgs(userDataDir: string): string[] {
  * tab: its renderer runs at a lower priority with throttled timers, which on a busy machine made a
  * print 2–4× slower than playwright's defaults (which set the same flags). Field trials and the
  * hang monitor are experiments and watchdogs a print service does not want; paint holding delays
- * the first paint for a visual effect nobody sees. Measured in docs/benchmarks.md (`html`).
+ * the first paint for a visual effect nobody sees. Site-per-process is off because it only
+ * separates sites inside one job, where the page can load nothing but its own origin: with it, the
+ * first navigation of every job swapped to a second renderer and a spare third was started. Jobs
+ * stay apart regardless, since Chromium never shares a renderer between two browser contexts.
+ * Measured in docs/benchmarks.md (`html`).
  */
 const PERFORMANCE_FLAGS = [
   '--disable-field-trial-config',
