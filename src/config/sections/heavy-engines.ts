@@ -67,7 +67,7 @@ export const browser = {
       1_000,
       3_600_000,
       120_000,
-      'Wall time of one html-to-pdf print (load, scripts, PDF); past it the browser is killed (`timeout`).',
+      'Wall time of one html-to-pdf print (load, scripts, PDF); past it the page is closed, its renderer with it (`timeout`).',
     ),
   ),
 } satisfies Section;
