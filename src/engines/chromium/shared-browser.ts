@@ -108,6 +108,7 @@ export function createSharedBrowser(opts: SharedBrowserOptions) {
   };
 
   const generation = async (): Promise<Generation> => {
+    if (closed) throw closedError();
     if (current && !current.retiring && !current.instance.dead) return current;
     if (current) void retire(current);
     starting ??= BrowserInstance.start(opts)
@@ -128,8 +129,7 @@ export function createSharedBrowser(opts: SharedBrowserOptions) {
     return gen.inFlight === 0 ? gen.stop() : Promise.resolve();
   };
 
-  const shouldRecycle = async (gen: Generation): Promise<boolean> => {
-    if (gen.printed >= opts.recycleAfter) return true;
+  const overMemory = async (gen: Generation): Promise<boolean> => {
     if (opts.recycleRssBytes === undefined || gen.printed % RSS_CHECK_EVERY !== 0) return false;
     const pgid = gen.instance.groupId;
     return pgid !== undefined && (await groupRssBytes(pgid)) > opts.recycleRssBytes;
@@ -139,12 +139,11 @@ export function createSharedBrowser(opts: SharedBrowserOptions) {
   const finish = async (gen: Generation, tab: Tab | undefined): Promise<void> => {
     const closedInTime = tab ? await settlesWithin(tab.context.close(), CLOSE_GRACE_MS) : true;
     gen.inFlight -= 1;
-    gen.printed += 1;
     if (!closedInTime) {
       // Its renderer no longer answers the browser: kill the browser now, other pages with it.
       if (current === gen) current = undefined;
       await gen.stop();
-    } else if (gen.instance.dead || closed || (await shouldRecycle(gen))) await retire(gen);
+    } else if (gen.instance.dead || closed || (await overMemory(gen))) await retire(gen);
     else if (gen.retiring && gen.inFlight === 0) await gen.stop();
   };
 
@@ -166,6 +165,9 @@ export function createSharedBrowser(opts: SharedBrowserOptions) {
         throw error;
       }
       gen.inFlight += 1;
+      // Counted as the page is handed out, so the page past the budget already goes to a new browser.
+      gen.printed += 1;
+      if (gen.printed >= opts.recycleAfter) void retire(gen);
       let tab: Tab | undefined;
       let result: R;
       try {
