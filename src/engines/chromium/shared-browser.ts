@@ -86,26 +86,36 @@ class Generation {
   }
 }
 
+/** Pages printed at once: a counting semaphore whose waiters can be woken to give up. */
+class Slots {
+  private readonly waiters: (() => void)[] = [];
+  constructor(private free: number) {}
+
+  async take(stopped: () => boolean, stoppedError: () => Error): Promise<void> {
+    while (this.free === 0) {
+      await new Promise<void>((resolve) => this.waiters.push(resolve));
+      if (stopped()) throw stoppedError();
+    }
+    this.free -= 1;
+  }
+
+  give(): void {
+    this.free += 1;
+    this.waiters.shift()?.();
+  }
+
+  wakeAll(): void {
+    for (const wake of this.waiters.splice(0)) wake();
+  }
+}
+
 export function createSharedBrowser(opts: SharedBrowserOptions) {
   let current: Generation | undefined;
   let starting: Promise<Generation> | undefined;
-  let free = opts.size;
-  const waiters: (() => void)[] = [];
+  const slots = new Slots(opts.size);
   let closed = false;
 
   const closedError = () => new QuireError('engine_unavailable', 'Chromium is shutting down');
-
-  const slot = async (): Promise<void> => {
-    while (free === 0) {
-      await new Promise<void>((resolve) => waiters.push(resolve));
-      if (closed) throw closedError();
-    }
-    free -= 1;
-  };
-  const freeSlot = () => {
-    free += 1;
-    waiters.shift()?.();
-  };
 
   const generation = async (): Promise<Generation> => {
     if (closed) throw closedError();
@@ -156,12 +166,12 @@ export function createSharedBrowser(opts: SharedBrowserOptions) {
      */
     async use<R>(print: (tab: Tab) => Promise<R>): Promise<R> {
       if (closed) throw closedError();
-      await slot();
+      await slots.take(() => closed, closedError);
       let gen: Generation;
       try {
         gen = await generation();
       } catch (error) {
-        freeSlot();
+        slots.give();
         throw error;
       }
       gen.inFlight += 1;
@@ -174,19 +184,19 @@ export function createSharedBrowser(opts: SharedBrowserOptions) {
         tab = await gen.take();
         result = await print(tab);
       } catch (error) {
-        await finish(gen, tab).finally(freeSlot);
+        await finish(gen, tab).finally(() => slots.give());
         throw error;
       }
       void finish(gen, tab)
         .catch(() => {})
-        .finally(freeSlot);
+        .finally(() => slots.give());
       return result;
     },
 
     /** Stops the browser now if idle, else as its last page ends; later uses fail. */
     async close(): Promise<void> {
       closed = true;
-      for (const wake of waiters.splice(0)) wake();
+      slots.wakeAll();
       const gen = current ?? (await starting?.catch(() => undefined));
       if (gen) await retire(gen);
     },
