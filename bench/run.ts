@@ -3,8 +3,10 @@
 import { execFileSync } from 'node:child_process';
 import os from 'node:os';
 import { compress } from './compress.js';
+import { docx } from './docx.js';
 import { engineRatio } from './engine-ratio.js';
 import { heavyMemory } from './heavy-memory.js';
+import { html } from './html.js';
 import { jobOverhead } from './job-overhead.js';
 import { jobReads } from './job-reads.js';
 import { mergeBench } from './merge.js';
@@ -26,6 +28,8 @@ const BENCHMARKS: Record<string, () => Promise<BenchResult>> = {
   'job-reads': jobReads,
   'structure-memory': structureMemory,
   compress,
+  html,
+  docx,
 };
 
 /** No benchmark should come close; past this the run is stuck and is abandoned. */

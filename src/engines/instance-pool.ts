@@ -1,6 +1,7 @@
-// A bounded pool of long-lived engine instances (LibreOffice, Chromium): at most `size` exist, each
-// serves one job at a time, and an instance is replaced after `recycleAfter` uses or when a use
-// breaks it. Memory that engines leak is returned to the system by recycling, not by trusting them.
+// A bounded pool of long-lived engine instances (LibreOffice; Chromium shares one browser, see
+// chromium/shared-browser.ts): at most `size` exist, each serves one job at a time, and an instance
+// is replaced after `recycleAfter` uses or when a use breaks it. Memory that engines leak is
+// returned to the system by recycling, not by trusting them.
 import { QuireError } from '../errors/quire-error.js';
 
 export interface PooledInstance {

@@ -34,7 +34,7 @@ export interface HeavyEngineOptions {
   workRoot: string;
   ocrTimeoutMs: number;
   office: { size: number; recycleAfter: number; timeoutMs: number };
-  browser: { size: number; recycleAfter: number; timeoutMs: number };
+  browser: { size: number; recycleAfter: number; recycleRssBytes?: number; timeoutMs: number };
 }
 
 /** What every module's factory is given: the configured limits. */

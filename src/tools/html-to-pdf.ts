@@ -70,7 +70,7 @@ export const htmlToPdfTool = defineTool({
     const output = workFile(ctx.workDir, 'printed');
     const o = ctx.options;
     // The print's time limit is QUIRE_BROWSER_TIMEOUT_MS, applied by the engine.
-    await ctx.engines.chromium.htmlToPdf(
+    const printed = await ctx.engines.chromium.htmlToPdf(
       siteDir,
       entry,
       output,
@@ -85,7 +85,8 @@ export const htmlToPdfTool = defineTool({
     );
 
     ctx.progress.step('check');
-    const pages = await ctx.engines.qpdf.pageCount(output, call);
+    // Chromium's own output usually tells its page count; qpdf is asked only when it does not.
+    const pages = printed.pages ?? (await ctx.engines.qpdf.pageCount(output, call));
     if (pages < 1) throw new QuireError('engine_failed', 'Chromium produced an empty PDF');
     checkPageLimit(pages, ctx.limits.maxPages);
     return {

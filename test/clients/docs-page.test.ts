@@ -6,7 +6,7 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM } from '../../src/engines/chromium/browser-pool.js';
+import { CHROMIUM } from '../../src/engines/chromium/browser-instance.js';
 import { corpusFile } from '../support/corpus.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { clientsDir, samplePdf } from './consumer.js';

@@ -124,6 +124,27 @@ describe('html-to-pdf', () => {
     expect(seen).toEqual([]);
   }, 150_000);
 
+  it('gives each job a fresh context in the shared browser: storage and cookies set by one job stay there', async () => {
+    const page = (script: string) => ({
+      name: 'index.html',
+      data: Buffer.from(`<!doctype html><body><script>${script}</script></body>`),
+    });
+    const writer = page(`localStorage.setItem('left', 'Aardvark1');
+      document.cookie = 'left=Aardvark1; max-age=3600; path=/';
+      document.body.insertAdjacentHTML('beforeend', '<p>stored ' + localStorage.getItem('left') + ' ' + document.cookie + '</p>');`);
+    const reader = page(`document.body.insertAdjacentHTML('beforeend',
+      '<p>found [' + localStorage.getItem('left') + '] [' + document.cookie + '] Bandicoot2</p>');`);
+    const first = await client.run({ tool: 'html-to-pdf', files: [writer] }, 120);
+    expect(first.status, JSON.stringify(first.error)).toBe('succeeded');
+    // The writer really stored both on the same origin the next job's page gets.
+    expect(pageText(await pdfOf(first.id))).toContain('stored Aardvark1 left=Aardvark1');
+    const second = await client.run({ tool: 'html-to-pdf', files: [reader] }, 120);
+    expect(second.status, JSON.stringify(second.error)).toBe('succeeded');
+    const text = pageText(await pdfOf(second.id)).replace(/\s+/g, ' ');
+    expect(text).toContain('found [null] [] Bandicoot2');
+    expect(text).not.toContain('Aardvark1');
+  }, 150_000);
+
   it('refuses a ZIP whose entries climb out of the folder', async () => {
     // yazl refuses to write `../` names, so the name is patched in afterwards (same length).
     const zip = await zipOf({ 'index.html': '<p>x</p>', 'zz/escape.txt': 'x' });

@@ -36,11 +36,30 @@ export const office = {
 export const browser = {
   QUIRE_BROWSER_POOL_SIZE: setting(
     'size',
-    int(1, 64, 2, 'Headless Chromium instances kept running for html-to-pdf.'),
+    int(
+      1,
+      64,
+      4,
+      'Pages printed at once by the one headless Chromium of html-to-pdf, each in its own fresh context; more jobs queue.',
+    ),
   ),
   QUIRE_BROWSER_RECYCLE_AFTER: setting(
     'recycleAfter',
-    int(1, 100_000, 50, 'Pages printed after which a Chromium instance is replaced.'),
+    int(
+      1,
+      100_000,
+      1_000,
+      'Pages printed after which Chromium is replaced (its pages in flight finish first).',
+    ),
+  ),
+  QUIRE_BROWSER_RECYCLE_RSS_BYTES: setting(
+    'recycleRssBytes',
+    int(
+      64 * 1024 * 1024,
+      64 * 1024 ** 3,
+      1024 ** 3,
+      'Resident memory of all Chromium processes past which it is replaced between pages.',
+    ),
   ),
   QUIRE_BROWSER_TIMEOUT_MS: setting(
     'timeoutMs',
@@ -48,7 +67,7 @@ export const browser = {
       1_000,
       3_600_000,
       120_000,
-      'Wall time of one html-to-pdf print (load, scripts, PDF); past it the browser is killed (`timeout`).',
+      'Wall time of one html-to-pdf print (load, scripts, PDF); past it the page is closed, its renderer with it (`timeout`).',
     ),
   ),
 } satisfies Section;

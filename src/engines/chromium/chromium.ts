@@ -1,13 +1,14 @@
 // Chromium adapter: prints an uploaded HTML page (and its uploaded assets) to PDF. The page sees
 // only its own files: every request is answered by our route handler from the job's site folder
 // or refused; nothing reaches the network or the file system outside that folder.
-import { readFile, realpath } from 'node:fs/promises';
+import { readFile, realpath, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { BrowserContext, Route } from 'playwright-core';
+import type { Route } from 'playwright-core';
 import { QuireError } from '../../errors/quire-error.js';
 import { AbortedError } from '../../process/runner.js';
 import type { EngineCallOptions } from '../call-options.js';
-import { type BrowserInstance, createBrowserPool } from './browser-pool.js';
+import { skiaPageCount } from './pdf-pages.js';
+import { createSharedBrowser, type Tab } from './shared-browser.js';
 
 /**
  * The page's origin. `.invalid` is reserved (RFC 2606) and never resolves, so even a request the
@@ -82,56 +83,52 @@ async function serveSite(siteDir: string, route: Route): Promise<void> {
   return route.fulfill({ status: 200, body, headers: { 'content-type': type } });
 }
 
-async function isolatedContext(instance: BrowserInstance, siteDir: string): Promise<BrowserContext> {
-  // Service workers would fetch outside the page's route handler; block them.
-  const context = await instance.browser.newContext({ serviceWorkers: 'block', acceptDownloads: false });
-  await context.route('**/*', (route) => serveSite(siteDir, route));
-  await context.routeWebSocket(/.*/, (ws) => ws.close());
-  return context;
-}
-
+/**
+ * Loads the entry page in the job's fresh tab and prints it. One navigation: the tab's page is
+ * still the empty one it was opened with, and every request it makes is answered from `siteDir`.
+ * Returns the page count when Chromium's output can be read without qpdf.
+ */
 async function print(
-  instance: BrowserInstance,
+  tab: Tab,
   siteDir: string,
   entry: string,
   output: string,
   o: PrintOptions,
   timeoutMs: number,
-): Promise<void> {
-  const context = await isolatedContext(instance, siteDir);
-  try {
-    const page = await context.newPage();
-    const url = `${SITE_ORIGIN}/${encodeURI(entry)}`;
-    const response = await page.goto(url, { waitUntil: 'load', timeout: timeoutMs });
-    if (!response?.ok()) throw new QuireError('unsupported_file', 'The page could not be loaded');
-    if (o.waitMs > 0) await page.waitForTimeout(o.waitMs);
-    const margin = `${o.marginMm}mm`;
-    await page.pdf({
-      path: output,
-      format: o.pageSize,
-      landscape: o.landscape,
-      printBackground: o.printBackground,
-      margin: { top: margin, right: margin, bottom: margin, left: margin },
-    });
-  } finally {
-    await context.close().catch(() => {});
-  }
+): Promise<number | undefined> {
+  await tab.context.route('**/*', (route) => serveSite(siteDir, route));
+  const url = `${SITE_ORIGIN}/${encodeURI(entry)}`;
+  const response = await tab.page.goto(url, { waitUntil: 'load', timeout: timeoutMs });
+  if (!response?.ok()) throw new QuireError('unsupported_file', 'The page could not be loaded');
+  if (o.waitMs > 0) await tab.page.waitForTimeout(o.waitMs);
+  const margin = `${o.marginMm}mm`;
+  const pdf = await tab.page.pdf({
+    format: o.pageSize,
+    landscape: o.landscape,
+    printBackground: o.printBackground,
+    margin: { top: margin, right: margin, bottom: margin, left: margin },
+  });
+  await writeFile(output, pdf);
+  return skiaPageCount(pdf);
 }
 
 export interface ChromiumOptions {
+  /** Pages printed at once in the one browser. */
   size: number;
   recycleAfter: number;
+  recycleRssBytes?: number;
   workRoot: string;
   timeoutMs: number;
   onFinished?: (durationMs: number) => void;
 }
 
 export function createChromium(opts: ChromiumOptions) {
-  const pool = createBrowserPool(opts);
+  const browser = createSharedBrowser(opts);
   return {
     /**
-     * Prints `siteDir/entry` to `output`. Past the time limit, or on cancel, the browser is killed
-     * (a page stuck in a script loop cannot be stopped politely) and the pool starts a new one.
+     * Prints `siteDir/entry` to `output` and returns its page count if Chromium's output gave it.
+     * Past the time limit, or on cancel, the page's context is closed, which ends its renderer (a
+     * page stuck in a script loop cannot be stopped politely); other pages print on.
      */
     async htmlToPdf(
       siteDir: string,
@@ -139,18 +136,19 @@ export function createChromium(opts: ChromiumOptions) {
       output: string,
       o: PrintOptions,
       call: EngineCallOptions,
-    ) {
+    ): Promise<{ pages: number | undefined }> {
       const timeoutMs = call.timeoutMs ?? opts.timeoutMs;
       const started = performance.now();
       try {
-        await pool.use((instance) =>
-          bounded(print(instance, siteDir, entry, output, o, timeoutMs), timeoutMs, call.signal),
+        const pages = await browser.use((tab) =>
+          bounded(print(tab, siteDir, entry, output, o, timeoutMs), timeoutMs, call.signal),
         );
+        return { pages };
       } finally {
         opts.onFinished?.(performance.now() - started);
       }
     },
-    close: () => pool.close(),
+    close: () => browser.close(),
   };
 }
 

@@ -5,7 +5,7 @@ import { requireSandbox } from '../../process/sandbox.js';
 import { observer } from '../call-options.js';
 import { banner, guarded, HEAVY_PROBE_TIMEOUT_MS } from '../program.js';
 import type { EngineModule, EngineStatus } from '../types.js';
-import { CHROMIUM } from './browser-pool.js';
+import { CHROMIUM } from './browser-instance.js';
 import { type Chromium, createChromium } from './chromium.js';
 
 function probeChromium(): Promise<EngineStatus> {

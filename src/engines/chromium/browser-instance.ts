@@ -1,4 +1,4 @@
-// Long-lived headless Chromium instances, each in its own bubblewrap sandbox (src/process/sandbox.ts)
+// A long-lived headless Chromium in its own bubblewrap sandbox (src/process/sandbox.ts)
 // with only its profile folder, driven by playwright-core over --remote-debugging-pipe: no DevTools
 // port, and no network at all in the sandbox. playwright-core never downloads a browser itself.
 import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -8,7 +8,6 @@ import { QuireError } from '../../errors/quire-error.js';
 import { SETPRIV } from '../../process/limits.js';
 import { makeSandboxDir, requireSandbox, sandboxArgv, writeSandboxPasswd } from '../../process/sandbox.js';
 import { makeWorkDir } from '../../process/work-dir.js';
-import { createInstancePool, type PooledInstance } from '../instance-pool.js';
 
 /** Debian's launcher script; its version banner is what the probe reads. */
 export const CHROMIUM = '/usr/bin/chromium';
@@ -23,6 +22,7 @@ const PROFILE_INSIDE = '/sandbox/profile';
  * traffic. The proxy and resolver flags are a second wall behind the empty network namespace and
  * route interception (chromium.ts): every request our handler misses goes to a closed port, names
  * never resolve, and WebRTC may not send UDP around the proxy. The pipe carries DevTools.
+ * PERFORMANCE_FLAGS keep every page at full speed (see there).
  */
 export function chromiumArgs(userDataDir: string): string[] {
   return [
@@ -45,9 +45,38 @@ export function chromiumArgs(userDataDir: string): string[] {
     '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
     '--remote-debugging-pipe',
     '--no-startup-window',
+    ...PERFORMANCE_FLAGS,
     `--user-data-dir=${userDataDir}`,
   ];
 }
+
+/**
+ * A headless page has no visible window, so without these Chromium treats it as a background
+ * tab: its renderer runs at a lower priority with throttled timers, which on a busy machine made a
+ * print 2–4× slower than playwright's defaults (which set the same flags). Field trials and the
+ * hang monitor are experiments and watchdogs a print service does not want; paint holding delays
+ * the first paint for a visual effect nobody sees. Site-per-process is off because it only
+ * separates sites inside one job, where the page can load nothing but its own origin: with it, the
+ * first navigation of every job swapped to a second renderer and a spare third was started. Jobs
+ * stay apart regardless, since Chromium never shares a renderer between two browser contexts.
+ * Measured in docs/benchmarks.md (`html`).
+ */
+const PERFORMANCE_FLAGS = [
+  '--disable-field-trial-config',
+  '--disable-background-timer-throttling',
+  '--disable-backgrounding-occluded-windows',
+  '--disable-renderer-backgrounding',
+  '--disable-back-forward-cache',
+  '--disable-breakpad',
+  '--disable-hang-monitor',
+  '--disable-ipc-flooding-protection',
+  '--disable-component-extensions-with-background-pages',
+  '--disable-site-isolation-trials',
+  '--disable-features=PaintHolding,MediaRouter,OptimizationHints,Translate,IsolateOrigins,site-per-process,SpareRendererForSitePerProcess',
+  '--metrics-recording-only',
+  '--password-store=basic',
+  '--no-service-autorun',
+];
 
 /** POSIX single quotes: the wrapper below must pass every argument through unchanged. */
 const quote = (arg: string) => `'${arg.replaceAll("'", "'\\''")}'`;
@@ -63,20 +92,22 @@ function wrapperScript(pidFile: string, argv: readonly string[]): string {
 }
 
 export interface BrowserPoolOptions {
+  /** Pages printed at once, each in its own context. */
   size: number;
   recycleAfter: number;
   workRoot: string;
 }
 
-export class BrowserInstance implements PooledInstance {
+export class BrowserInstance {
   dead = false;
   private constructor(
     readonly browser: Browser,
     private readonly dir: string,
-    private readonly pidFile: string,
+    /** The wrapper's pid, which is the process group of every process of this browser. */
+    readonly groupId: number | undefined,
   ) {}
 
-  static async start(opts: BrowserPoolOptions): Promise<BrowserInstance> {
+  static async start(opts: { workRoot: string }): Promise<BrowserInstance> {
     const identity = await requireSandbox('Chromium');
     await mkdir(opts.workRoot, { recursive: true, mode: 0o700 });
     const dir = await makeWorkDir(opts.workRoot);
@@ -117,7 +148,7 @@ export class BrowserInstance implements PooledInstance {
       await rm(dir, { recursive: true, force: true });
       throw new QuireError('engine_failed', 'Chromium did not start');
     }
-    const instance = new BrowserInstance(browser, dir, pidFile);
+    const instance = new BrowserInstance(browser, dir, await readPid(pidFile));
     browser.on('disconnected', () => {
       instance.dead = true;
     });
@@ -128,28 +159,22 @@ export class BrowserInstance implements PooledInstance {
   async stop(): Promise<void> {
     this.dead = true;
     // Only while connected: once the browser is gone its pid may belong to someone else.
-    if (this.browser.isConnected()) await killGroup(this.pidFile);
+    if (this.browser.isConnected() && this.groupId !== undefined) killGroup(this.groupId);
     await this.browser.close().catch(() => {});
     await rm(this.dir, { recursive: true, force: true });
   }
 }
 
-/** SIGKILL to the wrapper's process group; bwrap's --die-with-parent takes the sandbox down with it. */
-async function killGroup(pidFile: string): Promise<void> {
+async function readPid(pidFile: string): Promise<number | undefined> {
   const pid = Number((await readFile(pidFile, 'utf8').catch(() => '')).trim());
-  if (!Number.isInteger(pid) || pid <= 1) return;
+  return Number.isInteger(pid) && pid > 1 ? pid : undefined;
+}
+
+/** SIGKILL to the wrapper's process group; bwrap's --die-with-parent takes the sandbox down with it. */
+function killGroup(pid: number): void {
   try {
     process.kill(-pid, 'SIGKILL');
   } catch {
     // ESRCH: already gone.
   }
-}
-
-export function createBrowserPool(opts: BrowserPoolOptions) {
-  return createInstancePool({
-    name: 'Chromium',
-    size: opts.size,
-    recycleAfter: opts.recycleAfter,
-    start: () => BrowserInstance.start(opts),
-  });
 }
