@@ -28,6 +28,13 @@ export function pixelLimitError(page: number, pixels: number, sentence: string):
   });
 }
 
+/** The largest of the pages checked: what sizes a renderer and bounds how many run at once. */
+export interface LargestPage {
+  pixels: number;
+  /** The longer side, in pixels, of any page checked. */
+  side: number;
+}
+
 /** Pixels of each page of `pages` (1-based) rendered at `dpi`, from pdfinfo's page sizes. */
 export async function checkPagePixels(
   poppler: Engines['poppler'],
@@ -36,18 +43,23 @@ export async function checkPagePixels(
   pageCount: number,
   dpi: number,
   call: EngineCallOptions,
-): Promise<void> {
+): Promise<LargestPage> {
   const info = await poppler.info(input, pageCount, call);
   const scale = dpi / 72;
+  const largest: LargestPage = { pixels: 0, side: 0 };
   for (const page of pages) {
     const facts = info.pages[page - 1];
     if (!facts) continue;
-    const pixels = Math.ceil(facts.width_pt * scale) * Math.ceil(facts.height_pt * scale);
+    const [width, height] = [Math.ceil(facts.width_pt * scale), Math.ceil(facts.height_pt * scale)];
+    const pixels = width * height;
     if (pixels > MAX_PAGE_PIXELS) {
       const sentence = `Page ${page} would be ${mpx(pixels)} megapixels at ${dpi} dpi`;
       throw pixelLimitError(page, pixels, sentence);
     }
+    largest.pixels = Math.max(largest.pixels, pixels);
+    largest.side = Math.max(largest.side, width, height);
   }
+  return largest;
 }
 
 /**
