@@ -7,6 +7,7 @@ import { heavyMemory } from './heavy-memory.js';
 import { jobOverhead } from './job-overhead.js';
 import { queueScaling } from './queue-scaling.js';
 import { rateLimit } from './rate-limit.js';
+import { render } from './render.js';
 import { structureMemory } from './structure-memory.js';
 import { table } from './support/stats.js';
 import type { BenchResult } from './types.js';
@@ -20,6 +21,7 @@ const BENCHMARKS: Record<string, () => Promise<BenchResult>> = {
   'queue-scaling': queueScaling,
   'rate-limit': rateLimit,
   'structure-memory': structureMemory,
+  render,
 };
 
 /** No benchmark should come close; past this the run is stuck and is abandoned. */
