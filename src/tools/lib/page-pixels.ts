@@ -7,8 +7,9 @@ import { QuireError } from '../../errors/quire-error.js';
 
 /**
  * Largest page, in pixels, that is rendered: 100 Mpx is A3/tabloid at 600 dpi or A0 at 200 dpi.
- * A page is held whole as 24-bit RGB by pdftoppm and again by the encoder (~300 MB each at this
- * size), so this bounds the job's memory; larger pages fail `limit_page_pixels_exceeded`.
+ * The renderer holds a page whole (cairo: 4 bytes a pixel, ~400 MB at this size; measured 395 MB
+ * peak) while encoders stream it, and pdf-to-images runs no more pages at once than add up to this
+ * (render-pages.ts), so it bounds the job's memory; larger pages fail `limit_page_pixels_exceeded`.
  */
 export const MAX_PAGE_PIXELS = 100_000_000;
 
