@@ -4,6 +4,7 @@ import path from 'node:path';
 import { BenchClient } from './support/client.js';
 import { RssSampler, readMemory } from './support/memory.js';
 import { corpusFile } from './support/paths.js';
+import { reapedChildrenCpuMs, treeCpuMs } from './support/process-tree.js';
 import { runRawOk } from './support/raw.js';
 import { startServer } from './support/server.js';
 import { fmt, MiB, median } from './support/stats.js';
@@ -72,24 +73,39 @@ function references(format: Format): Reference[] {
 interface FormatResult {
   format: Format;
   quireMs: number[];
+  /** CPU of the server and every engine it ran, per job: what the load average cannot inflate. */
+  quireCpuMs: number[];
   rawMs: Map<string, number[]>;
+  rawCpuMs: Map<string, number[]>;
   bytes: number;
 }
 
-async function measure(client: BenchClient, format: Format): Promise<FormatResult> {
+async function measure(client: BenchClient, serverPid: number, format: Format): Promise<FormatResult> {
   const options = { format, dpi: DPI, quality: QUALITY };
   const refs = references(format);
   return withTempDir(`render-${format}`, async (dir) => {
     // Warm-up: page cache, first-job paths, the engines' own start.
     const warm = await client.flow('pdf-to-images', options, [INPUT]);
     for (const ref of refs) await runRawOk(ref.argv(dir), dir);
-    const quireMs: number[] = [];
-    const rawMs = new Map(refs.map((ref) => [ref.label, [] as number[]]));
+    const result: FormatResult = {
+      format,
+      quireMs: [],
+      quireCpuMs: [],
+      rawMs: new Map(refs.map((ref) => [ref.label, []])),
+      rawCpuMs: new Map(refs.map((ref) => [ref.label, []])),
+      bytes: warm.bytes,
+    };
     for (let i = 0; i < RUNS; i++) {
-      quireMs.push((await client.flow('pdf-to-images', options, [INPUT])).totalMs);
-      for (const ref of refs) rawMs.get(ref.label)!.push((await runRawOk(ref.argv(dir), dir)).ms);
+      const cpu = treeCpuMs(serverPid);
+      result.quireMs.push((await client.flow('pdf-to-images', options, [INPUT])).totalMs);
+      result.quireCpuMs.push(treeCpuMs(serverPid) - cpu);
+      for (const ref of refs) {
+        const rawCpu = reapedChildrenCpuMs();
+        result.rawMs.get(ref.label)!.push((await runRawOk(ref.argv(dir), dir)).ms);
+        result.rawCpuMs.get(ref.label)!.push(reapedChildrenCpuMs() - rawCpu);
+      }
     }
-    return { format, quireMs, rawMs, bytes: warm.bytes };
+    return result;
   });
 }
 
@@ -101,10 +117,12 @@ function report(result: FormatResult, lines: string[], summary: [string, string]
   const fastestAa = medians.filter((m) => m.ref.antialiased).reduce((a, b) => (b.ms < a.ms ? b : a));
   const ratio = quire / fastest.ms;
   lines.push(
-    `  ${result.format}: Quire full flow ${fmt(quire)} ms (runs ${result.quireMs.map((v) => fmt(v, 0)).join(', ')}; ZIP ${result.bytes} B)`,
+    `  ${result.format}: Quire full flow ${fmt(quire)} ms, CPU ${fmt(median(result.quireCpuMs))} ms ` +
+      `(runs ${result.quireMs.map((v) => fmt(v, 0)).join(', ')}; ZIP ${result.bytes} B)`,
     ...medians.map(
       ({ ref, ms }) =>
-        `    ${ref.label}: ${fmt(ms)} ms → Quire ${fmt(quire / ms, 2)}x (runs ${result.rawMs
+        `    ${ref.label}: ${fmt(ms)} ms, CPU ${fmt(median(result.rawCpuMs.get(ref.label)!))} ms → ` +
+        `Quire ${fmt(quire / ms, 2)}x (runs ${result.rawMs
           .get(ref.label)!
           .map((v) => fmt(v, 0))
           .join(', ')})`,
@@ -126,7 +144,7 @@ export async function render(): Promise<BenchResult> {
     const rssBefore = readMemory(server.pid)!.rssBytes;
     const sampler = new RssSampler(server.pid, 50).start();
     const results: FormatResult[] = [];
-    for (const format of ['png', 'jpeg'] as const) results.push(await measure(client, format));
+    for (const format of ['png', 'jpeg'] as const) results.push(await measure(client, server.pid, format));
     sampler.stop();
     const peak = Math.max(sampler.peakRssBytes, readMemory(server.pid)!.hwmBytes);
     const lines = [
