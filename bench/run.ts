@@ -12,6 +12,7 @@ import { jobReads } from './job-reads.js';
 import { mergeBench } from './merge.js';
 import { queueScaling } from './queue-scaling.js';
 import { rateLimit } from './rate-limit.js';
+import { render } from './render.js';
 import { structureMemory } from './structure-memory.js';
 import { table } from './support/stats.js';
 import type { BenchResult } from './types.js';
@@ -30,6 +31,7 @@ const BENCHMARKS: Record<string, () => Promise<BenchResult>> = {
   compress,
   html,
   docx,
+  render,
 };
 
 /** No benchmark should come close; past this the run is stuck and is abandoned. */

@@ -7,6 +7,7 @@ import { accountLimits, FALLBACK_PLAN, planFor } from '../config/plans.js';
 import { IdleWaiters } from '../process/idle-waiters.js';
 import type { ClaimedJob, ClaimLimits } from '../store/types.js';
 import type { ToolCatalog } from '../tools/lib/catalog.js';
+import { jobStarted } from '../tools/lib/cpu-share.js';
 import { JobService } from './job-service.js';
 import { LeaseKeeper } from './lease-keeper.js';
 import { type RunJobDeps, runJob } from './run-job.js';
@@ -48,6 +49,7 @@ export function startWorkers(deps: RunJobDeps): Workers {
         continue;
       }
       const signal = keeper.hold(claim.job.id, claim.leaseToken);
+      const leave = jobStarted();
       try {
         await runJob(claim, signal, deps, accountLimits(deps.config, claim.plan));
       } catch (error) {
@@ -56,6 +58,7 @@ export function startWorkers(deps: RunJobDeps): Workers {
           'job runner crashed',
         );
       } finally {
+        leave();
         keeper.release(claim.leaseToken);
         // Stopping in order: hand the job straight back instead of letting its lease lapse,
         // which would delay it and count a stall towards worker_lost.

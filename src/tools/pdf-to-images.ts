@@ -1,14 +1,11 @@
-// pdf-to-images: renders selected pages to PNG or JPEG. pdftoppm rasterises to raw PPM (fast) and
-// sharp encodes (tools.md measured pdftoppm's own PNG encoder ~20x slower than its rasteriser).
-import { readFile, rm } from 'node:fs/promises';
-import path from 'node:path';
+// pdf-to-images: renders selected pages to PNG or JPEG, several page ranges at once within the
+// job's CPU share (lib/render-pages.ts), and packs several pages as a ZIP.
 import { type Static, Type } from '@sinclair/typebox';
-import sharp from 'sharp';
-import { QuireError } from '../errors/quire-error.js';
 import { engineCall, onlyPdf } from './lib/inputs.js';
 import { fileStem, workFile } from './lib/output-name.js';
 import { checkPagePixels } from './lib/page-pixels.js';
-import { PageSelectionSchema, pageRuns, resolvePageSet } from './lib/page-selection.js';
+import { PageSelectionSchema, resolvePageSet } from './lib/page-selection.js';
+import { renderPages } from './lib/render-pages.js';
 import { StringEnum } from './lib/schema.js';
 import { defineTool, type ToolContext } from './lib/types.js';
 import { writeZip } from './lib/zip.js';
@@ -49,30 +46,6 @@ const options = Type.Object(
 
 type Options = Static<typeof options>;
 
-/** Pages rasterised per pdftoppm run: bounds the PPM files on disk while keeping runs few. */
-const PAGES_PER_RUN = 8;
-
-/** Binary PPM/PGM header (netpbm: "P6 <w> <h> <maxval>" + one whitespace byte). */
-function ppmHeader(bytes: Buffer): { width: number; height: number; channels: 1 | 3; offset: number } {
-  const m = /^P([56])\s+(\d+)\s+(\d+)\s+(\d+)\s/.exec(bytes.subarray(0, 64).toString('latin1'));
-  if (m?.[4] !== '255') throw new QuireError('engine_failed', 'pdftoppm wrote an unexpected image');
-  return { width: Number(m[2]), height: Number(m[3]), channels: m[1] === '5' ? 1 : 3, offset: m[0].length };
-}
-
-async function encode(ppm: string, output: string, opts: Options): Promise<void> {
-  const bytes = await readFile(ppm);
-  await rm(ppm, { force: true });
-  const { width, height, channels, offset } = ppmHeader(bytes);
-  // withDensity writes the dpi as PNG pHYs / JPEG JFIF density, so viewers print at true size.
-  const image = sharp(bytes.subarray(offset), {
-    raw: { width, height, channels },
-    limitInputPixels: false,
-  }).withDensity(opts.dpi ?? 150);
-  const encoded =
-    opts.format === 'jpeg' ? image.jpeg({ quality: opts.quality ?? 85 }) : image.png({ compressionLevel: 6 });
-  await encoded.toFile(output);
-}
-
 /** Refuses any selected page whose render would exceed MAX_PAGE_PIXELS, before rendering any. */
 function checkPixels(ctx: ToolContext<Options>, input: string, pages: number[], count: number) {
   return checkPagePixels(ctx.engines.poppler, input, pages, count, ctx.options.dpi ?? 150, engineCall(ctx));
@@ -91,46 +64,27 @@ export const pdfToImagesTool = defineTool({
     const { input, pageCount: count } = onlyPdf(ctx);
     const opts = ctx.options;
     const pages = resolvePageSet(opts.pages, count);
-    await checkPixels(ctx, input.path, pages, count);
+    const largest = await checkPixels(ctx, input.path, pages, count);
 
     ctx.progress.step('render');
+    const rendered = await renderPages(ctx.engines, {
+      input: input.path,
+      pages,
+      dpi: opts.dpi ?? 150,
+      format: opts.format ?? 'png',
+      quality: opts.quality ?? 85,
+      largest,
+      call: engineCall(ctx),
+      signal: ctx.signal,
+      onPage: (done, total) => ctx.progress.fraction(done, total),
+    });
     const ext = opts.format === 'jpeg' ? 'jpg' : 'png';
     const stem = fileStem(input.name);
     const width = String(count).length;
-    const images: { path: string; name: string }[] = [];
-    let encoded = 0;
-    for (const run of pageRuns(pages, PAGES_PER_RUN)) {
-      // Encoding (sharp, thread pool) overlaps pdftoppm rendering the next page of the run.
-      let encoding = Promise.resolve();
-      const prefix = workFile(ctx.workDir, 'page', '');
-      const onPage = (page: number, file: string) => {
-        const output = workFile(ctx.workDir, `page-${page}`, ext);
-        images.push({ path: output, name: `${stem}-${String(page).padStart(width, '0')}.${ext}` });
-        encoding = encoding.then(async () => {
-          ctx.signal.throwIfAborted();
-          await encode(path.resolve(ctx.workDir, file), output, opts);
-          ctx.progress.fraction(++encoded, pages.length);
-        });
-      };
-      try {
-        await ctx.engines.poppler.renderPpm(
-          input.path,
-          run,
-          opts.dpi ?? 150,
-          prefix,
-          engineCall(ctx),
-          onPage,
-        );
-      } catch (err) {
-        // The engine's error is the one to report; a pending encode must not reject unobserved.
-        await encoding.catch(() => {});
-        throw err;
-      }
-      await encoding;
-    }
-    if (images.length !== pages.length) {
-      throw new QuireError('engine_failed', `pdftoppm rendered ${images.length} of ${pages.length} pages`);
-    }
+    const images = rendered.map(({ page, path }) => ({
+      path,
+      name: `${stem}-${String(page).padStart(width, '0')}.${ext}`,
+    }));
 
     ctx.progress.step('package');
     const facts = { pages: pages.length, dpi: opts.dpi ?? 150, format: opts.format ?? 'png' };

@@ -1,6 +1,6 @@
 // poppler-utils adapter: document facts (pdfinfo), fonts (pdffonts), image inventory (pdfimages
-// -list) and text (pdftotext). poppler takes passwords only in argv, so it is only ever given
-// files that open without one (unencrypted or owner-only).
+// -list), text (pdftotext) and page rendering (pdftocairo, pdftoppm). poppler takes passwords only
+// in argv, so it is only ever given files that open without one (unencrypted or owner-only).
 import path from 'node:path';
 import { type RunOptions, run } from '../../process/runner.js';
 import type { EngineCallOptions, EngineDefaults } from '../call-options.js';
@@ -8,9 +8,11 @@ import { toRunOptions } from '../call-options.js';
 import { popplerFailure } from './failure.js';
 import { parsePageGeometry } from './geometry.js';
 import { parseFontList, parseImageList, parsePdfinfo } from './parse.js';
+import { type RenderRequest, renderArgs } from './render.js';
 
 export type { PageGeometry } from './geometry.js';
 export type { FontEntry, ImageEntry, PdfinfoFacts } from './parse.js';
+export type { RenderProgram, RenderRequest } from './render.js';
 
 export interface TextOptions {
   firstPage?: number;
@@ -59,31 +61,12 @@ export function createPoppler(defaults: EngineDefaults, bin: { dir?: string } = 
     },
 
     /**
-     * Rasterises pages first..last to binary PPM files `<prefix>-<n>.ppm` (pdftoppm's raw output is
-     * ~20x faster than its PNG encoder, tools.md) and reports each file once it is complete.
+     * Renders one page range as `<prefix>-<page>.<jpg|tif>` (render.ts). Tools decide which
+     * program and how many ranges run at once; each run is its own process group, killed on abort.
      */
-    async renderPpm(
-      input: string,
-      range: PageSpan,
-      dpi: number,
-      prefix: string,
-      call: EngineCallOptions,
-      onPage: (page: number, file: string) => void,
-    ): Promise<void> {
-      const args = [
-        ...span(range),
-        '-r',
-        String(dpi),
-        '-progress',
-        path.resolve(input),
-        path.resolve(prefix),
-      ];
-      // `-progress` prints "<page> <last page> <file>" on stderr after each page is written.
-      const onStderrLine = (line: string) => {
-        const m = /^(\d+) \d+ (.+\.ppm)$/.exec(line.trim());
-        if (m) onPage(Number(m[1]), m[2]!);
-      };
-      await exec('pdftoppm', args, call, { captureStdout: false, onStderrLine });
+    async render(input: string, request: RenderRequest, prefix: string, call: EngineCallOptions) {
+      const args = renderArgs(request, path.resolve(input), path.resolve(prefix));
+      await exec(request.program, args, call, { captureStdout: false });
     },
 
     /**

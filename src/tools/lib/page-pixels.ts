@@ -7,8 +7,9 @@ import { QuireError } from '../../errors/quire-error.js';
 
 /**
  * Largest page, in pixels, that is rendered: 100 Mpx is A3/tabloid at 600 dpi or A0 at 200 dpi.
- * A page is held whole as 24-bit RGB by pdftoppm and again by the encoder (~300 MB each at this
- * size), so this bounds the job's memory; larger pages fail `limit_page_pixels_exceeded`.
+ * The renderer holds a page whole (cairo: 4 bytes a pixel, ~400 MB at this size; measured 395 MB
+ * peak) while encoders stream it, and pdf-to-images runs no more pages at once than add up to this
+ * (render-pages.ts), so it bounds the job's memory; larger pages fail `limit_page_pixels_exceeded`.
  */
 export const MAX_PAGE_PIXELS = 100_000_000;
 
@@ -28,6 +29,13 @@ export function pixelLimitError(page: number, pixels: number, sentence: string):
   });
 }
 
+/** The largest of the pages checked: what sizes a renderer and bounds how many run at once. */
+export interface LargestPage {
+  pixels: number;
+  /** The longer side, in pixels, of any page checked. */
+  side: number;
+}
+
 /** Pixels of each page of `pages` (1-based) rendered at `dpi`, from pdfinfo's page sizes. */
 export async function checkPagePixels(
   poppler: Engines['poppler'],
@@ -36,18 +44,23 @@ export async function checkPagePixels(
   pageCount: number,
   dpi: number,
   call: EngineCallOptions,
-): Promise<void> {
+): Promise<LargestPage> {
   const info = await poppler.info(input, pageCount, call);
   const scale = dpi / 72;
+  const largest: LargestPage = { pixels: 0, side: 0 };
   for (const page of pages) {
     const facts = info.pages[page - 1];
     if (!facts) continue;
-    const pixels = Math.ceil(facts.width_pt * scale) * Math.ceil(facts.height_pt * scale);
+    const [width, height] = [Math.ceil(facts.width_pt * scale), Math.ceil(facts.height_pt * scale)];
+    const pixels = width * height;
     if (pixels > MAX_PAGE_PIXELS) {
       const sentence = `Page ${page} would be ${mpx(pixels)} megapixels at ${dpi} dpi`;
       throw pixelLimitError(page, pixels, sentence);
     }
+    largest.pixels = Math.max(largest.pixels, pixels);
+    largest.side = Math.max(largest.side, width, height);
   }
+  return largest;
 }
 
 /**

@@ -1,7 +1,9 @@
-// poppler-utils' pure parts: exit/stderr mapping and the parsers of pdfinfo, pdffonts and pdfimages.
+// poppler-utils' pure parts: exit/stderr mapping, the parsers of pdfinfo, pdffonts and pdfimages,
+// and the render argv and output naming.
 import { describe, expect, it } from 'vitest';
 import { popplerFailure } from '../../../src/engines/poppler/failure.js';
 import { parseFontList, parseImageList, parsePdfinfo } from '../../../src/engines/poppler/parse.js';
+import { type RenderRequest, renderArgs, renderedPage } from '../../../src/engines/poppler/render.js';
 import type { RunResult } from '../../../src/process/runner.js';
 import { runResult as result } from './run-result.js';
 
@@ -66,5 +68,50 @@ describe('poppler parsers', () => {
         bytes: 94208,
       },
     ]);
+  });
+});
+
+describe('poppler render argv', () => {
+  const base: RenderRequest = {
+    program: 'pdftocairo',
+    range: { first: 3, last: 9 },
+    dpi: 150,
+    format: 'jpeg',
+    quality: 85,
+  };
+  const cases: [string, RenderRequest, string[]][] = [
+    ['JPEG from the engine at the given quality', base, ['-jpeg', '-jpegopt', 'quality=85']],
+    ['raw pixels as uncompressed TIFF', { ...base, format: 'raw' }, ['-tiff', '-tiffcompression', 'none']],
+    [
+      'the same options for pdftoppm',
+      { ...base, program: 'pdftoppm', quality: 20 },
+      ['-jpeg', '-jpegopt', 'quality=20'],
+    ],
+  ];
+  it.each(cases)('%s', (_name, request, output) => {
+    expect(renderArgs(request, '/w/in.pdf', '/w/render-0')).toEqual([
+      '-f',
+      '3',
+      '-l',
+      '9',
+      '-r',
+      '150',
+      ...output,
+      '/w/in.pdf',
+      '/w/render-0',
+    ]);
+  });
+
+  const names: [string, string, RenderRequest['format'], number | undefined][] = [
+    ['render-2-07.jpg', 'render-2', 'jpeg', 7],
+    ['render-2-123.tif', 'render-2', 'raw', 123],
+    ['render-2-7.jpg', 'render-2', 'jpeg', 7],
+    ['render-2-07.tif', 'render-2', 'jpeg', undefined],
+    ['render-12-07.jpg', 'render-1', 'jpeg', undefined],
+    ['render-2-07.jpg.part', 'render-2', 'jpeg', undefined],
+    ['page-7.png', 'render-2', 'raw', undefined],
+  ];
+  it.each(names)('%s under prefix %s (%s) is page %s', (file, prefix, format, page) => {
+    expect(renderedPage(file, prefix, format)).toBe(page);
   });
 });
