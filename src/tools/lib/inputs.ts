@@ -2,9 +2,10 @@
 // input opened with qpdf (typed errors for encrypted and damaged files, a qpdf-rewritten copy of a
 // file qpdf had to repair) and the page limit enforced.
 import { stat } from 'node:fs/promises';
-import type { EngineCallOptions } from '../../engines/call-options.js';
+import { type EngineCallOptions, InputNeedsOpeningError } from '../../engines/call-options.js';
 import { QuireError } from '../../errors/quire-error.js';
 import { workFile } from './output-name.js';
+import { quickPageCount } from './quick-open.js';
 import type { AnyToolDefinition, RunContext, ToolContext, ToolInput, ToolOutput } from './types.js';
 
 /** Engine call options bound to the job: its work dir, cancel signal and per-tool limits. */
@@ -18,6 +19,7 @@ export function engineCall<O>(
     timeoutMs: ctx.limits.timeoutMs,
     memoryBytes: ctx.limits.memoryBytes,
     ...(onProgress ? { onProgress } : {}),
+    ...(ctx.quickOpened ? { quickOpened: true } : {}),
   };
 }
 
@@ -91,6 +93,25 @@ async function openPdfs<O>(
   return { counts, inputs };
 }
 
+/**
+ * The page counts of the PDF inputs when every one of them opens in-process (quick-open.ts), with
+ * the page limit enforced as the qpdf opening does; undefined sends the job to the qpdf opening.
+ */
+async function quickCounts<O>(ctx: RunContext<O>): Promise<number[] | undefined> {
+  const pdfs = ctx.inputs.filter((input) => input.contentType === 'application/pdf');
+  const counts: number[] = [];
+  for (const input of pdfs) {
+    const pages = await quickPageCount(input.path, input.size);
+    if (pages === undefined) return undefined;
+    counts.push(pages);
+    checkPageLimit(
+      counts.reduce((a, b) => a + b, 0),
+      ctx.limits.maxPages,
+    );
+  }
+  return counts;
+}
+
 /** Runs `tool` as its definition declares: engine-free refusals, the opening, then the tool. */
 export async function openAndRun<O>(
   tool: Pick<AnyToolDefinition, 'inputs' | 'checkJob' | 'run'>,
@@ -102,6 +123,16 @@ export async function openAndRun<O>(
   const options = ctx.options as Record<string, string | undefined>;
   const password = options[passwordOption ?? INPUT_PASSWORD_OPTION];
   ctx.progress.step('inspect');
+  if (tool.inputs.quickOpen && password === undefined) {
+    const pages = await quickCounts(ctx);
+    if (pages) {
+      try {
+        return await tool.run({ ...ctx, quickOpened: true, pages });
+      } catch (error) {
+        if (!(error instanceof InputNeedsOpeningError)) throw error;
+      }
+    }
+  }
   const opened = await openPdfs(ctx, password);
   let run: RunContext<O> = { ...ctx, inputs: opened.inputs };
   // A tool with its own password option (unlock) does its own decrypting.
