@@ -1,0 +1,125 @@
+// Engine tier: the in-process opening of small, clean PDFs (src/tools/lib/quick-open.ts) against
+// qpdf's own reading of the corpus, and the rotate tool's engine runs counted by the engines' real
+// duration observer (what /metrics counts), on real qpdf.
+import { execFile } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
+import { promisify } from 'node:util';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createEngines } from '../../src/engines/index.js';
+import { QuireError } from '../../src/errors/quire-error.js';
+import { openAndRun } from '../../src/tools/lib/inputs.js';
+import { QUICK_OPEN_MAX_BYTES, quickPageCount } from '../../src/tools/lib/quick-open.js';
+import { rotateTool } from '../../src/tools/rotate.js';
+import { checkPasses, pageCount, rotations } from '../support/pdf-checks.js';
+import { corpus, corpusDir, makeToolContext } from '../support/tool-context.js';
+
+const exec = promisify(execFile);
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  await Promise.all(cleanups.splice(0).map((c) => c()));
+});
+
+/** Rotates `file` with real engines whose observer counts the qpdf runs. */
+async function rotateCounting(file: string, options: { angle: number; pages?: string }, maxPages?: number) {
+  const test = await makeToolContext({
+    tool: rotateTool,
+    files: [file],
+    options,
+    ...(maxPages === undefined ? {} : { limits: { maxPages } }),
+  });
+  cleanups.push(test.cleanup);
+  let qpdfRuns = 0;
+  const engines = createEngines({
+    timeoutMs: 60_000,
+    memoryBytes: 2 * 1024 ** 3,
+    observe: (engine) => {
+      if (engine === 'qpdf') qpdfRuns++;
+    },
+  });
+  const output = await openAndRun(rotateTool, { ...test.ctx, engines });
+  return { output, qpdfRuns };
+}
+
+/** qpdf's own answer for a file: exit code, the root's /Count and the pages its walk finds. */
+async function qpdfPages(file: string): Promise<{ code: number; declared: number; walked: number }> {
+  const out = await exec('qpdf', ['--show-npages', '--show-pages', file]).then(
+    ({ stdout }) => ({ code: 0, stdout }),
+    (error: { code?: number; stdout?: string }) => ({ code: error.code ?? -1, stdout: error.stdout ?? '' }),
+  );
+  return {
+    code: out.code,
+    declared: Number(/^(-?\d+)$/m.exec(out.stdout)?.[1]),
+    walked: out.stdout.match(/^page \d+: /gm)?.length ?? 0,
+  };
+}
+
+describe('quick opening', () => {
+  it('counts the pages qpdf walks, on every small corpus file it accepts', async () => {
+    const small = readdirSync(corpusDir)
+      .map((name) => corpus(name))
+      .filter((file) => statSync(file).size <= QUICK_OPEN_MAX_BYTES);
+    let accepted = 0;
+    for (const file of small) {
+      const quick = await quickPageCount(file, statSync(file).size);
+      if (quick === undefined) continue;
+      accepted++;
+      const qpdf = await qpdfPages(file);
+      expect({ file, quick }).toEqual({ file, quick: qpdf.walked });
+      expect(qpdf.declared).toBe(qpdf.walked);
+    }
+    // The corpus holds at least a dozen small, clean PDFs; fewer means the shortcut stopped working.
+    expect(accepted).toBeGreaterThanOrEqual(12);
+  });
+
+  it('leaves to qpdf what it must not parse: large files, object streams, encryption, wrong /Count', async () => {
+    for (const name of [
+      'pdfjs__tracemonkey.pdf', // 1 MB
+      'pypdf-samples__pdflatex-4-pages.pdf', // object streams
+      'qpdf__enc-R3-V2-O-master.pdf', // encrypted (owner password only)
+      'pdfium__document_aactions.pdf', // /Count 3, one page
+      'pdfjs__xref_command_missing.pdf', // startxref points at no xref
+      'README.md',
+    ]) {
+      expect({ name, quick: await quickPageCount(corpus(name), statSync(corpus(name)).size) }).toEqual({
+        name,
+        quick: undefined,
+      });
+    }
+  });
+});
+
+describe('rotate of a small, clean PDF', () => {
+  it('runs qpdf exactly once: the rotation, with no opening run', async () => {
+    const { output, qpdfRuns } = await rotateCounting('pdf20ex__Simple_PDF_2.0_file.pdf', { angle: 90 });
+    expect(qpdfRuns).toBe(1);
+    expect(await rotations(output.path)).toEqual([90]);
+    expect(output.facts).toEqual({ pages: 1 });
+  });
+
+  it('resolves a page selection against the count found in-process', async () => {
+    const { output, qpdfRuns } = await rotateCounting('pdfbox__with_outline.pdf', {
+      angle: 180,
+      pages: '2,z',
+    });
+    expect(qpdfRuns).toBe(1);
+    expect(await rotations(output.path)).toEqual([0, 180, 0, 0, 0, 180]);
+  });
+
+  it('enforces the page limit before any engine runs', async () => {
+    const refused = rotateCounting('pdfbox__with_outline.pdf', { angle: 90 }, 5);
+    await expect(refused).rejects.toBeInstanceOf(QuireError);
+    await expect(refused).rejects.toMatchObject({ code: 'limit_pages_exceeded' });
+  });
+
+  it('falls back to the qpdf opening when the rotation has to repair the file, and succeeds as before', async () => {
+    // Passes the in-process checks, but qpdf warns that it had to reconstruct the xref (exit 3).
+    const file = 'qpdf__bad-xref-entry.pdf';
+    expect(await quickPageCount(corpus(file), statSync(corpus(file)).size)).toBe(1);
+    const { output, qpdfRuns } = await rotateCounting(file, { angle: 90 });
+    // The failed rotation, the opening, the repair's reads and rewrite, the count, the rotation.
+    expect(qpdfRuns).toBeGreaterThan(2);
+    expect(await checkPasses(output.path)).toBe(true);
+    expect(await pageCount(output.path)).toBe(1);
+    expect(await rotations(output.path)).toEqual([90]);
+  });
+});
