@@ -1,6 +1,7 @@
-// Engine tier: the in-process opening of small, clean PDFs (src/tools/lib/quick-open.ts) against
-// qpdf's own reading of the corpus, and the rotate tool's engine runs counted by the engines' real
-// duration observer (what /metrics counts), on real qpdf.
+// Engine tier: how the runner opens PDF inputs (src/tools/lib/inputs.ts) on real qpdf: the in-process
+// opening of small, clean PDFs (quick-open.ts) against qpdf's own reading of the corpus, the rotate
+// tool's engine runs counted by the engines' real duration observer (what /metrics counts), and
+// several inputs opened a few at a time with their errors taken in upload order.
 import { execFile } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { promisify } from 'node:util';
@@ -9,9 +10,10 @@ import { createEngines } from '../../src/engines/index.js';
 import { QuireError } from '../../src/errors/quire-error.js';
 import { openAndRun } from '../../src/tools/lib/inputs.js';
 import { QUICK_OPEN_MAX_BYTES, quickPageCount } from '../../src/tools/lib/quick-open.js';
+import { mergeTool } from '../../src/tools/merge.js';
 import { rotateTool } from '../../src/tools/rotate.js';
 import { checkPasses, pageCount, rotations } from '../support/pdf-checks.js';
-import { corpus, corpusDir, makeToolContext } from '../support/tool-context.js';
+import { corpus, corpusDir, makeToolContext, runTool } from '../support/tool-context.js';
 
 const exec = promisify(execFile);
 const cleanups: (() => Promise<void>)[] = [];
@@ -121,5 +123,34 @@ describe('rotate of a small, clean PDF', () => {
     expect(await checkPasses(output.path)).toBe(true);
     expect(await pageCount(output.path)).toBe(1);
     expect(await rotations(output.path)).toEqual([90]);
+  });
+});
+
+describe('several inputs', () => {
+  const LATEX4 = 'pypdf-samples__pdflatex-4-pages.pdf'; // 4 pages
+  const TRACEMONKEY = 'pdfjs__tracemonkey.pdf'; // 14 pages
+  const UNREADABLE = 'pdflib__missing_xref_trailer_dict.pdf'; // qpdf cannot open it
+
+  it('fails with the first failing file in upload order, though later files open fine', async () => {
+    const merged = runTool(mergeTool, [LATEX4, UNREADABLE, TRACEMONKEY, LATEX4], { bookmarks: 'none' });
+    await expect(merged).rejects.toMatchObject({ code: 'pdf_corrupt' });
+  });
+
+  it('fails on the page limit at the file that passes it, before a later file’s error', async () => {
+    const merged = runTool(
+      mergeTool,
+      [TRACEMONKEY, LATEX4, UNREADABLE],
+      { bookmarks: 'none' },
+      { maxPages: 15 },
+    );
+    await expect(merged).rejects.toMatchObject({ code: 'limit_pages_exceeded' });
+  });
+
+  it('opens ten inputs and merges all their pages in upload order', async () => {
+    const files = Array.from({ length: 10 }, (_, i) => (i % 2 === 0 ? LATEX4 : TRACEMONKEY));
+    const { output, cleanup } = await runTool(mergeTool, files, { bookmarks: 'none' });
+    cleanups.push(cleanup);
+    expect(await pageCount(output.path)).toBe(5 * 4 + 5 * 14);
+    expect(await checkPasses(output.path)).toBe(true);
   });
 });
