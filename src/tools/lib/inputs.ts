@@ -72,12 +72,19 @@ async function openInput<O>(
  * it without one job taking every core.
  */
 const OPEN_CONCURRENCY = 4;
+/**
+ * Past this size an input opens alone: qpdf's memory grows with the file's objects (≈ 0.9 GB for
+ * issue 14's 110 MB file), and each open may use up to the engine memory cap, so several large
+ * opens at once would multiply what one job can take.
+ */
+const OPEN_TOGETHER_MAX_BYTES = 16 * 1024 * 1024;
 
 /**
- * Opens every PDF input, a few at a time, and takes their results in upload order: the page limit
- * is enforced on the running total and the first file that fails (or passes the limit) fails the
- * job with its own error, the opens still in flight being stopped. Returns the page counts and the
- * inputs as the tools must read them (repaired copies in place of damaged uploads).
+ * Opens every PDF input (a few at a time when all are small) and takes their results in upload
+ * order: the page limit is enforced on the running total, and the first file that fails (or passes
+ * the limit) fails the job with its own error, the opens still in flight being stopped. Returns the
+ * page counts and the inputs as the tools must read them (repaired copies in place of damaged
+ * uploads).
  */
 async function openPdfs<O>(
   ctx: RunContext<O>,
@@ -96,17 +103,18 @@ async function openPdfs<O>(
     open.catch(() => undefined); // Awaited in order below; a later file's failure waits its turn.
     started.push(open);
   };
-  for (let k = 0; k < OPEN_CONCURRENCY; k++) launch();
+  const small = pdfs.every((pdf) => pdf.size <= OPEN_TOGETHER_MAX_BYTES);
+  for (let k = 0; k < (small ? OPEN_CONCURRENCY : 1); k++) launch();
   try {
     for (const [i, input] of pdfs.entries()) {
       const opened = await started[i]!;
-      launch();
       counts.push(opened.pages);
       inputs[ctx.inputs.indexOf(input)] = opened.input;
       checkPageLimit(
         counts.reduce((a, b) => a + b, 0),
         ctx.limits.maxPages,
       );
+      launch();
       // Several files: each is a share of the step (merge). One file: the tool goes on inspecting
       // it within the step, so opening it alone does not advance the bar.
       if (pdfs.length > 1) ctx.progress.fraction(i + 1, pdfs.length);
