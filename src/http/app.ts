@@ -11,10 +11,10 @@ import Fastify, {
   type FastifyRequest,
   LogController,
 } from 'fastify';
-import { ulid } from 'ulid';
 import { type AuthContext, requireScope } from '../auth/authenticate.js';
 import { QuireError } from '../errors/quire-error.js';
 import type { Scope } from '../model/account.js';
+import { ulid } from '../model/ulid.js';
 import type { AppDeps } from './deps.js';
 import { registerIdempotency } from './idempotency.js';
 import { registerMethodNotAllowed, trackRoutes } from './method-not-allowed.js';
