@@ -1,6 +1,8 @@
-// Per-job overhead: ~50 sequential `rotate` jobs on a one-page PDF through the whole HTTP flow,
-// against the same qpdf rotation run directly. The difference of the medians is what the service
-// adds per job (upload, queue, claim, work dir, extra engine runs, result store, download).
+// The cheap job (issue 16, must-hold 1): `rotate` of a one-page PDF through the whole HTTP flow
+// against the same rotation by qpdf alone, in one run. Sequential jobs give the overhead (difference
+// of the medians) and the server's CPU per job; 8 concurrent clients give the throughput, against
+// 8 concurrent loops of raw qpdf.
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { BenchClient, type FlowTiming, metricSum, scrapeMetrics } from './support/client.js';
 import { RssSampler, readMemory } from './support/memory.js';
@@ -12,10 +14,19 @@ import { withTempDir } from './support/work-dir.js';
 import type { BenchResult } from './types.js';
 
 const INPUT = corpusFile('pdf20ex__Simple_PDF_2.0_file.pdf');
-const WARMUP = 5;
-const RUNS = 50;
-const TARGET_OVERHEAD_MS = 30;
-/** What the service wraps every engine in (src/process/limits.ts): setpriv, then prlimit --as. */
+const WARMUP = 10;
+const RUNS = 60;
+const CLIENTS = 8;
+/** Jobs (and raw runs) per throughput round; two rounds each, alternating, so load drifts cancel. */
+const ROUND_JOBS = 96;
+const TARGET_OVERHEAD_MS = 12;
+const TARGET_CPU_MS = 8;
+const TARGET_THROUGHPUT = 0.5;
+
+/**
+ * What the service wraps every engine in (src/process/limits.ts `withLimits` with the default
+ * QUIRE_ENGINE_MEMORY_BYTES and the CPU cap of twice QUIRE_ENGINE_TIMEOUT_MS).
+ */
 export const SERVICE_WRAPPER = [
   '/usr/bin/setpriv',
   '--pdeathsig',
@@ -23,38 +34,101 @@ export const SERVICE_WRAPPER = [
   '--',
   '/usr/bin/prlimit',
   '--as=2147483648',
+  '--cpu=1200',
   '--',
 ];
 
 export const QPDF_OK = [0, 3];
 
 /**
- * What the rotate tool runs for one job: a page count, then the rotation with --progress (the
- * service runs each under SERVICE_WRAPPER; src/tools/rotate.ts, src/engines/qpdf/qpdf.ts).
+ * The engine runs of one rotate job of the whole document (src/tools/rotate.ts): a small, clean
+ * input is opened in-process (src/tools/lib/quick-open.ts), so the rotation is the only qpdf run.
  */
 export function rotateToolArgvs(input: string, out: string): string[][] {
-  return [
-    ['qpdf', '--show-npages', input],
-    ['qpdf', '--progress', input, '--rotate=+90:1-z', out],
-  ];
+  return [['qpdf', '--progress', input, '--rotate=+90:1-z', out]];
 }
 
-interface RawTimes {
+/** CPU time (user + system) of a process so far, in ms, from /proc/<pid>/stat. */
+function cpuMsOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the command name, which may hold spaces: utime and stime are the 12th and 13th.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+}
+
+/** Jobs (or runs) per second when `clients` loops share `total` iterations of `once`. */
+async function rate(total: number, clients: number, once: () => Promise<unknown>): Promise<number> {
+  let started = 0;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      while (started < total) {
+        started++;
+        await once();
+      }
+    }),
+  );
+  return total / ((performance.now() - t0) / 1000);
+}
+
+interface Sequential {
+  flows: FlowTiming[];
   raw: number[];
-  /** The tool's two qpdf runs under the service's setpriv+prlimit wrapper. */
-  serviceLike: number[];
-  /** The same two qpdf runs without the wrapper: the difference is the wrapper's exec cost. */
-  unwrapped: number[];
+  cpuMsPerJob: number;
 }
 
-async function rawRuns(dir: string): Promise<RawTimes> {
-  const out = path.join(dir, 'out.pdf');
-  const rawArgv = ['qpdf', '--rotate=+90', INPUT, out];
-  const toolArgvs = rotateToolArgvs(INPUT, out);
-  const wrappedArgvs = toolArgvs.map((argv) => [...SERVICE_WRAPPER, ...argv]);
-  for (let i = 0; i < WARMUP; i++) await runRawOk(rawArgv, dir, QPDF_OK);
+/** Flow and raw rotation alternate, so both see the same machine; the server's CPU is read around. */
+async function sequential(client: BenchClient, pid: number, dir: string): Promise<Sequential> {
+  const rawArgv = ['qpdf', '--rotate=+90', INPUT, path.join(dir, 'raw.pdf')];
+  const flows: FlowTiming[] = [];
   const raw: number[] = [];
-  for (let i = 0; i < RUNS; i++) raw.push((await runRawOk(rawArgv, dir, QPDF_OK)).ms);
+  let cpuMs = 0;
+  for (let i = 0; i < RUNS; i++) {
+    raw.push((await runRawOk(rawArgv, dir, QPDF_OK)).ms);
+    const before = cpuMsOf(pid);
+    flows.push(await client.flow('rotate', { angle: 90 }, [INPUT]));
+    cpuMs += cpuMsOf(pid) - before;
+  }
+  return { flows, raw, cpuMsPerJob: cpuMs / RUNS };
+}
+
+interface Throughput {
+  quire: number;
+  raw: number;
+  cpuMsPerJob: number;
+}
+
+async function throughput(client: BenchClient, pid: number, dir: string): Promise<Throughput> {
+  let quireJobs = 0;
+  let quireSeconds = 0;
+  let rawRuns = 0;
+  let rawSeconds = 0;
+  let cpuMs = 0;
+  let loop = 0;
+  const rawOnce = () =>
+    runRawOk(['qpdf', '--rotate=+90', INPUT, path.join(dir, `raw-${loop++ % CLIENTS}.pdf`)], dir, QPDF_OK);
+  for (let round = 0; round < 2; round++) {
+    const rawRate = await rate(ROUND_JOBS, CLIENTS, rawOnce);
+    rawRuns += ROUND_JOBS;
+    rawSeconds += ROUND_JOBS / rawRate;
+    const before = cpuMsOf(pid);
+    const quireRate = await rate(ROUND_JOBS, CLIENTS, () => client.flow('rotate', { angle: 90 }, [INPUT]));
+    cpuMs += cpuMsOf(pid) - before;
+    quireJobs += ROUND_JOBS;
+    quireSeconds += ROUND_JOBS / quireRate;
+  }
+  return { quire: quireJobs / quireSeconds, raw: rawRuns / rawSeconds, cpuMsPerJob: cpuMs / quireJobs };
+}
+
+interface Split {
+  serviceLike: number;
+  unwrapped: number;
+}
+
+/** The tool's qpdf runs, directly, under the service's wrapper and without it. */
+async function engineSplit(dir: string): Promise<Split> {
+  const toolArgvs = rotateToolArgvs(INPUT, path.join(dir, 'tool.pdf'));
+  const wrappedArgvs = toolArgvs.map((argv) => [...SERVICE_WRAPPER, ...argv]);
   const sequence = async (argvs: string[][]) => {
     let ms = 0;
     for (const argv of argvs) ms += (await runRawOk(argv, dir, QPDF_OK)).ms;
@@ -66,80 +140,101 @@ async function rawRuns(dir: string): Promise<RawTimes> {
     serviceLike.push(await sequence(wrappedArgvs));
     unwrapped.push(await sequence(toolArgvs));
   }
-  return { raw, serviceLike, unwrapped };
+  return { serviceLike: median(serviceLike), unwrapped: median(unwrapped) };
 }
 
 export async function jobOverhead(): Promise<BenchResult> {
   const server = await startServer('serve', { QUIRE_LOG_LEVEL: 'warn' });
   try {
     const client = new BenchClient(server.baseUrl, server.key);
-    const options = { angle: 90 };
-    for (let i = 0; i < WARMUP; i++) await client.flow('rotate', options, [INPUT]);
-
-    const before = await scrapeMetrics(server.baseUrl);
-    const rssBefore = readMemory(server.pid)!.rssBytes;
-    const sampler = new RssSampler(server.pid, 50).start();
-    const flows: FlowTiming[] = [];
-    for (let i = 0; i < RUNS; i++) flows.push(await client.flow('rotate', options, [INPUT]));
-    sampler.stop();
-    const after = await scrapeMetrics(server.baseUrl);
-    const hwm = readMemory(server.pid)!.hwmBytes;
-
-    const { raw, serviceLike, unwrapped } = await withTempDir('rotate', rawRuns);
-
-    const total = flows.map((f) => f.totalMs);
-    const flowP50 = median(total);
-    const rawP50 = median(raw);
-    const overhead = flowP50 - rawP50;
-    const phase = (pick: (f: FlowTiming) => number) => fmt(median(flows.map(pick)));
-    const totalOf = (name: string, match: Record<string, string>) =>
-      (metricSum(after, `${name}_sum`, match) - metricSum(before, `${name}_sum`, match)) * 1000;
-    const countOf = (name: string, match: Record<string, string>) =>
-      metricSum(after, `${name}_count`, match) - metricSum(before, `${name}_count`, match);
-    const jobRunMean = totalOf('quire_job_run_seconds', { tool: 'rotate' }) / RUNS;
-    const engineRuns = countOf('quire_engine_run_seconds', { engine: 'qpdf' });
-    const engineMean = totalOf('quire_engine_run_seconds', { engine: 'qpdf' }) / RUNS;
-    /** Mean server-side time of a route in ms (Fastify's reply.elapsedTime). */
-    const route = (method: string, url: string) =>
-      totalOf('quire_http_request_duration_seconds', { method, route: url }) /
-      countOf('quire_http_request_duration_seconds', { method, route: url });
-    const serviceLikeP50 = median(serviceLike);
-    const unwrappedP50 = median(unwrapped);
-
-    const lines = [
-      `job-overhead: ${RUNS} sequential rotate jobs (${path.basename(INPUT)}) over HTTP vs \`qpdf --rotate=+90\``,
-      `  flow p50 ${fmt(flowP50)} ms, p90 ${fmt(percentile(total, 90))} ms, min ${fmt(Math.min(...total))} ms; ` +
-        `raw qpdf p50 ${fmt(rawP50)} ms; ratio ${fmt(flowP50 / rawP50, 2)}x; ` +
-        `overhead ${fmt(overhead)} ms (target < ${TARGET_OVERHEAD_MS} ms: ${overhead < TARGET_OVERHEAD_MS ? 'met' : 'NOT met'})`,
-      `  client phases p50: create ${phase((f) => f.createMs)} ms, wait ${phase((f) => f.waitMs)} ms, ` +
-        `link ${phase((f) => f.linkMs)} ms, body ${phase((f) => f.bodyMs)} ms`,
-      `  server (from /metrics, mean per job): job run ${fmt(jobRunMean)} ms, qpdf runs ${fmt(engineRuns / RUNS, 1)} ` +
-        `per job taking ${fmt(engineMean)} ms in all; POST /jobs ${fmt(route('POST', '/api/v1/jobs'))} ms, ` +
-        `GET /jobs/:id?wait ${fmt(route('GET', '/api/v1/jobs/:id'))} ms, GET …/download ` +
-        `${fmt(route('GET', '/api/v1/jobs/:id/download'))} ms, GET /files/:token ${fmt(route('GET', '/api/v1/files/:token'))} ms`,
-      `  the tool's two qpdf runs (--show-npages, then --progress --rotate) run directly: p50 ${fmt(serviceLikeP50)} ms ` +
-        `under setpriv+prlimit as the service runs them, ${fmt(unwrappedP50)} ms without the wrapper`,
-      `  overhead split: extra engine work ${fmt(serviceLikeP50 - rawP50)} ms (second qpdf run ${fmt(unwrappedP50 - rawP50)} ms, ` +
-        `wrapper ${fmt(serviceLikeP50 - unwrappedP50)} ms); everything else (HTTP, upload, queue, blob copies) ` +
-        `${fmt(flowP50 - serviceLikeP50)} ms`,
-      `  server RSS before ${fmt(rssBefore / MiB)} MiB, peak sampled ${fmt(sampler.peakRssBytes / MiB)} MiB, VmHWM ${fmt(hwm / MiB)} MiB`,
-    ];
-    return {
-      name: 'job-overhead',
-      lines,
-      summary: [
-        ['flow p50 / p90', `${fmt(flowP50)} / ${fmt(percentile(total, 90))} ms`],
-        ['raw qpdf p50', `${fmt(rawP50)} ms`],
-        ['ratio flow / raw', `${fmt(flowP50 / rawP50, 2)}x`],
-        ['per-job overhead p50', `${fmt(overhead)} ms (target < ${TARGET_OVERHEAD_MS})`],
-        ['server peak RSS', `${fmt(Math.max(sampler.peakRssBytes, hwm) / MiB)} MiB`],
-      ],
-      ok: overhead < TARGET_OVERHEAD_MS,
-    };
+    return await withTempDir('rotate', async (dir) => {
+      for (let i = 0; i < WARMUP; i++) {
+        await client.flow('rotate', { angle: 90 }, [INPUT]);
+        await runRawOk(['qpdf', '--rotate=+90', INPUT, path.join(dir, 'raw.pdf')], dir, QPDF_OK);
+      }
+      const before = await scrapeMetrics(server.baseUrl);
+      const rssBefore = readMemory(server.pid)!.rssBytes;
+      const sampler = new RssSampler(server.pid, 50).start();
+      const seq = await sequential(client, server.pid, dir);
+      const after = await scrapeMetrics(server.baseUrl);
+      const parallel = await throughput(client, server.pid, dir);
+      sampler.stop();
+      const hwm = readMemory(server.pid)!.hwmBytes;
+      const split = await engineSplit(dir);
+      return report(
+        seq,
+        parallel,
+        split,
+        { before, after },
+        { rssBefore, peak: Math.max(sampler.peakRssBytes, hwm) },
+      );
+    });
   } catch (error) {
     process.stderr.write(`server output (tail):\n${server.output().slice(-4000)}\n`);
     throw error;
   } finally {
     await server.stop();
   }
+}
+
+type Scrape = Map<string, number>;
+
+function report(
+  seq: Sequential,
+  parallel: Throughput,
+  split: Split,
+  metrics: { before: Scrape; after: Scrape },
+  rss: { rssBefore: number; peak: number },
+): BenchResult {
+  const total = seq.flows.map((f) => f.totalMs);
+  const flowP50 = median(total);
+  const rawP50 = median(seq.raw);
+  const overhead = flowP50 - rawP50;
+  const share = parallel.quire / parallel.raw;
+  const met = {
+    overhead: overhead <= TARGET_OVERHEAD_MS,
+    cpu: seq.cpuMsPerJob <= TARGET_CPU_MS,
+    throughput: share >= TARGET_THROUGHPUT,
+  };
+  const verdict = (ok: boolean) => (ok ? 'met' : 'NOT met');
+  const phase = (pick: (f: FlowTiming) => number) => fmt(median(seq.flows.map(pick)));
+  const { before, after } = metrics;
+  const delta = (name: string, match: Record<string, string>) =>
+    metricSum(after, name, match) - metricSum(before, name, match);
+  const engineRuns = delta('quire_engine_run_seconds_count', { engine: 'qpdf' }) / RUNS;
+  const route = (method: string, url: string) =>
+    (delta('quire_http_request_duration_seconds_sum', { method, route: url }) * 1000) /
+    delta('quire_http_request_duration_seconds_count', { method, route: url });
+  const lines = [
+    `job-overhead: rotate of ${path.basename(INPUT)} (1 page), full flow (create → wait → download) vs \`qpdf --rotate=+90\`, interleaved`,
+    `  sequential, ${RUNS} jobs: flow p50 ${fmt(flowP50)} ms (p90 ${fmt(percentile(total, 90))}), raw qpdf p50 ${fmt(rawP50)} ms; ` +
+      `overhead ${fmt(overhead)} ms (target ≤ ${TARGET_OVERHEAD_MS} ms: ${verdict(met.overhead)})`,
+    `  server CPU per job ${fmt(seq.cpuMsPerJob, 2)} ms (target ≤ ${TARGET_CPU_MS} ms: ${verdict(met.cpu)}); ` +
+      `${fmt(parallel.cpuMsPerJob, 2)} ms with ${CLIENTS} clients`,
+    `  ${CLIENTS} concurrent clients: ${fmt(parallel.quire)} jobs/s vs raw qpdf ×${CLIENTS} ${fmt(parallel.raw)} runs/s = ` +
+      `${fmt(share * 100)} % (target ≥ ${TARGET_THROUGHPUT * 100} %: ${verdict(met.throughput)})`,
+    `  client phases p50: create ${phase((f) => f.createMs)} ms, wait ${phase((f) => f.waitMs)} ms, ` +
+      `link ${phase((f) => f.linkMs)} ms, body ${phase((f) => f.bodyMs)} ms`,
+    `  server (from /metrics): ${fmt(engineRuns, 2)} qpdf runs per job; route means POST /jobs ${fmt(route('POST', '/api/v1/jobs'))} ms, ` +
+      `GET /jobs/:id?wait ${fmt(route('GET', '/api/v1/jobs/:id'))} ms, GET …/download ` +
+      `${fmt(route('GET', '/api/v1/jobs/:id/download'))} ms, GET /files/:token ${fmt(route('GET', '/api/v1/files/:token'))} ms`,
+    `  the tool's qpdf run directly: p50 ${fmt(split.serviceLike)} ms under setpriv+prlimit as the service runs it, ` +
+      `${fmt(split.unwrapped)} ms without (wrapper ${fmt(split.serviceLike - split.unwrapped)} ms)`,
+    `  server RSS before ${fmt(rss.rssBefore / MiB)} MiB, peak ${fmt(rss.peak / MiB)} MiB`,
+  ];
+  return {
+    name: 'job-overhead',
+    lines,
+    summary: [
+      ['flow p50 / raw qpdf p50', `${fmt(flowP50)} / ${fmt(rawP50)} ms`],
+      ['overhead p50', `${fmt(overhead)} ms (target ≤ ${TARGET_OVERHEAD_MS})`],
+      ['server CPU per job', `${fmt(seq.cpuMsPerJob, 2)} ms (target ≤ ${TARGET_CPU_MS})`],
+      [
+        `${CLIENTS} clients vs raw ×${CLIENTS}`,
+        `${fmt(parallel.quire)} / ${fmt(parallel.raw)} per s = ${fmt(share * 100)} % (target ≥ 50)`,
+      ],
+      ['server peak RSS', `${fmt(rss.peak / MiB)} MiB`],
+    ],
+    ok: met.overhead && met.cpu && met.throughput,
+  };
 }

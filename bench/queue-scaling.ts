@@ -311,14 +311,14 @@ async function claimRuns(pgServer: PgTestServer): Promise<ClaimRun[]> {
 interface EngineRate {
   toolMs: number[];
   wrappedMs: number[];
-  /** CPU ms of the tool's two qpdf runs (unwrapped), per job. */
+  /** CPU ms of the tool's qpdf runs (unwrapped), per job. */
   cpuMsPerJob: number;
   cores: number;
   /** Jobs/s on the whole machine: cores / (median of the tool's qpdf runs, unwrapped). */
   jobsPerSecond: number;
 }
 
-/** The rotate tool's two qpdf runs, sequentially, directly: the engine work of one job. */
+/** The rotate tool's qpdf runs (rotateToolArgvs), sequentially, directly: the engine work of one job. */
 async function engineRate(): Promise<EngineRate> {
   return withTempDir('queue-engine', async (dir) => {
     const argvs = rotateToolArgvs(INPUT, path.join(dir, 'out.pdf'));
@@ -573,7 +573,7 @@ export async function queueScaling(): Promise<BenchResult> {
         `jobs (${path.basename(INPUT)}) from ${E2E_SUBMITTERS} concurrent submitters, until all succeeded; ` +
         `CPU = api + workers with their engines + PostgreSQL`,
       ...indent(table(e2eRows)),
-      `  bare engine: the rotate tool's two qpdf runs directly, sequentially: p50 ${fmt(median(engine.toolMs))} ms ` +
+      `  bare engine: the rotate tool's qpdf runs directly, sequentially: p50 ${fmt(median(engine.toolMs))} ms ` +
         `(p10 ${fmt(percentile(engine.toolMs, 10))} ms; ${fmt(median(engine.wrappedMs))} ms under setpriv+prlimit) → ` +
         `${fmt(1000 / median(engine.toolMs), 1)} jobs/s per core × ${engine.cores} cores = ${fmt(engine.jobsPerSecond, 1)} jobs/s; ` +
         `CPU ${fmt(engine.cpuMsPerJob, 1)} ms per job`,

@@ -68,10 +68,17 @@ export interface CliChild {
   stop(): Promise<void>;
 }
 
+/**
+ * Node flags for the servers a benchmark starts, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to
+ * profile them (Node refuses --cpu-prof in NODE_OPTIONS). The profile is written on a clean exit,
+ * which the SIGTERM of `stop()` gives.
+ */
+const NODE_FLAGS = (process.env.QUIRE_BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+
 /** Starts `quire <args>` in its own process group; the exit hook kills the group if it is left running. */
 export function spawnCli(args: string[], env: Record<string, string>): CliChild {
   installHooks();
-  const child = spawn(process.execPath, [cliEntry, ...args], {
+  const child = spawn(process.execPath, [...NODE_FLAGS, cliEntry, ...args], {
     cwd: repoRoot,
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', ...env },
     detached: true,

@@ -11,6 +11,17 @@ export interface EngineCallOptions {
   memoryBytes?: number;
   /** Progress of this one call as done/total (pages, percent, …). */
   onProgress?: (done: number, total: number) => void;
+  /**
+   * The inputs were only opened in-process (tools/lib/quick-open.ts): a qpdf run that does not exit
+   * 0 throws InputNeedsOpeningError instead of its own error, so the runner opens the inputs with
+   * qpdf (repairing them if need be) and runs the tool again, as if it had not taken the shortcut.
+   */
+  quickOpened?: boolean;
+}
+
+/** A qpdf run found fault with an input that was only opened in-process (`quickOpened`). */
+export class InputNeedsOpeningError extends Error {
+  override name = 'InputNeedsOpeningError';
 }
 
 export interface EngineDefaults {

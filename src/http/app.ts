@@ -14,13 +14,13 @@ import Fastify, {
 import { type AuthContext, requireScope } from '../auth/authenticate.js';
 import { QuireError } from '../errors/quire-error.js';
 import type { Scope } from '../model/account.js';
+import { ulid } from '../model/ulid.js';
 import type { AppDeps } from './deps.js';
 import { registerIdempotency } from './idempotency.js';
 import { registerMethodNotAllowed, trackRoutes } from './method-not-allowed.js';
 import { registerDocs } from './openapi.js';
 import { rawProblemResponse, sendProblem, toQuireError } from './problem.js';
 import { authenticateAndLimit } from './rate-limit.js';
-import { newRequestId } from './request-id.js';
 import { registerAccountRoutes } from './routes/accounts.js';
 import { registerBatchRoutes } from './routes/batches.js';
 import { registerFileRoutes } from './routes/files.js';
@@ -65,7 +65,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     requestIdHeader: false,
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
-      return typeof given === 'string' && REQUEST_ID.test(given) ? given : newRequestId();
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : `req_${ulid()}`;
     },
     bodyLimit: 1024 * 1024,
     // Download tokens are path parameters of a few hundred characters.
@@ -201,7 +201,7 @@ function answerClientError(this: FastifyInstance, error: Error & { code?: string
   const started = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
   if (!socket.writable || started?.headersSent) return void socket.destroy();
   // The socket is half-open (the server allows it): close it once the answer is written.
-  socket.end(rawProblemResponse(problem, newRequestId()), () => socket.destroy());
+  socket.end(rawProblemResponse(problem, `req_${ulid()}`), () => socket.destroy());
   setTimeout(() => socket.destroy(), 1_000).unref();
 }
 

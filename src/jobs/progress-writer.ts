@@ -5,11 +5,16 @@ import type { JobEvents } from '../model/job-change.js';
 import type { JobStore } from '../store/types.js';
 
 const MIN_INTERVAL_MS = 1_000;
+/**
+ * The first write waits this long after the job starts: a job done sooner (a rotate takes ~10 ms)
+ * never writes progress, which would cost a store write and wake every waiter for nothing.
+ */
+const FIRST_WRITE_AFTER_MS = 250;
 
 export class ProgressWriter {
   private written = 0;
   private pending = 0;
-  private lastWriteAt = 0;
+  private lastWriteAt = Date.now() - MIN_INTERVAL_MS + FIRST_WRITE_AFTER_MS;
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
 

@@ -1,7 +1,7 @@
 // Long-poll support: resolve when a job reaches a terminal state or the wait runs out (docs/api.md §2).
 import type { JobRecord } from '../model/job.js';
 import { terminalStatuses } from '../model/job.js';
-import type { JobEvents } from '../model/job-change.js';
+import type { JobChangeNotice, JobEvents } from '../model/job-change.js';
 import type { JobStore } from '../store/types.js';
 
 /** Re-read interval when the change happens in another process (no in-process event). */
@@ -18,14 +18,29 @@ export async function waitForTerminal(
   const deadline = Date.now() + waitMs;
   let job = await jobs.get(accountId, id);
   while (job && !terminalStatuses.includes(job.status) && Date.now() < deadline && !signal?.aborted) {
-    await nextChange(events, id, Math.min(POLL_MS, deadline - Date.now()), signal);
+    await nextChange(events, id, Math.min(POLL_MS, deadline - Date.now()), signal, ENDING);
     job = await jobs.get(accountId, id);
   }
   return job;
 }
 
-/** Resolves on the job's next in-process change, after `ms`, or on abort — whichever is first. */
-export function nextChange(events: JobEvents, id: string, ms: number, signal?: AbortSignal): Promise<void> {
+/**
+ * The notices that can end a job. A long-poll only re-reads the job on these: a claim or a progress
+ * write would cost a read that finds the job still running (the poll still catches every change).
+ */
+const ENDING: ReadonlySet<JobChangeNotice['kind']> = new Set(['terminal', 'canceled']);
+
+/**
+ * Resolves on the job's next in-process change (of one of `kinds`, when given), after `ms`, or on
+ * abort — whichever is first.
+ */
+export function nextChange(
+  events: JobEvents,
+  id: string,
+  ms: number,
+  signal?: AbortSignal,
+  kinds?: ReadonlySet<JobChangeNotice['kind']>,
+): Promise<void> {
   return new Promise((resolve) => {
     const done = () => {
       clearTimeout(timer);
@@ -34,7 +49,9 @@ export function nextChange(events: JobEvents, id: string, ms: number, signal?: A
       resolve();
     };
     const timer = setTimeout(done, Math.max(0, ms));
-    const off = events.onJob(id, done);
+    const off = events.onJob(id, (change) => {
+      if (!kinds || kinds.has(change.kind)) done();
+    });
     signal?.addEventListener('abort', done, { once: true });
   });
 }

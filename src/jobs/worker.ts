@@ -1,9 +1,9 @@
 // The worker pool: N slots claim jobs from the SQL queue, run them under a kept lease, and sleep
 // until woken (in-process) or the poll interval passes (jobs created by other processes).
 import os from 'node:os';
-import { ulid } from 'ulid';
 import type { Config } from '../config/config.js';
 import { accountLimits, FALLBACK_PLAN, planFor } from '../config/plans.js';
+import { ulid } from '../model/ulid.js';
 import { IdleWaiters } from '../process/idle-waiters.js';
 import type { ClaimedJob, ClaimLimits } from '../store/types.js';
 import type { ToolCatalog } from '../tools/lib/catalog.js';

@@ -12,7 +12,7 @@ export const linearizeTool = defineTool({
   name: 'linearize',
   title: 'Optimize for fast web view',
   description: 'Linearizes the PDF so a browser can show the first page before the whole file has arrived.',
-  inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'], opens: 'pdf' },
+  inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'], opens: 'pdf', quickOpen: true },
   options,
   output: { contentType: 'application/pdf' },
   engines: ['qpdf'],

@@ -98,7 +98,7 @@ export const metadataTool = defineTool({
   title: 'Edit document properties',
   description:
     'Sets or clears the title, author, subject, keywords, creator and producer in the document information.',
-  inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'], opens: 'pdf' },
+  inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'], opens: 'pdf', quickOpen: true },
   options,
   output: { contentType: 'application/pdf' },
   engines: ['qpdf'],

@@ -57,7 +57,7 @@ export const pagesTool = defineTool({
   title: 'Keep or remove pages',
   description:
     'Keeps the selected pages in the order given (pages may repeat), or removes the selected pages.',
-  inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'], opens: 'pdf' },
+  inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'], opens: 'pdf', quickOpen: true },
   options,
   output: { contentType: 'application/pdf' },
   engines: ['qpdf'],

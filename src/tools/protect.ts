@@ -71,7 +71,7 @@ export const protectTool = defineTool({
   name: 'protect',
   title: 'Protect with a password',
   description: 'Encrypts the PDF (AES-256 or AES-128) with a user and/or owner password and permissions.',
-  inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'], opens: 'pdf' },
+  inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'], opens: 'pdf', quickOpen: true },
   options,
   secretOptions: ['user_password', 'owner_password'],
   output: { contentType: 'application/pdf' },

@@ -22,7 +22,7 @@ export const rotateTool = defineTool({
   title: 'Rotate pages',
   description:
     'Rotates the selected pages clockwise by 90, 180 or 270 degrees relative to their current rotation.',
-  inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'], opens: 'pdf' },
+  inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'], opens: 'pdf', quickOpen: true },
   options,
   output: { contentType: 'application/pdf' },
   engines: ['qpdf'],

@@ -106,7 +106,7 @@ export const splitTool = defineTool({
   title: 'Split a PDF',
   description:
     'Splits a PDF into parts by page ranges, every N pages or one part per page; several parts come as a ZIP.',
-  inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'], opens: 'pdf' },
+  inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'], opens: 'pdf', quickOpen: true },
   options,
   output: { contentType: 'application/zip', parts: ['application/pdf'] },
   engines: ['qpdf'],

@@ -32,7 +32,9 @@ export function startWebhookDispatcher(deps: WebhookDispatcherDeps): { stop(): P
   let stopped = false;
   const waiters = new IdleWaiters(pollMs);
   const wakeAll = () => waiters.wakeAll();
-  const offChange = deps.events?.onAny(wakeAll);
+  // One slot per change: waking them all sent every slot to query the outbox for each job change
+  // (12 queries per rotate job). A slot that finds a message wakes the next, so a burst still fans out.
+  const offChange = deps.events?.onAny(() => waiters.wakeOne());
   const idle = () => waiters.idle();
 
   const slot = async () => {
@@ -40,7 +42,10 @@ export function startWebhookDispatcher(deps: WebhookDispatcherDeps): { stop(): P
       let claim: DeliveryClaim | undefined;
       try {
         claim = await deps.webhooks.claimDelivery(leaseMs);
-        if (claim) await attempt(deps, claim);
+        if (claim) {
+          waiters.wakeOne();
+          await attempt(deps, claim);
+        }
       } catch (error) {
         // The message's lease runs out and it falls due again; nothing is lost.
         deps.logger.error(

@@ -5,7 +5,7 @@ import { QuireError } from '../../errors/quire-error.js';
 import { type RunResult, run } from '../../process/runner.js';
 import { removeSecretFile, writeSecretFile } from '../../process/work-dir.js';
 import type { EngineCallOptions, EngineDefaults } from '../call-options.js';
-import { toRunOptions } from '../call-options.js';
+import { InputNeedsOpeningError, toRunOptions } from '../call-options.js';
 import { QPDF_EXIT, qpdfFailure } from './failure.js';
 import { qpdfPercentReporter } from './progress.js';
 
@@ -59,6 +59,10 @@ export function qpdfProgram(defaults: EngineDefaults, binary: string): QpdfProgr
           ...(options.progress && onProgress ? { onStdoutLine: qpdfPercentReporter(onProgress) } : {}),
         }),
       );
+      // A warning (exit 3) is often qpdf repairing the file, which the opening does before the tool.
+      if (call.quickOpened && result.exitCode !== QPDF_EXIT.ok && result.limitHit === undefined) {
+        throw new InputNeedsOpeningError(`qpdf exited ${result.exitCode} on a quickly opened input`);
+      }
       const failure = qpdfFailure(result, { passwordGiven: call.password !== undefined });
       if (failure) throw failure;
       return result;

@@ -2,13 +2,13 @@
 // the job service, which owns the writes, the blobs and the notices; the download link and the event
 // stream are in job-results.ts.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ulid } from 'ulid';
 import { accountLimits } from '../../config/plans.js';
 import { QuireError } from '../../errors/quire-error.js';
 import { JobService } from '../../jobs/job-service.js';
 import { waitForTerminal } from '../../jobs/wait.js';
 import type { JobRecord, JobStatus } from '../../model/job.js';
 import { jobView } from '../../model/job-view.js';
+import { ulid } from '../../model/ulid.js';
 import type { NewJob, StoredResponse } from '../../store/types.js';
 import { jobCallbackEndpoint } from '../../webhooks/job-callback.js';
 import type { AppDeps } from '../deps.js';

@@ -2,9 +2,10 @@
 // input opened with qpdf (typed errors for encrypted and damaged files, a qpdf-rewritten copy of a
 // file qpdf had to repair) and the page limit enforced.
 import { stat } from 'node:fs/promises';
-import type { EngineCallOptions } from '../../engines/call-options.js';
+import { type EngineCallOptions, InputNeedsOpeningError } from '../../engines/call-options.js';
 import { QuireError } from '../../errors/quire-error.js';
 import { workFile } from './output-name.js';
+import { quickPageCount } from './quick-open.js';
 import type { AnyToolDefinition, RunContext, ToolContext, ToolInput, ToolOutput } from './types.js';
 
 /** Engine call options bound to the job: its work dir, cancel signal and per-tool limits. */
@@ -18,6 +19,7 @@ export function engineCall<O>(
     timeoutMs: ctx.limits.timeoutMs,
     memoryBytes: ctx.limits.memoryBytes,
     ...(onProgress ? { onProgress } : {}),
+    ...(ctx.quickOpened ? { quickOpened: true } : {}),
   };
 }
 
@@ -65,9 +67,24 @@ async function openInput<O>(
 }
 
 /**
- * Opens every PDF input in upload order, enforcing the page limit on the running total, so the
- * first file past the limit stops the job before the next is opened. Returns the page counts and
- * the inputs as the tools must read them (repaired copies in place of damaged uploads).
+ * Opens at once at most this many inputs of one job: each open is a short qpdf run whose process
+ * start-up dominates (≈ 14 ms each for ten merge inputs one after another), so a few in flight hide
+ * it without one job taking every core.
+ */
+const OPEN_CONCURRENCY = 4;
+/**
+ * Past this size an input opens alone: qpdf's memory grows with the file's objects (≈ 0.9 GB for
+ * issue 14's 110 MB file), and each open may use up to the engine memory cap, so several large
+ * opens at once would multiply what one job can take.
+ */
+const OPEN_TOGETHER_MAX_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Opens every PDF input (a few at a time when all are small) and takes their results in upload
+ * order: the page limit is enforced on the running total, and the first file that fails (or passes
+ * the limit) fails the job with its own error, the opens still in flight being stopped. Returns the
+ * page counts and the inputs as the tools must read them (repaired copies in place of damaged
+ * uploads).
  */
 async function openPdfs<O>(
   ctx: RunContext<O>,
@@ -76,19 +93,55 @@ async function openPdfs<O>(
   const pdfs = ctx.inputs.filter((input) => input.contentType === 'application/pdf');
   const counts: number[] = [];
   const inputs = [...ctx.inputs];
-  for (const [i, input] of pdfs.entries()) {
-    const opened = await openInput(ctx, input, i, password);
-    counts.push(opened.pages);
-    inputs[ctx.inputs.indexOf(input)] = opened.input;
+  const stop = new AbortController();
+  const opening = { ...ctx, signal: AbortSignal.any([ctx.signal, stop.signal]) };
+  const started: Promise<{ pages: number; input: ToolInput }>[] = [];
+  const launch = () => {
+    const i = started.length;
+    if (i >= pdfs.length) return;
+    const open = openInput(opening, pdfs[i]!, i, password);
+    open.catch(() => undefined); // Awaited in order below; a later file's failure waits its turn.
+    started.push(open);
+  };
+  const small = pdfs.every((pdf) => pdf.size <= OPEN_TOGETHER_MAX_BYTES);
+  for (let k = 0; k < (small ? OPEN_CONCURRENCY : 1); k++) launch();
+  try {
+    for (const [i, input] of pdfs.entries()) {
+      const opened = await started[i]!;
+      counts.push(opened.pages);
+      inputs[ctx.inputs.indexOf(input)] = opened.input;
+      checkPageLimit(
+        counts.reduce((a, b) => a + b, 0),
+        ctx.limits.maxPages,
+      );
+      launch();
+      // Several files: each is a share of the step (merge). One file: the tool goes on inspecting
+      // it within the step, so opening it alone does not advance the bar.
+      if (pdfs.length > 1) ctx.progress.fraction(i + 1, pdfs.length);
+    }
+  } finally {
+    stop.abort();
+  }
+  return { counts, inputs };
+}
+
+/**
+ * The page counts of the PDF inputs when every one of them opens in-process (quick-open.ts), with
+ * the page limit enforced as the qpdf opening does; undefined sends the job to the qpdf opening.
+ */
+async function quickCounts<O>(ctx: RunContext<O>): Promise<number[] | undefined> {
+  const pdfs = ctx.inputs.filter((input) => input.contentType === 'application/pdf');
+  const counts: number[] = [];
+  for (const input of pdfs) {
+    const pages = await quickPageCount(input.path, input.size);
+    if (pages === undefined) return undefined;
+    counts.push(pages);
     checkPageLimit(
       counts.reduce((a, b) => a + b, 0),
       ctx.limits.maxPages,
     );
-    // Several files: each is a share of the step (merge). One file: the tool goes on inspecting it
-    // within the step, so opening it alone does not advance the bar.
-    if (pdfs.length > 1) ctx.progress.fraction(i + 1, pdfs.length);
   }
-  return { counts, inputs };
+  return counts;
 }
 
 /** Runs `tool` as its definition declares: engine-free refusals, the opening, then the tool. */
@@ -102,6 +155,16 @@ export async function openAndRun<O>(
   const options = ctx.options as Record<string, string | undefined>;
   const password = options[passwordOption ?? INPUT_PASSWORD_OPTION];
   ctx.progress.step('inspect');
+  if (tool.inputs.quickOpen && password === undefined) {
+    const pages = await quickCounts(ctx);
+    if (pages) {
+      try {
+        return await tool.run({ ...ctx, quickOpened: true, pages });
+      } catch (error) {
+        if (!(error instanceof InputNeedsOpeningError)) throw error;
+      }
+    }
+  }
   const opened = await openPdfs(ctx, password);
   let run: RunContext<O> = { ...ctx, inputs: opened.inputs };
   // A tool with its own password option (unlock) does its own decrypting.

@@ -60,6 +60,11 @@ export interface RunContext<O> {
   progress: ProgressReporter;
   engines: Engines;
   limits: ToolLimits;
+  /**
+   * The runner opened the inputs in-process only (`inputs.quickOpen`): engine calls made with
+   * `engineCall` then give up on an input qpdf complains about, and the runner opens it properly.
+   */
+  quickOpened?: boolean;
 }
 
 /** What `run` receives: the run context plus what the runner found opening the inputs. */
@@ -80,6 +85,13 @@ export interface ToolInputs<O> {
    * the pages they produce, leave it out.
    */
   opens?: 'pdf';
+  /**
+   * Every read of the inputs is a qpdf run (no other engine, no in-process parser), so a small,
+   * clean PDF may be opened in-process instead of by a qpdf run of its own (quick-open.ts): the
+   * tool's qpdf runs recover a damaged file as the opening would, and any of them that exits
+   * other than 0 sends the job back to the qpdf opening and runs the tool again.
+   */
+  quickOpen?: boolean;
   /** The option whose value the PDFs open with (unlock); without one, encrypted is `pdf_encrypted`. */
   passwordOption?: keyof O & string;
   /**

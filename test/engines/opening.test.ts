@@ -1,0 +1,156 @@
+// Engine tier: how the runner opens PDF inputs (src/tools/lib/inputs.ts) on real qpdf: the in-process
+// opening of small, clean PDFs (quick-open.ts) against qpdf's own reading of the corpus, the rotate
+// tool's engine runs counted by the engines' real duration observer (what /metrics counts), and
+// several inputs opened a few at a time with their errors taken in upload order.
+import { execFile } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
+import { promisify } from 'node:util';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createEngines } from '../../src/engines/index.js';
+import { QuireError } from '../../src/errors/quire-error.js';
+import { openAndRun } from '../../src/tools/lib/inputs.js';
+import { QUICK_OPEN_MAX_BYTES, quickPageCount } from '../../src/tools/lib/quick-open.js';
+import { mergeTool } from '../../src/tools/merge.js';
+import { rotateTool } from '../../src/tools/rotate.js';
+import { checkPasses, pageCount, rotations } from '../support/pdf-checks.js';
+import { corpus, corpusDir, makeToolContext, runTool } from '../support/tool-context.js';
+
+const exec = promisify(execFile);
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  await Promise.all(cleanups.splice(0).map((c) => c()));
+});
+
+/** Rotates `file` with real engines whose observer counts the qpdf runs. */
+async function rotateCounting(file: string, options: { angle: number; pages?: string }, maxPages?: number) {
+  const test = await makeToolContext({
+    tool: rotateTool,
+    files: [file],
+    options,
+    ...(maxPages === undefined ? {} : { limits: { maxPages } }),
+  });
+  cleanups.push(test.cleanup);
+  let qpdfRuns = 0;
+  const engines = createEngines({
+    timeoutMs: 60_000,
+    memoryBytes: 2 * 1024 ** 3,
+    observe: (engine) => {
+      if (engine === 'qpdf') qpdfRuns++;
+    },
+  });
+  const output = await openAndRun(rotateTool, { ...test.ctx, engines });
+  return { output, qpdfRuns };
+}
+
+/** qpdf's own answer for a file: exit code, the root's /Count and the pages its walk finds. */
+async function qpdfPages(file: string): Promise<{ code: number; declared: number; walked: number }> {
+  const out = await exec('qpdf', ['--show-npages', '--show-pages', file]).then(
+    ({ stdout }) => ({ code: 0, stdout }),
+    (error: { code?: number; stdout?: string }) => ({ code: error.code ?? -1, stdout: error.stdout ?? '' }),
+  );
+  return {
+    code: out.code,
+    declared: Number(/^(-?\d+)$/m.exec(out.stdout)?.[1]),
+    walked: out.stdout.match(/^page \d+: /gm)?.length ?? 0,
+  };
+}
+
+describe('quick opening', () => {
+  it('counts the pages qpdf walks, on every small corpus file it accepts', async () => {
+    const small = readdirSync(corpusDir)
+      .map((name) => corpus(name))
+      .filter((file) => statSync(file).size <= QUICK_OPEN_MAX_BYTES);
+    let accepted = 0;
+    for (const file of small) {
+      const quick = await quickPageCount(file, statSync(file).size);
+      if (quick === undefined) continue;
+      accepted++;
+      const qpdf = await qpdfPages(file);
+      expect({ file, quick }).toEqual({ file, quick: qpdf.walked });
+      expect(qpdf.declared).toBe(qpdf.walked);
+    }
+    // The corpus holds at least a dozen small, clean PDFs; fewer means the shortcut stopped working.
+    expect(accepted).toBeGreaterThanOrEqual(12);
+  });
+
+  it('leaves to qpdf what it must not parse: large files, object streams, encryption, wrong /Count', async () => {
+    for (const name of [
+      'pdfjs__tracemonkey.pdf', // 1 MB
+      'pypdf-samples__pdflatex-4-pages.pdf', // object streams
+      'qpdf__enc-R3-V2-O-master.pdf', // encrypted (owner password only)
+      'pdfium__document_aactions.pdf', // /Count 3, one page
+      'pdfjs__xref_command_missing.pdf', // startxref points at no xref
+      'README.md',
+    ]) {
+      expect({ name, quick: await quickPageCount(corpus(name), statSync(corpus(name)).size) }).toEqual({
+        name,
+        quick: undefined,
+      });
+    }
+  });
+});
+
+describe('rotate of a small, clean PDF', () => {
+  it('runs qpdf exactly once: the rotation, with no opening run', async () => {
+    const { output, qpdfRuns } = await rotateCounting('pdf20ex__Simple_PDF_2.0_file.pdf', { angle: 90 });
+    expect(qpdfRuns).toBe(1);
+    expect(await rotations(output.path)).toEqual([90]);
+    expect(output.facts).toEqual({ pages: 1 });
+  });
+
+  it('resolves a page selection against the count found in-process', async () => {
+    const { output, qpdfRuns } = await rotateCounting('pdfbox__with_outline.pdf', {
+      angle: 180,
+      pages: '2,z',
+    });
+    expect(qpdfRuns).toBe(1);
+    expect(await rotations(output.path)).toEqual([0, 180, 0, 0, 0, 180]);
+  });
+
+  it('enforces the page limit before any engine runs', async () => {
+    const refused = rotateCounting('pdfbox__with_outline.pdf', { angle: 90 }, 5);
+    await expect(refused).rejects.toBeInstanceOf(QuireError);
+    await expect(refused).rejects.toMatchObject({ code: 'limit_pages_exceeded' });
+  });
+
+  it('falls back to the qpdf opening when the rotation has to repair the file, and succeeds as before', async () => {
+    // Passes the in-process checks, but qpdf warns that it had to reconstruct the xref (exit 3).
+    const file = 'qpdf__bad-xref-entry.pdf';
+    expect(await quickPageCount(corpus(file), statSync(corpus(file)).size)).toBe(1);
+    const { output, qpdfRuns } = await rotateCounting(file, { angle: 90 });
+    // The failed rotation, the opening, the repair's reads and rewrite, the count, the rotation.
+    expect(qpdfRuns).toBeGreaterThan(2);
+    expect(await checkPasses(output.path)).toBe(true);
+    expect(await pageCount(output.path)).toBe(1);
+    expect(await rotations(output.path)).toEqual([90]);
+  });
+});
+
+describe('several inputs', () => {
+  const LATEX4 = 'pypdf-samples__pdflatex-4-pages.pdf'; // 4 pages
+  const TRACEMONKEY = 'pdfjs__tracemonkey.pdf'; // 14 pages
+  const UNREADABLE = 'pdflib__missing_xref_trailer_dict.pdf'; // qpdf cannot open it
+
+  it('fails with the first failing file in upload order, though later files open fine', async () => {
+    const merged = runTool(mergeTool, [LATEX4, UNREADABLE, TRACEMONKEY, LATEX4], { bookmarks: 'none' });
+    await expect(merged).rejects.toMatchObject({ code: 'pdf_corrupt' });
+  });
+
+  it('fails on the page limit at the file that passes it, before a later file’s error', async () => {
+    const merged = runTool(
+      mergeTool,
+      [TRACEMONKEY, LATEX4, UNREADABLE],
+      { bookmarks: 'none' },
+      { maxPages: 15 },
+    );
+    await expect(merged).rejects.toMatchObject({ code: 'limit_pages_exceeded' });
+  });
+
+  it('opens ten inputs and merges all their pages in upload order', async () => {
+    const files = Array.from({ length: 10 }, (_, i) => (i % 2 === 0 ? LATEX4 : TRACEMONKEY));
+    const { output, cleanup } = await runTool(mergeTool, files, { bookmarks: 'none' });
+    cleanups.push(cleanup);
+    expect(await pageCount(output.path)).toBe(5 * 4 + 5 * 14);
+    expect(await checkPasses(output.path)).toBe(true);
+  });
+});
