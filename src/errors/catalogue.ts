@@ -70,6 +70,11 @@ export const errorCatalogue = {
     title: 'The Idempotency-Key was used for a different request',
     retryable: false,
   },
+  upload_incomplete: {
+    status: 409,
+    title: 'The resumable upload has not received all its bytes',
+    retryable: false,
+  },
   request_timeout: {
     status: 408,
     title: 'The request was not received in time',

@@ -20,6 +20,7 @@ import {
   toolName,
 } from './upload-fields.js';
 import { UploadGuard, type UploadLimits } from './upload-guard.js';
+import { takeUploadPart, UPLOAD_ID_PART, type UploadSource } from './upload-ids.js';
 import {
   type ReceivedTransfers,
   readTransferPart,
@@ -60,6 +61,7 @@ export async function receiveJobUpload(
   catalog: ToolCatalog,
   blobs: BlobStore,
   limits: UploadLimits,
+  uploads?: UploadSource,
 ): Promise<ReceivedJob> {
   const state = new UploadState();
   try {
@@ -69,6 +71,10 @@ export async function receiveJobUpload(
         const text = partText(part.fieldname, value ?? (await fileText(part as MultipartFile)));
         const maxFiles = Math.min(limits.maxFiles, maxFilesOf(state.entry, limits));
         await readTransferPart(part.fieldname, text, state, jobFolder(jobId), { ...limits, maxFiles });
+      } else if (part.fieldname === UPLOAD_ID_PART && uploads) {
+        const text = partText(part.fieldname, value ?? (await fileText(part as MultipartFile)));
+        const maxFiles = Math.min(limits.maxFiles, maxFilesOf(state.entry, limits));
+        await takeUploadPart(text, state, jobId, blobs, { ...limits, maxFiles }, uploads);
       } else if (value) readField(part.fieldname, value, state, catalog);
       // Clients that send JSON as a Blob (FormData) produce a file part; read it as the text it is.
       else if (TEXT_PARTS.includes(part.fieldname))

@@ -72,6 +72,7 @@ export function failureKind(code: ErrorCode): FailureKind {
     case 'request_timeout':
     case 'uri_too_long':
     case 'concurrent_uploads_exceeded':
+    case 'upload_incomplete':
     case 'headers_too_large':
       return 'request';
   }
