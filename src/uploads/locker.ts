@@ -2,7 +2,7 @@
 // that any API process may take any chunk of any upload.
 import type { Lock, Locker, RequestRelease } from '@tus/utils';
 import { ERRORS } from '@tus/utils';
-import type { UploadStore } from '../store/types.js';
+import type { UploadStore } from '../store/upload-types.js';
 
 /** How often a waiting request tries the lock again; a holder lets go when its PATCH ends. */
 const RETRY_MS = 100;

@@ -3,7 +3,7 @@
 import { MemoryLocker, Server } from '@tus/server';
 import { ERRORS, type Locker } from '@tus/utils';
 import { ulid } from 'ulid';
-import type { UploadStore } from '../store/types.js';
+import type { UploadStore } from '../store/upload-types.js';
 import type { UploadBytes } from './data-stores.js';
 import { DatabaseLocker } from './locker.js';
 import { tusContext } from './request-context.js';

@@ -9,7 +9,7 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { DataStore, type Upload } from '@tus/utils';
 import type { UploadMetrics } from '../observability/metrics.js';
-import type { UploadStore } from '../store/types.js';
+import type { UploadStore } from '../store/upload-types.js';
 import { tusContext } from './request-context.js';
 
 /** The checksum extension's status for a body whose digest differs (tus 1.0 "Checksum"). */

@@ -6,7 +6,7 @@ import type { BlobStore } from '../blobs/types.js';
 import type { Config } from '../config/config.js';
 import { QuireError } from '../errors/quire-error.js';
 import type { UploadMetrics } from '../observability/metrics.js';
-import type { UploadRecord, UploadStore } from '../store/types.js';
+import type { UploadRecord, UploadStore } from '../store/upload-types.js';
 import { openUploadBytes } from './data-stores.js';
 import { createTusServer } from './tus-server.js';
 import { QuireTusStore } from './tus-store.js';

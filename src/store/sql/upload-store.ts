@@ -1,7 +1,7 @@
 // The resumable uploads' rows (SQLite and PostgreSQL): owner, declared length, expiry and whether the
 // last byte arrived. The tus data store holds the bytes; src/uploads/ keeps the two in step.
 import type { Kysely, Selectable } from 'kysely';
-import type { UploadRecord, UploadStore } from '../types.js';
+import type { UploadRecord, UploadStore } from '../upload-types.js';
 import type { Tables, UploadsTable } from './rows.js';
 
 export class SqlUploadStore implements UploadStore {
