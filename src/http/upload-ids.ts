@@ -9,6 +9,7 @@ import type { CatalogEntry } from '../tools/lib/catalog.js';
 import { SNIFF_BYTES, sniffContentType } from '../tools/lib/sniff.js';
 import { isUploadId } from '../uploads/tus-server.js';
 import type { Uploads } from '../uploads/uploads.js';
+import { cleanFileName } from './upload-fields.js';
 import type { UploadLimits } from './upload-guard.js';
 
 export const UPLOAD_ID_PART = 'upload_id';
@@ -52,7 +53,8 @@ export async function takeUploadPart(
   const blobKey = `${jobFolder(jobId)}/input-${state.inputs.length}`;
   const taken = await source.uploads.take(source.accountId, uploadId, blobKey, maxBytes);
   // Registered at once so that a refusal below deletes the moved bytes with the request's others.
-  const input = { name: `upload-${state.inputs.length + 1}`, size: taken.length, contentType: '', blobKey };
+  const name = cleanFileName(taken.filename, state.inputs.length);
+  const input = { name, size: taken.length, contentType: '', blobKey };
   state.inputs.push(input);
   state.totalBytes += taken.length;
   input.contentType = await sniffStored(blobs, blobKey, taken.length, state.entry?.tool.inputs.accepts);

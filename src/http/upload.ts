@@ -11,6 +11,7 @@ import type { CatalogEntry, ToolCatalog } from '../tools/lib/catalog.js';
 import { readStepsPart, underStep } from './steps-field.js';
 import {
   boundedObject,
+  cleanFileName,
   type FieldValue,
   fieldValue,
   fileText,
@@ -233,14 +234,4 @@ function unsupported(entry: CatalogEntry | undefined): QuireError {
   return new QuireError('unsupported_file', `The file content is not of an accepted type (${accepts}).`, {
     extras: { accepts: entry?.tool.inputs.accepts },
   });
-}
-
-/** A display name only: path parts and control characters removed, length capped. */
-function cleanFileName(given: string | undefined, index: number): string {
-  const base = (given ?? '').split(/[\\/]/).pop() ?? '';
-  const clean = base
-    .replace(/[\u0000-\u001f\u007f]/g, '')
-    .trim()
-    .slice(0, 200);
-  return clean === '' ? `file-${index + 1}` : clean;
 }

@@ -11,13 +11,18 @@ import { openUploadBytes } from './data-stores.js';
 import { createTusServer } from './tus-server.js';
 import { QuireTusStore } from './tus-store.js';
 
+/** An upload taken as a job input: its row and the file name its client gave (tus metadata). */
+export interface TakenUpload extends UploadRecord {
+  filename?: string;
+}
+
 export interface Uploads {
   tus: Server;
   /**
    * Moves the account's finished upload to `blobKey` and forgets it. 404 for an unknown or another
    * account's id, 409 `upload_incomplete` for one still receiving bytes.
    */
-  take(accountId: string, uploadId: string, blobKey: string, maxBytes: number): Promise<UploadRecord>;
+  take(accountId: string, uploadId: string, blobKey: string, maxBytes: number): Promise<TakenUpload>;
   /** Deletes the bytes and rows of uploads past their expiry; returns how many. */
   sweepExpired(now?: number, limit?: number): Promise<number>;
 }
@@ -48,7 +53,9 @@ export async function openUploads(
       // One statement decides which request gets the upload when two name it at once.
       const taken = await rows.take(accountId, uploadId);
       if (!taken) throw new QuireError('not_found', `No upload with id ${uploadId}.`);
+      let filename: string | null | undefined;
       try {
+        filename = (await store.getUpload(storeId(uploadId))).metadata?.filename;
         await bytes.moveToBlob(storeId(uploadId), blobKey, blobs);
       } catch (error) {
         // The row comes back so that the sweeper still finds the bytes at its expiry.
@@ -56,7 +63,7 @@ export async function openUploads(
         throw error;
       }
       await store.remove(storeId(uploadId));
-      return taken;
+      return filename ? { ...taken, filename } : taken;
     },
     async sweepExpired(now = Date.now(), limit = 100) {
       const expired = await rows.expired(now, limit);
