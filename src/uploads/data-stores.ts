@@ -61,6 +61,15 @@ async function openS3(storageUrl: string, expiryMs: number): Promise<UploadBytes
   const keyPrefix = location.prefix === '' ? '' : `${location.prefix}/`;
 
   class MovableS3Store extends S3Store {
+    /** @tus/s3-store 2.0.7 leaves an unfinished upload's trailing `.part` object behind on remove. */
+    override async remove(id: string): Promise<void> {
+      try {
+        await super.remove(id);
+      } finally {
+        await this.deleteIncompletePart(id).catch(() => undefined);
+      }
+    }
+
     async moveToBlob(storeId: string, blobKey: string, blobs: BlobStore): Promise<void> {
       const { size } = await this.getUpload(storeId);
       if ((size ?? 0) > S3_COPY_MAX_BYTES) {
