@@ -125,6 +125,16 @@ describe('tus uploads and jobs from them', () => {
     expect(await storedUploads()).toEqual(before);
   });
 
+  it('answers a request without Tus-Resumable with 412 problem+json', async () => {
+    const response = await fetch(`${server.url}/api/v1/uploads`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${owner.key}`, 'upload-length': '10' },
+    });
+    expect(response.status).toBe(412);
+    expect(response.headers.get('tus-resumable')).toBe('1.0.0');
+    expect(await response.json()).toMatchObject({ code: 'tus_version_unsupported' });
+  });
+
   it('answers Quire’s auth errors as problem+json', async () => {
     const response = await fetch(`${server.url}/api/v1/uploads`, {
       method: 'POST',
@@ -147,6 +157,8 @@ describe('tus uploads and jobs from them', () => {
     const wrong = createHash('sha256').update('something else').digest('base64');
     const refused = await patch(owner.key, id, 0, bytes, { 'upload-checksum': `sha256 ${wrong}` });
     expect(refused.status).toBe(460);
+    expect(refused.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(await refused.json()).toMatchObject({ code: 'checksum_mismatch' });
     expect((await offsetOf(owner.key, id)).headers.get('upload-offset')).toBe('0');
     const right = createHash('sha256').update(bytes).digest('base64');
     const stored = await patch(owner.key, id, 0, bytes, { 'upload-checksum': `sha256 ${right}` });
@@ -165,7 +177,9 @@ describe('tus uploads and jobs from them', () => {
     expect((await patch(owner.key, id, 0, bytes)).status).toBe(204);
     const other = await server.newAccount();
     expect((await offsetOf(other.key, id)).status).toBe(404);
-    expect((await patch(other.key, id, 0, bytes)).status).toBe(404);
+    const patched = await patch(other.key, id, 0, bytes);
+    expect(patched.status).toBe(404);
+    expect(await patched.json()).toMatchObject({ code: 'not_found' });
     const removed = await fetch(`${server.url}/api/v1/uploads/${id}`, {
       method: 'DELETE',
       headers: tus(other.key),
@@ -182,6 +196,9 @@ describe('tus uploads and jobs from them', () => {
     const bytes = await readFile(small);
     const id = await createdId(owner.key, bytes.length);
     expect((await patch(owner.key, id, 0, bytes.subarray(0, 100))).status).toBe(204);
+    const stale = await patch(owner.key, id, 0, bytes.subarray(0, 100));
+    expect(stale.status).toBe(409);
+    expect(await stale.json()).toMatchObject({ code: 'upload_offset_mismatch' });
     const response = await jobFrom(owner.key, [['upload_id', id]], 'compress');
     expect(response.status).toBe(409);
     expect(await response.json()).toMatchObject({ code: 'upload_incomplete', upload_id: id });

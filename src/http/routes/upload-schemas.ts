@@ -1,7 +1,7 @@
 // Route schemas for /uploads, the tus 1.0 endpoints (docs/api.md "Resumable uploads"): request and
-// response headers for the document. Error bodies of the tus protocol itself are its plain text;
-// Quire's own refusals (auth, the plan limit) are problem+json.
+// response headers for the document. Every refusal is problem+json, the protocol's included.
 import { Type } from '@sinclair/typebox';
+import type { ErrorCode } from '../../errors/catalogue.js';
 import { type DocResponse, noContent, problem } from './common-schemas.js';
 
 type Responses = Record<number, DocResponse>;
@@ -20,12 +20,12 @@ const header = (description: string, schema: Record<string, unknown>, required =
 const tusResumable = header('The protocol version: `1.0.0`.', { type: 'string', const: '1.0.0' }, true);
 const offset = header('Bytes received so far.', { type: 'integer', minimum: 0 }, true);
 const expires = header('When an unfinished upload is deleted (RFC 9110 date).', { type: 'string' });
-const tusText = (description: string): DocResponse => ({
-  description,
+/** A refusal of the tus protocol, as problem+json with the protocol's version header. */
+const tusProblem = (codes: ErrorCode[]): DocResponse => ({
+  ...problem(codes),
   extraHeaders: { 'Tus-Resumable': tusResumable },
-  content: { 'text/plain': { schema: Type.String() } },
 });
-const notFound = tusText('No such upload for this account (unknown, expired, terminated or used).');
+const notFound = tusProblem(['not_found']);
 
 /** Request headers of the tus endpoints, as OpenAPI header parameters. */
 const requestHeaders = {
@@ -66,9 +66,9 @@ export const uploadSchemas = {
         headers: ['Location'],
         extraHeaders: { 'Tus-Resumable': tusResumable, 'Upload-Offset': offset, 'Upload-Expires': expires },
       },
-      412: tusText('`Tus-Resumable` missing or not 1.0.0.'),
-      413: problem(['payload_too_large']),
-      460: tusText('`Upload-Checksum` does not match the body: nothing of it was stored.'),
+      412: tusProblem(['tus_version_unsupported']),
+      413: tusProblem(['payload_too_large']),
+      460: tusProblem(['checksum_mismatch']),
     } satisfies Responses,
   },
   head: {
@@ -89,7 +89,7 @@ export const uploadSchemas = {
         },
       },
       404: notFound,
-      410: tusText('The upload expired.'),
+      410: tusProblem(['upload_expired']),
     } satisfies Responses,
   },
   patch: {
@@ -107,11 +107,11 @@ export const uploadSchemas = {
         extraHeaders: { 'Tus-Resumable': tusResumable, 'Upload-Offset': offset, 'Upload-Expires': expires },
       },
       404: notFound,
-      409: tusText('`Upload-Offset` is not the upload’s offset: `HEAD` it and resume from there.'),
-      410: tusText('The upload expired.'),
-      413: tusText('The chunk goes past the declared `Upload-Length`.'),
-      415: tusText('The body is not `application/offset+octet-stream`.'),
-      460: tusText('`Upload-Checksum` does not match the body: nothing of it was stored.'),
+      409: tusProblem(['upload_offset_mismatch']),
+      410: tusProblem(['upload_expired']),
+      413: tusProblem(['payload_too_large']),
+      415: tusProblem(['unsupported_media_type']),
+      460: tusProblem(['checksum_mismatch']),
     } satisfies Responses,
   },
   remove: {
