@@ -11,6 +11,7 @@ import { structureMemory } from './structure-memory.js';
 import { table } from './support/stats.js';
 import type { BenchResult } from './types.js';
 import { uploadMemory } from './upload-memory.js';
+import { uploads } from './uploads.js';
 
 const BENCHMARKS: Record<string, () => Promise<BenchResult>> = {
   'upload-memory': uploadMemory,
@@ -20,6 +21,7 @@ const BENCHMARKS: Record<string, () => Promise<BenchResult>> = {
   'queue-scaling': queueScaling,
   'rate-limit': rateLimit,
   'structure-memory': structureMemory,
+  uploads,
 };
 
 /** No benchmark should come close; past this the run is stuck and is abandoned. */
