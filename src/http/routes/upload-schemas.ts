@@ -17,7 +17,8 @@ const header = (description: string, schema: Record<string, unknown>, required =
   required,
   schema,
 });
-const tusResumable = header('The protocol version: `1.0.0`.', { type: 'string', const: '1.0.0' }, true);
+// A plain string, not a `const`: generated clients (openapi-python-client) refuse literal headers.
+const tusResumable = header('The protocol version: `1.0.0`.', { type: 'string', examples: ['1.0.0'] }, true);
 const offset = header('Bytes received so far.', { type: 'integer', minimum: 0 }, true);
 const expires = header('When an unfinished upload is deleted (RFC 9110 date).', { type: 'string' });
 /** A refusal of the tus protocol, as problem+json with the protocol's version header. */
