@@ -37,7 +37,7 @@ afterAll(async () => {
   await rm(dataDir, { recursive: true, force: true });
 });
 
-export async function sha256Of(file: string): Promise<string> {
+async function sha256Of(file: string): Promise<string> {
   const hash = createHash('sha256');
   for await (const chunk of createReadStream(file, { highWaterMark: 4 * MiB })) hash.update(chunk as Buffer);
   return hash.digest('hex');
