@@ -2,7 +2,9 @@
 // (SQLite, file store): tus-js-client uploads and jobs from upload_id, the plan limit before any byte,
 // checksums, ownership, incomplete uploads, termination and expiry.
 import { createHash } from 'node:crypto';
+import { once } from 'node:events';
 import { readdir, readFile } from 'node:fs/promises';
+import net from 'node:net';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -23,6 +25,8 @@ beforeAll(async () => {
   server = await startTestServer({
     QUIRE_UPLOAD_MAX_FILE_BYTES: String(64 * MiB),
     QUIRE_UPLOAD_MAX_TOTAL_BYTES: String(128 * MiB),
+    QUIRE_UPLOAD_IDLE_TIMEOUT_MS: '3000',
+    QUIRE_UPLOAD_MAX_CONCURRENT_PER_ACCOUNT: '1',
   });
   owner = await server.newAccount();
   client = new Client(server.url, owner.key);
@@ -211,6 +215,31 @@ describe('tus uploads and jobs from them', () => {
     const response = await jobFrom(owner.key, [['upload_id', id]], 'compress');
     expect(response.status).toBe(400);
     expect(await response.json()).toMatchObject({ code: 'unsupported_file' });
+  });
+
+  it('cuts a stalled chunk after the idle timeout, keeping what arrived; it holds an upload slot meanwhile', async () => {
+    const id = await createdId(owner.key, 1000);
+    const other = await createdId(owner.key, 10);
+    const socket = net.connect(Number(new URL(server.url).port), '127.0.0.1');
+    socket.on('error', () => undefined);
+    const closed = once(socket, 'close');
+    socket.write(
+      `PATCH /api/v1/uploads/${id} HTTP/1.1\r\nHost: quire\r\nTus-Resumable: 1.0.0\r\n` +
+        `Authorization: Bearer ${owner.key}\r\nUpload-Offset: 0\r\n` +
+        'Content-Type: application/offset+octet-stream\r\nContent-Length: 1000\r\n\r\n' +
+        'x'.repeat(100),
+    );
+    // Well inside the 3 s idle timeout: the stalled chunk holds the account's one upload slot.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const second = await patch(owner.key, other, 0, Buffer.alloc(10));
+    expect(second.status).toBe(429);
+    expect(await second.json()).toMatchObject({ code: 'concurrent_uploads_exceeded' });
+    await closed;
+    expect((await offsetOf(owner.key, id)).headers.get('upload-offset')).toBe('100');
+    // The slot is free again: the refused chunk goes through now.
+    const fresh = await createdId(owner.key, 10);
+    expect((await patch(owner.key, fresh, 0, Buffer.alloc(10))).status).toBe(204);
+    expect((await patch(owner.key, other, 0, Buffer.alloc(10))).status).toBe(204);
   });
 
   it('terminates an upload: DELETE removes its bytes', async () => {
