@@ -222,6 +222,8 @@ describe('tus uploads and jobs from them', () => {
     const other = await createdId(owner.key, 10);
     const socket = net.connect(Number(new URL(server.url).port), '127.0.0.1');
     socket.on('error', () => undefined);
+    // Read the answer, so that the server's close reaches 'close' here.
+    socket.resume();
     const closed = once(socket, 'close');
     socket.write(
       `PATCH /api/v1/uploads/${id} HTTP/1.1\r\nHost: quire\r\nTus-Resumable: 1.0.0\r\n` +
