@@ -25,6 +25,11 @@ interface InputsSoFar {
 export interface UploadSource {
   uploads: Uploads;
   accountId: string;
+  /**
+   * The request's Idempotency-Key already finished: its stored answer is replayed (or the key
+   * refused) by the fingerprint alone, and the upload it consumed the first time is not looked for.
+   */
+  replaying?: boolean;
 }
 
 export async function takeUploadPart(
@@ -48,9 +53,16 @@ export async function takeUploadPart(
         extras: { max_files: limits.maxFiles, plan: limits.plan },
       },
     );
+  const blobKey = `${jobFolder(jobId)}/input-${state.inputs.length}`;
+  if (source.replaying) {
+    // Stands in for the consumed upload until the fingerprint decides; nothing is stored under it.
+    const contentType = state.entry?.tool.inputs.accepts[0] ?? 'application/pdf';
+    state.inputs.push({ name: uploadId, size: 0, contentType, blobKey });
+    state.sha256.push(`upload:${uploadId}`);
+    return;
+  }
   const remaining = limits.maxTotalBytes - state.totalBytes;
   const maxBytes = Math.min(limits.maxFileBytes, remaining);
-  const blobKey = `${jobFolder(jobId)}/input-${state.inputs.length}`;
   const taken = await source.uploads.take(source.accountId, uploadId, blobKey, maxBytes);
   // Registered at once so that a refusal below deletes the moved bytes with the request's others.
   const name = cleanFileName(taken.filename, state.inputs.length);

@@ -120,6 +120,30 @@ describe('tus uploads and jobs from them', () => {
     expect(again.status).toBe(404);
   });
 
+  it('replays a job made from an upload for a retry with the same Idempotency-Key', async () => {
+    const bytes = await readFile(small);
+    const id = await createdId(owner.key, bytes.length);
+    expect((await patch(owner.key, id, 0, bytes)).status).toBe(204);
+    const send = async (uploadId: string) => {
+      const form = new FormData();
+      form.set('tool', 'compress');
+      form.append('upload_id', uploadId);
+      return client.fetch('/api/v1/jobs', {
+        method: 'POST',
+        body: form,
+        headers: { 'idempotency-key': `k-${id}` },
+      });
+    };
+    const first = await send(id);
+    expect(first.status).toBe(201);
+    const replayed = await send(id);
+    expect(replayed.status).toBe(201);
+    expect(replayed.headers.get('idempotent-replayed')).toBe('true');
+    expect(((await replayed.json()) as JobBody).id).toBe(((await first.json()) as JobBody).id);
+    const other = await send(await createdId(owner.key, 10));
+    expect(other.status).toBe(422);
+  });
+
   it('refuses an Upload-Length over the plan’s file limit with 413 and limit_bytes, storing nothing', async () => {
     const before = await storedUploads();
     const response = await create(owner.key, 64 * MiB + 1);

@@ -53,7 +53,11 @@ function registerCreate(app: FastifyInstance, deps: AppDeps, service: JobService
           plan: limits.plan.name,
           allowPrivateWebhooks: config.webhooks.allowPrivate,
         },
-        { uploads: deps.uploads, accountId: auth.accountId },
+        {
+          uploads: deps.uploads,
+          accountId: auth.accountId,
+          replaying: request.idempotency?.completed !== undefined,
+        },
       );
       let replay: StoredResponse | undefined;
       try {
