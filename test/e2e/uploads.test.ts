@@ -268,6 +268,13 @@ describe('tus uploads and jobs from them', () => {
     expect((await patch(owner.key, other, 0, Buffer.alloc(10))).status).toBe(204);
   });
 
+  it('answers a method tus does not use with 405 and Allow', async () => {
+    const id = await createdId(owner.key, 10);
+    const response = await fetch(`${server.url}/api/v1/uploads/${id}`, { headers: tus(owner.key) });
+    expect(response.status).toBe(405);
+    expect(response.headers.get('allow')).toBe('PATCH, HEAD, DELETE');
+  });
+
   it('terminates an upload: DELETE removes its bytes', async () => {
     const id = await createdId(owner.key, 10);
     expect(await storedUploads()).toContain(id);

@@ -17,23 +17,18 @@ const CHECKSUM = /^sha256 ([A-Za-z0-9+/]{43}=)$/;
 
 export function registerUploadRoutes(app: FastifyInstance, deps: AppDeps): void {
   const serve = (request: FastifyRequest, reply: FastifyReply) => handOver(request, reply, deps);
-  void app.register(async (scope) => {
-    // The chunk stays a stream: tus reads it straight into the data store, bounded by Upload-Length.
-    scope.addContentTypeParser('application/offset+octet-stream', (_request, _payload, done) =>
-      done(null, undefined),
-    );
-    const write = { scope: 'jobs:write' as const, tusBody: true };
-    scope.post(UPLOADS_PATH, { config: write, schema: uploadSchemas.create, handler: serve });
-    scope.patch(`${UPLOADS_PATH}/:id`, { config: write, schema: uploadSchemas.patch, handler: serve });
-    scope.head(`${UPLOADS_PATH}/:id`, { config: write, schema: uploadSchemas.head, handler: serve });
-    scope.delete(`${UPLOADS_PATH}/:id`, { config: write, schema: uploadSchemas.remove, handler: serve });
-    // Discovery needs no key (tus clients send it before anything else).
-    scope.options(UPLOADS_PATH, {
-      config: { scope: 'public' },
-      schema: uploadSchemas.options,
-      handler: serve,
-    });
-  });
+  // The chunk stays a stream: tus reads it straight into the data store, bounded by Upload-Length.
+  // No other route takes this type (the job upload refuses anything but multipart first).
+  app.addContentTypeParser('application/offset+octet-stream', (_request, _payload, done) =>
+    done(null, undefined),
+  );
+  const write = { scope: 'jobs:write' as const, tusBody: true };
+  app.post(UPLOADS_PATH, { config: write, schema: uploadSchemas.create, handler: serve });
+  app.patch(`${UPLOADS_PATH}/:id`, { config: write, schema: uploadSchemas.patch, handler: serve });
+  app.head(`${UPLOADS_PATH}/:id`, { config: write, schema: uploadSchemas.head, handler: serve });
+  app.delete(`${UPLOADS_PATH}/:id`, { config: write, schema: uploadSchemas.remove, handler: serve });
+  // Discovery needs no key (tus clients send it before anything else).
+  app.options(UPLOADS_PATH, { config: { scope: 'public' }, schema: uploadSchemas.options, handler: serve });
 }
 
 async function handOver(request: FastifyRequest, reply: FastifyReply, deps: AppDeps): Promise<void> {
