@@ -13,6 +13,7 @@ const jobsMayImport = [
   'store',
   'auth',
   'webhooks',
+  'uploads',
 ];
 
 const allowed = {
@@ -27,6 +28,7 @@ const allowed = {
   store: ['errors', 'model', 'config'],
   auth: ['errors', 'model', 'config', 'store'],
   webhooks: ['errors', 'model', 'config', 'observability', 'store', 'process'],
+  uploads: ['errors', 'model', 'config', 'observability', 'store', 'blobs'],
   jobs: jobsMayImport,
   http: [...jobsMayImport, 'jobs'],
   cli: null, // the composition root may import anything

@@ -17,6 +17,7 @@ import { structureMemory } from './structure-memory.js';
 import { table } from './support/stats.js';
 import type { BenchResult } from './types.js';
 import { uploadMemory } from './upload-memory.js';
+import { uploads } from './uploads.js';
 
 const BENCHMARKS: Record<string, () => Promise<BenchResult>> = {
   'upload-memory': uploadMemory,
@@ -32,6 +33,7 @@ const BENCHMARKS: Record<string, () => Promise<BenchResult>> = {
   html,
   docx,
   render,
+  uploads,
 };
 
 /** No benchmark should come close; past this the run is stuck and is abandoned. */

@@ -18,6 +18,7 @@ import type { Database } from '../store/types.js';
 import { ToolCatalog } from '../tools/lib/catalog.js';
 import type { AnyToolDefinition } from '../tools/lib/types.js';
 import { tools } from '../tools/registry.js';
+import { openUploads, type Uploads } from '../uploads/uploads.js';
 import { guardedLookup } from '../webhooks/address-guard.js';
 
 export interface Runtime {
@@ -31,6 +32,7 @@ export interface Runtime {
   engineStatus: EngineStatus[];
   catalog: ToolCatalog;
   events: JobEvents;
+  uploads: Uploads;
   close(): Promise<void>;
 }
 
@@ -56,6 +58,7 @@ export async function openRuntime(
     publicBaseUrl: config.http.publicBaseUrl,
   });
   const metrics = createMetrics();
+  const uploads = await openUploads(config, db.uploads, blobs, metrics.uploads);
   metrics.setQueueDepthSource(() => db.jobs.countByStatus());
   const engineStatus = await probeEngines(extras.engines);
   for (const engine of engineStatus) {
@@ -99,6 +102,7 @@ export async function openRuntime(
     engineStatus,
     catalog: new ToolCatalog([...tools, ...(extras.tools ?? [])], engineStatus),
     events,
+    uploads,
     close: async () => {
       // Pooled LibreOffice and Chromium instances would otherwise outlive a closed runtime in tests.
       await closeEngines(engines, extras.engines);

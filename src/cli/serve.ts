@@ -91,6 +91,7 @@ function sweeperDeps(runtime: Runtime) {
     jobs: runtime.db.jobs,
     idempotency: runtime.db.idempotency,
     rateLimits: runtime.db.rateLimits,
+    uploads: runtime.uploads,
     blobs: runtime.blobs,
     events: runtime.events,
     logger: runtime.logger,

@@ -10,6 +10,7 @@ import { retention } from './sections/retention.js';
 import { resolveServer, type Server, server } from './sections/server.js';
 import { signing } from './sections/signing.js';
 import { transfers } from './sections/transfers.js';
+import { uploads } from './sections/uploads.js';
 import { webhooks } from './sections/webhooks.js';
 import { worker } from './sections/worker.js';
 
@@ -27,6 +28,7 @@ const byName = {
   webhooks,
   signing,
   transfers,
+  uploads,
 };
 
 export const sections: readonly Section[] = Object.values(byName);
@@ -36,7 +38,10 @@ type Values = { [Name in keyof typeof byName]: SectionValues<(typeof byName)[Nam
 /** Each section's values under its name; the process-wide ones (server, accounts) at the top. */
 export type Config = Server &
   Accounts &
-  Pick<Values, 'http' | 'worker' | 'limits' | 'retention' | 'webhooks' | 'signing' | 'transfers'> & {
+  Pick<
+    Values,
+    'http' | 'worker' | 'limits' | 'retention' | 'webhooks' | 'signing' | 'transfers' | 'uploads'
+  > & {
     heavyEngines: HeavyEngines;
   };
 
@@ -57,6 +62,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhooks: values.webhooks,
     signing: values.signing,
     transfers: values.transfers,
+    uploads: values.uploads,
     heavyEngines: { ...values.ocr, office: values.office, browser: values.browser },
   };
 }

@@ -70,6 +70,27 @@ export const errorCatalogue = {
     title: 'The Idempotency-Key was used for a different request',
     retryable: false,
   },
+  upload_offset_mismatch: {
+    status: 409,
+    title: 'Upload-Offset is not where the upload stands',
+    retryable: false,
+  },
+  upload_expired: { status: 410, title: 'The resumable upload expired', retryable: false },
+  tus_version_unsupported: {
+    status: 412,
+    title: 'The request needs Tus-Resumable: 1.0.0',
+    retryable: false,
+  },
+  checksum_mismatch: {
+    status: 460,
+    title: 'Upload-Checksum does not match the chunk',
+    retryable: true,
+  },
+  upload_incomplete: {
+    status: 409,
+    title: 'The resumable upload has not received all its bytes',
+    retryable: false,
+  },
   request_timeout: {
     status: 408,
     title: 'The request was not received in time',

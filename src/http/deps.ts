@@ -8,6 +8,7 @@ import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { Database } from '../store/types.js';
 import type { ToolCatalog } from '../tools/lib/catalog.js';
+import type { Uploads } from '../uploads/uploads.js';
 
 export interface AppDeps {
   config: Config;
@@ -19,4 +20,5 @@ export interface AppDeps {
   events: JobEvents;
   logger: Logger;
   metrics: Metrics;
+  uploads: Uploads;
 }

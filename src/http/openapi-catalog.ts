@@ -69,6 +69,7 @@ export function jobUploadBody(catalog: ToolCatalog, kind: UploadKind = 'job'): R
             : 'One `file` part per job, in any mix with `file_url` parts: the batch holds one job per file, in upload order.',
         items: { type: 'string', format: 'binary' },
       },
+      ...(kind === 'job' ? { upload_id: uploadIdPart } : {}),
     },
   };
   return {
@@ -88,12 +89,21 @@ export function jobUploadBody(catalog: ToolCatalog, kind: UploadKind = 'job'): R
           ...(kind === 'job' ? { export: transferEncoding } : {}),
           webhook_url: { contentType: 'text/plain' },
           file: { contentType: 'application/octet-stream' },
+          ...(kind === 'job' ? { upload_id: { contentType: 'text/plain' } } : {}),
         },
         examples: uploadExamples(tools),
       },
     },
   };
 }
+
+/** Finished resumable uploads taken as inputs (docs/api.md "Resumable uploads"). */
+const uploadIdPart = {
+  type: 'array',
+  description:
+    'Finished resumable uploads (`createUpload`), each taking its place among the `file` parts in order. The upload is moved into the job and is gone afterwards; an unfinished one is 409 `upload_incomplete`.',
+  items: { type: 'string', pattern: '^upl_[0-9A-HJKMNP-TV-Z]{26}$' },
+};
 
 /** The `steps` part: the tools to run in order, each step's options checked against its own tool's schema. */
 function stepsPart(toolNames: readonly string[]): Record<string, unknown> {

@@ -43,6 +43,10 @@ declare module 'fastify' {
     multipartBody?: UploadKind;
     /** The JSON body may be omitted. */
     requestBodyOptional?: boolean;
+    /** Request headers the route reads (the tus endpoints), as header parameters. */
+    docHeaders?: Record<string, { description: string; required: boolean; schema: unknown }>;
+    /** A body Fastify does not parse (a tus chunk), as an OpenAPI Request Body Object. */
+    docBody?: Record<string, unknown>;
     /** Honours `Prefer: wait=N` (RFC 7240), answering with `Preference-Applied`. */
     preferWait?: boolean;
   }
@@ -60,6 +64,10 @@ const TAGS = [
     name: 'Jobs',
     description:
       'Create, follow, download, cancel and delete jobs (docs/api.md §2), one by one or in batches (§11).',
+  },
+  {
+    name: 'Uploads',
+    description: 'Resumable uploads (tus 1.0) for large files, used by jobs as `upload_id`.',
   },
   { name: 'Tools', description: 'The tool catalogue and the caller’s limits (§3).' },
   { name: 'Files', description: 'Temporary download links (§2); no API key.' },
@@ -181,6 +189,7 @@ function operation(route: DocumentedRoute, catalog: ToolCatalog): Record<string,
     ...parametersOf(schema.headers, 'header'),
     ...(idempotent ? [{ $ref: '#/components/parameters/IdempotencyKey' }] : []),
     ...(schema.preferWait ? [{ $ref: '#/components/parameters/PreferWait' }] : []),
+    ...Object.entries(schema.docHeaders ?? {}).map(([name, h]) => ({ name, in: 'header', ...h })),
   ];
   return {
     operationId: schema.operationId,
@@ -216,6 +225,7 @@ function parametersOf(schema: unknown, where: 'path' | 'query' | 'header'): Reco
 
 function requestBody(schema: NonNullable<RouteOptions['schema']>, catalog: ToolCatalog) {
   if (schema.multipartBody) return { requestBody: jobUploadBody(catalog, schema.multipartBody) };
+  if (schema.docBody) return { requestBody: schema.docBody };
   if (!schema.body) return {};
   const required = !schema.requestBodyOptional;
   return { requestBody: { required, content: { 'application/json': { schema: schema.body } } } };

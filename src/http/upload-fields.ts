@@ -119,3 +119,13 @@ export function parseMetadata(value: FieldValue): Record<string, string> {
   if (errors.length > 0) throw new QuireError('invalid_metadata', 'The metadata is not valid.', { errors });
   return parsed as Record<string, string>;
 }
+
+/** A display name only: path parts and control characters removed, length capped. */
+export function cleanFileName(given: string | undefined, index: number): string {
+  const base = (given ?? '').split(/[\\/]/).pop() ?? '';
+  const clean = base
+    .replace(/[\u0000-\u001f\u007f]/g, '')
+    .trim()
+    .slice(0, 200);
+  return clean === '' ? `file-${index + 1}` : clean;
+}

@@ -6,6 +6,13 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { QuireError } from '../errors/quire-error.js';
 import { rawProblemResponse } from './problem.js';
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The body is an upload read by the route itself (a tus chunk): it takes an upload slot. */
+    tusBody?: boolean;
+  }
+}
+
 export interface UploadSlotSettings {
   /** A body that receives no byte for this long (while we are waiting for one) is cut. */
   idleTimeoutMs: number;
@@ -23,7 +30,8 @@ export function registerUploadSlots(app: FastifyInstance, settings: UploadSlotSe
   // preHandler: after authentication and the route's own checks, and after the multipart parser
   // marked the request (it reads nothing until the handler asks for parts).
   app.addHook('preHandler', async (request, reply) => {
-    if (!request.auth || !request.isMultipart()) return;
+    const isUpload = request.isMultipart() || (request.routeOptions.config.tusBody && hasBody(request));
+    if (!request.auth || !isUpload) return;
     const account = request.auth.accountId;
     const held = inProgress.get(account) ?? 0;
     if (held >= settings.maxConcurrentPerAccount) {

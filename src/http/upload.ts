@@ -11,6 +11,7 @@ import type { CatalogEntry, ToolCatalog } from '../tools/lib/catalog.js';
 import { readStepsPart, underStep } from './steps-field.js';
 import {
   boundedObject,
+  cleanFileName,
   type FieldValue,
   fieldValue,
   fileText,
@@ -20,6 +21,7 @@ import {
   toolName,
 } from './upload-fields.js';
 import { UploadGuard, type UploadLimits } from './upload-guard.js';
+import { takeUploadPart, UPLOAD_ID_PART, type UploadSource } from './upload-ids.js';
 import {
   type ReceivedTransfers,
   readTransferPart,
@@ -60,6 +62,7 @@ export async function receiveJobUpload(
   catalog: ToolCatalog,
   blobs: BlobStore,
   limits: UploadLimits,
+  uploads?: UploadSource,
 ): Promise<ReceivedJob> {
   const state = new UploadState();
   try {
@@ -69,6 +72,10 @@ export async function receiveJobUpload(
         const text = partText(part.fieldname, value ?? (await fileText(part as MultipartFile)));
         const maxFiles = Math.min(limits.maxFiles, maxFilesOf(state.entry, limits));
         await readTransferPart(part.fieldname, text, state, jobFolder(jobId), { ...limits, maxFiles });
+      } else if (part.fieldname === UPLOAD_ID_PART && uploads) {
+        const text = partText(part.fieldname, value ?? (await fileText(part as MultipartFile)));
+        const maxFiles = Math.min(limits.maxFiles, maxFilesOf(state.entry, limits));
+        await takeUploadPart(text, state, jobId, blobs, { ...limits, maxFiles }, uploads);
       } else if (value) readField(part.fieldname, value, state, catalog);
       // Clients that send JSON as a Blob (FormData) produce a file part; read it as the text it is.
       else if (TEXT_PARTS.includes(part.fieldname))
@@ -227,14 +234,4 @@ function unsupported(entry: CatalogEntry | undefined): QuireError {
   return new QuireError('unsupported_file', `The file content is not of an accepted type (${accepts}).`, {
     extras: { accepts: entry?.tool.inputs.accepts },
   });
-}
-
-/** A display name only: path parts and control characters removed, length capped. */
-function cleanFileName(given: string | undefined, index: number): string {
-  const base = (given ?? '').split(/[\\/]/).pop() ?? '';
-  const clean = base
-    .replace(/[\u0000-\u001f\u007f]/g, '')
-    .trim()
-    .slice(0, 200);
-  return clean === '' ? `file-${index + 1}` : clean;
 }

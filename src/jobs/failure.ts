@@ -72,6 +72,11 @@ export function failureKind(code: ErrorCode): FailureKind {
     case 'request_timeout':
     case 'uri_too_long':
     case 'concurrent_uploads_exceeded':
+    case 'upload_incomplete':
+    case 'upload_offset_mismatch':
+    case 'upload_expired':
+    case 'tus_version_unsupported':
+    case 'checksum_mismatch':
     case 'headers_too_large':
       return 'request';
   }

@@ -1,5 +1,5 @@
 // Periodic housekeeping: requeue expired leases (fail after too many stalls), delete inputs of ended
-// jobs and results past retention. Idempotent, so any number of processes may run it at once.
+// jobs and results past retention, and expired resumable uploads. Idempotent, so any number of processes may run it at once.
 
 import type { BlobStore } from '../blobs/types.js';
 import type { JobEvents } from '../model/job-change.js';
@@ -18,6 +18,8 @@ export interface SweeperDeps {
   /** Idempotency keys past retention and full rate-limit buckets are deleted when given. */
   idempotency?: IdempotencyStore;
   rateLimits?: RateLimiter;
+  /** Resumable uploads past their expiry lose their bytes (disk or bucket) and rows when given. */
+  uploads?: { sweepExpired(): Promise<number> };
   /** Where workers make their private work dirs, and the age after which a leftover is removed. */
   workDirs?: { parent: string; staleAfterMs: number };
 }
@@ -33,6 +35,8 @@ export async function sweepOnce(deps: SweeperDeps): Promise<void> {
   await service.purgeFiles(BATCH);
   await deps.idempotency?.prune();
   await deps.rateLimits?.prune();
+  const expired = (await deps.uploads?.sweepExpired()) ?? 0;
+  if (expired > 0) deps.logger.info({ expired }, 'deleted expired uploads');
   if (deps.workDirs) {
     const removed = await removeStaleWorkDirs(deps.workDirs.parent, deps.workDirs.staleAfterMs);
     if (removed > 0) deps.logger.warn({ removed }, 'removed work dirs left by killed workers');

@@ -3,7 +3,16 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { JobStatus } from '../model/job.js';
 
+/** Resumable uploads (tus): what the uploads module counts. */
+export interface UploadMetrics {
+  bytesReceived: Counter;
+  expired: Counter;
+  /** Set the source for the active-uploads gauge (unfinished uploads, read at scrape time). */
+  setActiveSource(source: () => Promise<number>): void;
+}
+
 export interface Metrics {
+  uploads: UploadMetrics;
   registry: Registry;
   httpDuration: Histogram<'method' | 'route' | 'status_code'>;
   jobsFinished: Counter<'tool' | 'outcome'>;
@@ -59,12 +68,40 @@ export function createMetrics(): Metrics {
 
   return {
     registry,
+    uploads: uploadMetrics(registry),
     httpDuration,
     jobsFinished,
     jobDuration,
     engineDuration,
     setQueueDepthSource(source) {
       depthSource = source;
+    },
+  };
+}
+
+function uploadMetrics(registry: Registry): UploadMetrics {
+  let activeSource: (() => Promise<number>) | undefined;
+  new Gauge({
+    name: 'quire_uploads_active',
+    help: 'Resumable uploads created and not yet finished (all processes: read from the database).',
+    registers: [registry],
+    async collect() {
+      if (activeSource) this.set(await activeSource());
+    },
+  });
+  return {
+    bytesReceived: new Counter({
+      name: 'quire_upload_bytes_received_total',
+      help: 'Bytes of resumable-upload chunks written to storage by this process.',
+      registers: [registry],
+    }),
+    expired: new Counter({
+      name: 'quire_uploads_expired_total',
+      help: 'Resumable uploads deleted by the sweeper past their expiry.',
+      registers: [registry],
+    }),
+    setActiveSource(source) {
+      activeSource = source;
     },
   };
 }

@@ -14,6 +14,7 @@ import type {
   JobTransfers,
 } from '../model/job.js';
 import type { JobChangeNotice } from '../model/job-change.js';
+import type { UploadStore } from './upload-types.js';
 import type { WebhookStore } from './webhook-types.js';
 
 /** A job as handed to a worker: the record plus the lease it must present on every write. */
@@ -248,6 +249,7 @@ export interface RateLimiter {
 
 /** One database: the stores over it plus lifecycle. Open one per process and share it. */
 export interface Database {
+  uploads: UploadStore;
   jobs: JobStore;
   batches: BatchStore;
   webhooks: WebhookStore;

@@ -22,6 +22,7 @@ import {
   useDatabase,
 } from './support/job-fixtures.js';
 import { runStoreChildren } from './support/spawn-store-child.js';
+import { describeUploadConformance } from './upload-store.suite.js';
 import { describeWebhookOutboxConformance } from './webhook-outbox.suite.js';
 import { describeWorkflowsIoConformance } from './workflows-io.suite.js';
 
@@ -42,6 +43,7 @@ export function describeJobStoreConformance(
     describeIdempotencyConformance(open);
     describeWebhookOutboxConformance(open);
     describeWorkflowsIoConformance(open);
+    describeUploadConformance(open);
     describeMigrationConformance(open, options);
   });
 }

@@ -103,12 +103,14 @@ describe('the job upload', () => {
     expect(refusals).toMatch(/webhook_url_not_allowed/);
   });
 
-  it('is the batch upload too, without export', () => {
+  it('is the batch upload too, without export or upload_id', () => {
     const job = multipart(document.paths['/api/v1/jobs'].post);
     const batch = multipart(document.paths['/api/v1/batches'].post);
-    const { export: exported, file: jobFile, ...jobParts } = job.schema.properties;
+    // Resumable uploads feed single jobs only: a batch's files are its parts.
+    const { export: exported, file: jobFile, upload_id: uploadId, ...jobParts } = job.schema.properties;
     const { file: batchFile, ...batchParts } = batch.schema.properties;
     expect(exported).toBeDefined();
+    expect(uploadId).toBeDefined();
     expect(batchParts).toEqual(jobParts);
     expect(batchFile.items).toEqual(jobFile.items);
     expect(batch.encoding).not.toHaveProperty('export');

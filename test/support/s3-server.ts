@@ -40,7 +40,11 @@ export function weedBinary(): string {
 /** First start includes master election and volume allocation: a few seconds on two cores. */
 const READY_TIMEOUT_MS = 45_000;
 
-export async function startS3Server(bucket = 'quire-test'): Promise<S3TestServer> {
+/**
+ * `maxVolumes`: how many 256 MB volumes the server may make (weed's own default otherwise); the
+ * multi-GiB upload tests need more than the default's room.
+ */
+export async function startS3Server(bucket = 'quire-test', maxVolumes?: number): Promise<S3TestServer> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'quire-s3-'));
   const accessKeyId = 'quiretest';
   const secretAccessKey = `secret-${process.pid}-${Date.now()}`;
@@ -75,6 +79,7 @@ export async function startS3Server(bucket = 'quire-test'): Promise<S3TestServer
       `-volume.port=${volume}`,
       `-volume.port.grpc=${volumeGrpc}`,
       '-volume.preStopSeconds=0',
+      ...(maxVolumes ? [`-volume.max=${maxVolumes}`] : []),
       '-filer',
       `-filer.port=${filer}`,
       `-filer.port.grpc=${filerGrpc}`,

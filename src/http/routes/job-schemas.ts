@@ -165,6 +165,9 @@ export const jobSchemas = {
         'Preference-Applied',
       ]),
       ...uploadRefusals,
+      // An `upload_id` part naming no upload of the account, or one still receiving bytes.
+      404: problem(['not_found']),
+      409: problem(['upload_incomplete']),
     },
   },
   list: {

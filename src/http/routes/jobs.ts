@@ -18,6 +18,7 @@ import { type ReceivedJob, receiveJobUpload } from '../upload.js';
 import { JobAnswers } from './job-answer.js';
 import { abortOnClose, registerJobResultRoutes } from './job-results.js';
 import { jobSchemas } from './job-schemas.js';
+import { registerUploadRoutes } from './uploads.js';
 
 type ListQuery = { status?: JobStatus; tool?: string; limit: number; starting_after?: string };
 
@@ -27,6 +28,8 @@ export function registerJobRoutes(app: FastifyInstance, deps: AppDeps): void {
   registerReads(app, deps);
   registerChanges(app, service);
   registerJobResultRoutes(app, deps);
+  // Resumable uploads feed job creation (`upload_id`); their routes live beside it.
+  registerUploadRoutes(app, deps);
 }
 
 function registerCreate(app: FastifyInstance, deps: AppDeps, service: JobService): void {
@@ -41,11 +44,22 @@ function registerCreate(app: FastifyInstance, deps: AppDeps, service: JobService
       const auth = request.auth!;
       const id = `job_${ulid()}`;
       const limits = accountLimits(config, auth.plan);
-      const received = await receiveJobUpload(request, id, catalog, blobs, {
-        ...limits,
-        plan: limits.plan.name,
-        allowPrivateWebhooks: config.webhooks.allowPrivate,
-      });
+      const received = await receiveJobUpload(
+        request,
+        id,
+        catalog,
+        blobs,
+        {
+          ...limits,
+          plan: limits.plan.name,
+          allowPrivateWebhooks: config.webhooks.allowPrivate,
+        },
+        {
+          uploads: deps.uploads,
+          accountId: auth.accountId,
+          replaying: request.idempotency?.completed !== undefined,
+        },
+      );
       let replay: StoredResponse | undefined;
       try {
         replay = completedResponse(request, jobFingerprint(received));

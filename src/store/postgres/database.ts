@@ -8,6 +8,7 @@ import { openPostgres, type PostgresOptions } from './connection.js';
 import { postgresDialect } from './dialect.js';
 import { listenForChanges } from './listener.js';
 import { runMigrations } from './migrations.js';
+import { PostgresUploadStore } from './upload-locks.js';
 
 export function openPostgresDatabase(url: string, options: PostgresOptions): Database {
   const db = openPostgres(url, options);
@@ -15,6 +16,7 @@ export function openPostgresDatabase(url: string, options: PostgresOptions): Dat
   const stops = new Set<() => Promise<void>>();
   return {
     ...sqlStores(db, postgresDialect(origin)),
+    uploads: new PostgresUploadStore(db),
     async migrate() {
       await runMigrations(db);
     },

@@ -160,6 +160,15 @@ export interface WebhookAttemptsTable {
   response_excerpt: string | null;
 }
 
+export interface UploadsTable {
+  id: string;
+  account_id: string;
+  length: number;
+  created_at: number;
+  expires_at: number;
+  finished_at: number | null;
+}
+
 export interface MigrationsTable {
   id: number;
   name: string;
@@ -173,6 +182,7 @@ export interface Tables {
   batches: BatchesTable;
   idempotency_keys: IdempotencyKeysTable;
   rate_limits: RateLimitsTable;
+  uploads: UploadsTable;
   quire_migrations: MigrationsTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_events: WebhookEventsTable;

@@ -9,12 +9,13 @@ import { SqlIdempotencyStore } from './idempotency-store.js';
 import { SqlJobStore } from './job-store.js';
 import { SqlRateLimiter } from './rate-limiter.js';
 import type { Tables } from './rows.js';
+import { SqlUploadStore } from './upload-store.js';
 import { SqlWebhookStore } from './webhook-store.js';
 
 export function sqlStores(
   db: Kysely<Tables>,
   dialect: SqlDialect,
-): Pick<Database, 'jobs' | 'batches' | 'webhooks' | 'accounts' | 'idempotency' | 'rateLimits'> {
+): Pick<Database, 'jobs' | 'batches' | 'webhooks' | 'accounts' | 'idempotency' | 'rateLimits' | 'uploads'> {
   return {
     jobs: new SqlJobStore(db, dialect),
     batches: new SqlBatchStore(db),
@@ -22,5 +23,6 @@ export function sqlStores(
     accounts: new SqlAccountStore(db),
     idempotency: new SqlIdempotencyStore(db),
     rateLimits: new SqlRateLimiter(db, dialect),
+    uploads: new SqlUploadStore(db),
   };
 }

@@ -231,6 +231,24 @@ export const migrations: readonly Migration[] = [
       'ALTER TABLE webhook_messages ADD COLUMN url text',
     ],
   },
+  {
+    id: 7,
+    name: 'resumable uploads (tus): the owner, length and expiry of each upload',
+    statements: [
+      // The bytes and the offset live in the tus data store; this row is who owns the upload, how
+      // long it may be and until when it is kept. finished_at is set once the last byte arrived.
+      `CREATE TABLE uploads (
+        id TEXT PRIMARY KEY,
+        account_id TEXT NOT NULL REFERENCES accounts (id),
+        length INTEGER NOT NULL,
+        created_at INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL,
+        finished_at INTEGER
+      ) STRICT, WITHOUT ROWID`,
+      // The sweeper's scan for uploads past their expiry.
+      'CREATE INDEX uploads_expiry ON uploads (expires_at)',
+    ],
+  },
 ];
 
 /**

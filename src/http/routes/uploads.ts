@@ -1,0 +1,115 @@
+// /api/v1/uploads: the tus 1.0 endpoints, served by @tus/server (src/uploads/) inside the app so that
+// Quire's auth, scopes, rate limits, idle timeout and upload slots apply to them like to any route.
+// The chunk body is left unread for tus to stream into its store; tus's refusals become problem+json.
+import { Readable } from 'node:stream';
+import type { ReadableStream } from 'node:stream/web';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { accountLimits } from '../../config/plans.js';
+import type { ErrorCode } from '../../errors/catalogue.js';
+import { QuireError } from '../../errors/quire-error.js';
+import { runInTusContext } from '../../uploads/request-context.js';
+import { UPLOADS_PATH } from '../../uploads/tus-server.js';
+import type { AppDeps } from '../deps.js';
+import { uploadSchemas } from './upload-schemas.js';
+
+/** tus checksum extension: the one algorithm offered (tus 1.0 "Checksum"). */
+const CHECKSUM = /^sha256 ([A-Za-z0-9+/]{43}=)$/;
+
+export function registerUploadRoutes(app: FastifyInstance, deps: AppDeps): void {
+  const serve = (request: FastifyRequest, reply: FastifyReply) => handOver(request, reply, deps);
+  // The chunk stays a stream: tus reads it straight into the data store, bounded by Upload-Length.
+  // No other route takes this type (the job upload refuses anything but multipart first).
+  app.addContentTypeParser('application/offset+octet-stream', (_request, _payload, done) =>
+    done(null, undefined),
+  );
+  const write = { scope: 'jobs:write' as const, tusBody: true };
+  app.post(UPLOADS_PATH, { config: write, schema: uploadSchemas.create, handler: serve });
+  app.patch(`${UPLOADS_PATH}/:id`, { config: write, schema: uploadSchemas.patch, handler: serve });
+  app.head(`${UPLOADS_PATH}/:id`, { config: write, schema: uploadSchemas.head, handler: serve });
+  app.delete(`${UPLOADS_PATH}/:id`, { config: write, schema: uploadSchemas.remove, handler: serve });
+  // Discovery needs no key (tus clients send it before anything else).
+  app.options(UPLOADS_PATH, { config: { scope: 'public' }, schema: uploadSchemas.options, handler: serve });
+}
+
+async function handOver(request: FastifyRequest, reply: FastifyReply, deps: AppDeps): Promise<void> {
+  const { auth } = request;
+  const maxFileBytes = auth ? accountLimits(deps.config, auth.plan).maxFileBytes : 0;
+  if (request.method === 'POST') refuseOverLimit(request, maxFileBytes, auth?.plan ?? '');
+  const sha256 = checksumOf(request);
+  const context = { accountId: auth?.accountId ?? '', maxFileBytes, ...(sha256 ? { sha256 } : {}) };
+  const answer = await runInTusContext(context, () => deps.uploads.tus.handleWeb(webRequest(request, reply)));
+  if (answer.status >= 400) throw await problemOf(answer);
+  for (const [name, value] of answer.headers) reply.header(name, value);
+  if (request.method === 'OPTIONS') reply.header('Tus-Checksum-Algorithm', 'sha256');
+  return reply.code(answer.status).send();
+}
+
+/**
+ * The request as the Web Request @tus/server handles, body still unread. `runtime.node` is how
+ * @tus/server finds the Node request: a cut or dropped connection then ends the chunk's write
+ * cleanly, keeping the bytes that arrived (srvx's Node adapter sets the same).
+ */
+function webRequest(request: FastifyRequest, reply: FastifyReply): Request {
+  const raw = request.raw;
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(raw.headers)) {
+    if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+  }
+  const chunk = request.method === 'POST' || request.method === 'PATCH';
+  const init: RequestInit & { duplex?: 'half' } = { method: request.method, headers };
+  if (chunk && request.headers['content-type'] !== undefined) {
+    init.body = Readable.toWeb(raw) as ReadableStream<Uint8Array>;
+    init.duplex = 'half';
+  }
+  const web = new Request(`http://quire${raw.url}`, init);
+  return Object.assign(web, { runtime: { node: { req: raw, res: reply.raw } } });
+}
+
+/** tus's refusals by status, as problem+json like every other error (docs/errors.md). */
+const TUS_CODES: Record<number, ErrorCode> = {
+  400: 'invalid_request',
+  403: 'invalid_request',
+  404: 'not_found',
+  409: 'upload_offset_mismatch',
+  410: 'upload_expired',
+  412: 'tus_version_unsupported',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+  460: 'checksum_mismatch',
+  501: 'invalid_request',
+};
+
+async function problemOf(answer: Response): Promise<QuireError> {
+  // tus's bodies are its own fixed sentences, never request data.
+  const detail = (await answer.text()).trim();
+  const headers: Record<string, string> = { 'Tus-Resumable': '1.0.0' };
+  if (answer.headers.get('connection') === 'close') headers.Connection = 'close';
+  const code = TUS_CODES[answer.status] ?? 'internal_error';
+  return new QuireError(code, detail === '' ? undefined : detail, { headers });
+}
+
+/** Before tus creates anything: problem+json naming the limit, as for a multipart upload. */
+function refuseOverLimit(request: FastifyRequest, maxFileBytes: number, plan: string): void {
+  if (request.headers['upload-defer-length'] !== undefined)
+    throw new QuireError('invalid_request', 'Send Upload-Length: deferred lengths are not supported.');
+  const declared = Number(request.headers['upload-length']);
+  if (Number.isFinite(declared) && declared > maxFileBytes) {
+    throw new QuireError(
+      'payload_too_large',
+      `The upload is larger than ${maxFileBytes} bytes, the most the "${plan}" plan allows per file.`,
+      { extras: { limit_bytes: maxFileBytes, plan }, headers: { Connection: 'close' } },
+    );
+  }
+}
+
+function checksumOf(request: FastifyRequest): string | undefined {
+  const header = request.headers['upload-checksum'];
+  if (header === undefined) return undefined;
+  const match = typeof header === 'string' ? CHECKSUM.exec(header) : null;
+  // tus 1.0: an unsupported algorithm is 400.
+  if (!match)
+    throw new QuireError('invalid_request', 'Upload-Checksum must be "sha256 <base64 digest>".', {
+      errors: [{ field: 'Upload-Checksum', detail: 'only sha256 is supported' }],
+    });
+  return match[1];
+}

@@ -1,0 +1,109 @@
+// The tus data store under Quire's storage: @tus/file-store in the data dir for the embedded default,
+// @tus/s3-store in the same bucket as the blobs when QUIRE_STORAGE_URL is S3 (loaded lazily, like
+// the blob store's SDK). Each knows how to hand a finished upload over to the blob store by moving it.
+import path from 'node:path';
+import type { DataStore, KvStore } from '@tus/utils';
+import type { BlobStore } from '../blobs/types.js';
+import { parseS3Url } from '../config/storage-url.js';
+
+/** A tus store and the one operation Quire adds: give a finished upload to the blob store. */
+export interface UploadBytes {
+  store: DataStore;
+  /** Store ids carry this before the public upload id (the S3 key prefix); '' on disk. */
+  idPrefix: string;
+  /** Moves (renames, links or copies server-side) the upload's bytes to `blobKey`. */
+  moveToBlob(storeId: string, blobKey: string, blobs: BlobStore): Promise<void>;
+}
+
+/** tus chunks of 5 MiB fill one S3 part each: S3 refuses smaller parts but the last. */
+const S3_PART_BYTES = 5 * 1024 * 1024;
+/** CopyObject's ceiling; larger uploads are streamed into the blob store instead. */
+const S3_COPY_MAX_BYTES = 5 * 1024 * 1024 * 1024;
+
+export async function openUploadBytes(
+  storageUrl: string,
+  dataDir: string,
+  expiryMs: number,
+): Promise<UploadBytes> {
+  if (storageUrl.startsWith('s3://')) return openS3(storageUrl, expiryMs);
+  const { FileStore } = await import('@tus/file-store');
+  const directory = path.join(dataDir, 'uploads');
+  const store = new FileStore({ directory, expirationPeriodInMilliseconds: expiryMs });
+  return {
+    store,
+    idPrefix: '',
+    // A hard link where the blob store is on the same disk (the default: both under the data dir);
+    // the upload's own name then goes with remove(), so nothing is copied.
+    moveToBlob: async (storeId, blobKey, blobs) => {
+      await blobs.upload(blobKey, path.join(directory, storeId));
+    },
+  };
+}
+
+/**
+ * Every process reads an upload's state from the bucket: @tus/s3-store's default in-memory cache
+ * would let one API process act on what another has since changed.
+ */
+class NoCache<T> implements KvStore<T> {
+  async get(): Promise<T | undefined> {
+    return undefined;
+  }
+  async set(): Promise<void> {}
+  async delete(): Promise<void> {}
+  async list(): Promise<string[]> {
+    return [];
+  }
+}
+
+async function openS3(storageUrl: string, expiryMs: number): Promise<UploadBytes> {
+  const location = parseS3Url(storageUrl);
+  const { S3Store } = await import('@tus/s3-store');
+  const keyPrefix = location.prefix === '' ? '' : `${location.prefix}/`;
+
+  class MovableS3Store extends S3Store {
+    /** @tus/s3-store 2.0.7 leaves an unfinished upload's trailing `.part` object behind on remove. */
+    override async remove(id: string): Promise<void> {
+      try {
+        await super.remove(id);
+      } finally {
+        await this.deleteIncompletePart(id).catch(() => undefined);
+      }
+    }
+
+    async moveToBlob(storeId: string, blobKey: string, blobs: BlobStore): Promise<void> {
+      const { size } = await this.getUpload(storeId);
+      if ((size ?? 0) > S3_COPY_MAX_BYTES) {
+        await blobs.put(blobKey, await this.read(storeId));
+        return;
+      }
+      // Server-side: the bytes never pass through this process.
+      await this.client.copyObject({
+        Bucket: this.bucket,
+        CopySource: `${this.bucket}/${storeId}`,
+        Key: `${keyPrefix}${blobKey}`,
+      });
+    }
+  }
+
+  const store = new MovableS3Store({
+    partSize: S3_PART_BYTES,
+    // Expiry is Quire's sweeper's (rows in the database), not bucket lifecycle tags, which
+    // S3-compatible servers do not all support.
+    useTags: false,
+    cache: new NoCache(),
+    expirationPeriodInMilliseconds: expiryMs,
+    s3ClientConfig: {
+      bucket: location.bucket,
+      region: location.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? 'us-east-1',
+      endpoint: location.endpoint,
+      forcePathStyle: location.forcePathStyle,
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      responseChecksumValidation: 'WHEN_REQUIRED',
+    },
+  });
+  return {
+    store,
+    idPrefix: `${keyPrefix}uploads/`,
+    moveToBlob: (storeId, blobKey, blobs) => store.moveToBlob(storeId, blobKey, blobs),
+  };
+}
