@@ -155,8 +155,7 @@ export const jobSchemas = {
     description:
       'Uploads the files and queues the tool run. The body is `multipart/form-data`: `tool`, then `options` and `metadata` (JSON objects), then one `file` part per input, in order. Send the text parts first so that a bad tool or bad options are refused before the upload is read (docs/api.md §2). ' +
       workflowsDescription,
-    // The upload is read part by part (never buffered), so Fastify validates no body here; the
-    // document takes the multipart body from the tool catalogue (openapi.ts).
+    // Read part by part, never buffered: no Fastify body schema; openapi.ts documents the body.
     multipartBody: 'job',
     preferWait: true,
     responses: {
@@ -165,8 +164,7 @@ export const jobSchemas = {
         'Preference-Applied',
       ]),
       ...uploadRefusals,
-      // An `upload_id` part naming no upload of the account, or one still receiving bytes.
-      404: problem(['not_found']),
+      404: notFound, // an `upload_id` naming no upload of the account (409: one still receiving)
       409: problem(['upload_incomplete']),
     },
   },
