@@ -3,7 +3,7 @@
 // port, and no network at all in the sandbox. playwright-core never downloads a browser itself.
 import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { QuireError } from '../../errors/quire-error.js';
 import { SETPRIV } from '../../process/limits.js';
 import { makeSandboxDir, requireSandbox, sandboxArgv, writeSandboxPasswd } from '../../process/sandbox.js';
@@ -131,6 +131,9 @@ export class BrowserInstance {
     await chmod(wrapper, 0o700);
     let browser: Browser;
     try {
+      // Loaded on the first launch: playwright-core is ~80 MiB of heap, and every engine spawn
+      // forks the whole server, so a service that never prints HTML should not carry it.
+      const { chromium } = await import('playwright-core');
       browser = await chromium.launch({
         executablePath: wrapper,
         ignoreDefaultArgs: true,
