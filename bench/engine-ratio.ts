@@ -4,7 +4,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { BenchClient, type FlowTiming, metricSum, scrapeMetrics } from './support/client.js';
 import { RssSampler, readMemory } from './support/memory.js';
-import { corpusFile, repoRoot } from './support/paths.js';
+import { corpusFile, MERGE_INPUTS, QPDF_OK, repoRoot } from './support/paths.js';
 import { peakRssOf, runRawOk } from './support/raw.js';
 import { startServer } from './support/server.js';
 import { fmt, MiB, median } from './support/stats.js';
@@ -12,21 +12,6 @@ import { withTempDir } from './support/work-dir.js';
 import type { BenchResult } from './types.js';
 
 const RUNS = 5;
-const QPDF_OK = [0, 3];
-
-/** Ten real, unencrypted corpus PDFs of 200 KB–2.6 MB (MANIFEST.tsv: expected=opens). */
-const MERGE_INPUTS = [
-  'pypdf__Seige_of_Vicksburg_Sample_OCR.pdf',
-  'pdfplumber__issue-67-example.pdf',
-  'pdfcpu__UserFont_Hebrew.pdf',
-  'pdfbox__cweb.pdf',
-  'ocrmypdf__poster.pdf',
-  'pdfjs__issue16553.pdf',
-  'pdfjs__tracemonkey.pdf',
-  'pdfcpu__HL1396.pdf',
-  'pypdf-samples__GeoTopo-komprimiert.pdf',
-  'pdfjs__freeculture.pdf',
-].map(corpusFile);
 
 const COMPRESS_INPUT = corpusFile('pdfjs__tracemonkey.pdf');
 

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { BenchClient, type FlowTiming, metricSum, scrapeMetrics } from './support/client.js';
 import { RssSampler, readMemory } from './support/memory.js';
-import { corpusFile } from './support/paths.js';
+import { corpusFile, QPDF_OK } from './support/paths.js';
 import { runRawOk } from './support/raw.js';
 import { startServer } from './support/server.js';
 import { fmt, MiB, median, percentile } from './support/stats.js';
@@ -37,8 +37,6 @@ export const SERVICE_WRAPPER = [
   '--cpu=1200',
   '--',
 ];
-
-export const QPDF_OK = [0, 3];
 
 /**
  * The engine runs of one rotate job of the whole document (src/tools/rotate.ts): a small, clean

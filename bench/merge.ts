@@ -3,7 +3,7 @@
 // the raw `qpdf --empty --pages … --` it is built on; plus the job's own run time from /metrics.
 import path from 'node:path';
 import { BenchClient, metricSum, scrapeMetrics } from './support/client.js';
-import { corpusFile } from './support/paths.js';
+import { corpusFile, MERGE_INPUTS, QPDF_OK } from './support/paths.js';
 import { runRawOk } from './support/raw.js';
 import { startServer } from './support/server.js';
 import { fmt, median } from './support/stats.js';
@@ -11,21 +11,6 @@ import { withTempDir } from './support/work-dir.js';
 import type { BenchResult } from './types.js';
 
 const RUNS = 7;
-const QPDF_OK = [0, 3];
-
-/** The ten corpus PDFs of engine-ratio's merge (9 MB, 560 pages; two of them have bookmarks). */
-const MERGE_INPUTS = [
-  'pypdf__Seige_of_Vicksburg_Sample_OCR.pdf',
-  'pdfplumber__issue-67-example.pdf',
-  'pdfcpu__UserFont_Hebrew.pdf',
-  'pdfbox__cweb.pdf',
-  'ocrmypdf__poster.pdf',
-  'pdfjs__issue16553.pdf',
-  'pdfjs__tracemonkey.pdf',
-  'pdfcpu__HL1396.pdf',
-  'pypdf-samples__GeoTopo-komprimiert.pdf',
-  'pdfjs__freeculture.pdf',
-].map(corpusFile);
 
 /** Two small PDFs, one with bookmarks (named destinations), so the small case writes an outline. */
 const SMALL_INPUTS = ['pypdf-samples__pdflatex-4-pages.pdf', 'pypdf-samples__pdflatex-outline.pdf'].map(

@@ -16,10 +16,10 @@ import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { type PgTestServer, postgresBinDir, startPostgresServer } from '../test/support/pg-server.js';
-import { QPDF_OK, rotateToolArgvs, SERVICE_WRAPPER } from './job-overhead.js';
+import { rotateToolArgvs, SERVICE_WRAPPER } from './job-overhead.js';
 import { BenchClient, type JobView } from './support/client.js';
 import { readMemory } from './support/memory.js';
-import { cliEntry, corpusFile, repoRoot } from './support/paths.js';
+import { cliEntry, corpusFile, QPDF_OK, repoRoot } from './support/paths.js';
 import { reapedChildrenCpuMs, treeCpuMs } from './support/process-tree.js';
 import {
   type ClaimLoopStats,
