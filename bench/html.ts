@@ -22,6 +22,8 @@ const WARM_UP = 3;
 const CLIENTS = 4;
 const JOBS_PER_CLIENT = 6;
 const CONCURRENT_TARGET = 1.2;
+/** Settings a run may vary from the shell (`QUIRE_BROWSER_POOL_SIZE=1 npm run bench -- html`). */
+const PASSED_SETTINGS = ['QUIRE_BROWSER_POOL_SIZE', 'QUIRE_WORKER_CONCURRENCY'];
 
 const HTML = `<!doctype html><html><head><meta charset="utf-8"><style>
 body{font-family:sans-serif;margin:0}h1{color:#234}td{border:1px solid #999;padding:4px}</style></head>
@@ -86,7 +88,8 @@ export async function html(): Promise<BenchResult> {
     const page = path.join(dir, 'page.html');
     await writeFile(page, HTML);
     const out = path.join(dir, 'bare.pdf');
-    const server = await startServer('serve');
+    const passed = PASSED_SETTINGS.filter((name) => process.env[name] !== undefined);
+    const server = await startServer('serve', Object.fromEntries(passed.map((n) => [n, process.env[n]!])));
     const bare = await BareBrowser.start();
     try {
       const client = new BenchClient(server.baseUrl, server.key);
@@ -123,7 +126,8 @@ export async function html(): Promise<BenchResult> {
       return {
         name: 'html',
         lines: [
-          `html: one simple page, ${RUNS} interleaved runs each (load average ${fmt(load, 2)})`,
+          `html: one simple page, ${RUNS} interleaved runs each (load average ${fmt(load, 2)})` +
+            passed.map((n) => `, ${n}=${process.env[n]}`).join(''),
           `  Quire full flow p50 ${fmt(q.ms)} ms, CPU ${fmt(q.cpu)} ms/job (server + browser); runs [${runs(quire)}]`,
           `    phases p50: create ${phase((f) => f.createMs)} ms, wait ${phase((f) => f.waitMs)} ms, link ${phase((f) => f.linkMs)} ms, body ${phase((f) => f.bodyMs)} ms; ` +
             `server means: job run ${fmt(mean('quire_job_run_seconds', { tool: 'html-to-pdf' }))} ms, chromium ${fmt(mean('quire_engine_run_seconds', { engine: 'chromium' }))} ms`,
