@@ -153,14 +153,25 @@ describe('tus uploads and jobs from them', () => {
     expect(await storedUploads()).toEqual(before);
   });
 
-  it('answers a request without Tus-Resumable with 412 problem+json', async () => {
-    const response = await fetch(`${server.url}/api/v1/uploads`, {
+  it('answers a request without Tus-Resumable with 400, and another version with 412', async () => {
+    const missing = await fetch(`${server.url}/api/v1/uploads`, {
       method: 'POST',
       headers: { authorization: `Bearer ${owner.key}`, 'upload-length': '10' },
     });
-    expect(response.status).toBe(412);
-    expect(response.headers.get('tus-resumable')).toBe('1.0.0');
-    expect(await response.json()).toMatchObject({ code: 'tus_version_unsupported' });
+    expect(missing.status).toBe(400);
+    expect(missing.headers.get('tus-resumable')).toBe('1.0.0');
+    expect(await missing.json()).toMatchObject({
+      code: 'invalid_request',
+      errors: [{ field: 'Tus-Resumable', detail: 'required' }],
+    });
+    const other = await fetch(`${server.url}/api/v1/uploads`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${owner.key}`, 'tus-resumable': '0.2.2', 'upload-length': '10' },
+    });
+    expect(other.status).toBe(412);
+    expect(other.headers.get('tus-resumable')).toBe('1.0.0');
+    expect(other.headers.get('tus-version')).toBe('1.0.0');
+    expect(await other.json()).toMatchObject({ code: 'tus_version_unsupported' });
   });
 
   it('answers Quire’s auth errors as problem+json', async () => {

@@ -93,7 +93,16 @@ describe('Schemathesis against a running server', () => {
       execFile(
         st,
         args,
-        { cwd: path.join(repoRoot, '.tmp'), maxBuffer: 64 * 1024 * 1024 },
+        {
+          cwd: path.join(repoRoot, '.tmp'),
+          maxBuffer: 64 * 1024 * 1024,
+          // schemathesis_hooks.py teaches st to send tus chunks (application/offset+octet-stream).
+          env: {
+            ...process.env,
+            PYTHONPATH: path.join(repoRoot, 'test/hostile'),
+            SCHEMATHESIS_HOOKS: 'schemathesis_hooks',
+          },
+        },
         (error, stdout, stderr) =>
           resolve({ code: error ? Number(error.code ?? 1) : 0, output: `${stdout}${stderr}` }),
       );

@@ -20,6 +20,11 @@ const header = (description: string, schema: Record<string, unknown>, required =
 // A plain string, not a `const`: generated clients (openapi-python-client) refuse literal headers.
 const tusResumable = header('The protocol version: `1.0.0`.', { type: 'string', examples: ['1.0.0'] }, true);
 const offset = header('Bytes received so far.', { type: 'integer', minimum: 0 }, true);
+/** On creation only with creation-with-upload (a first chunk in the body). */
+const firstOffset = header('Bytes of the first chunk stored, when the body carried one.', {
+  type: 'integer',
+  minimum: 0,
+});
 const expires = header('When an unfinished upload is deleted (RFC 9110 date).', { type: 'string' });
 /** A refusal of the tus protocol, as problem+json with the protocol's version header. */
 const tusProblem = (codes: ErrorCode[]): DocResponse => ({
@@ -27,6 +32,14 @@ const tusProblem = (codes: ErrorCode[]): DocResponse => ({
   extraHeaders: { 'Tus-Resumable': tusResumable },
 });
 const notFound = tusProblem(['not_found']);
+/** A Tus-Resumable this server does not speak (a missing one is 400); Tus-Version names ours. */
+const versionRefused: DocResponse = {
+  ...problem(['tus_version_unsupported']),
+  extraHeaders: {
+    'Tus-Resumable': tusResumable,
+    'Tus-Version': header('`1.0.0`.', { type: 'string' }, true),
+  },
+};
 
 /** Request headers of the tus endpoints, as OpenAPI header parameters. */
 const requestHeaders = {
@@ -65,9 +78,13 @@ export const uploadSchemas = {
       201: {
         description: 'Created; `Location` is the upload’s URL.',
         headers: ['Location'],
-        extraHeaders: { 'Tus-Resumable': tusResumable, 'Upload-Offset': offset, 'Upload-Expires': expires },
+        extraHeaders: {
+          'Tus-Resumable': tusResumable,
+          'Upload-Offset': firstOffset,
+          'Upload-Expires': expires,
+        },
       },
-      412: tusProblem(['tus_version_unsupported']),
+      412: versionRefused,
       413: tusProblem(['payload_too_large']),
       460: tusProblem(['checksum_mismatch']),
     } satisfies Responses,
@@ -91,6 +108,7 @@ export const uploadSchemas = {
       },
       404: notFound,
       410: tusProblem(['upload_expired']),
+      412: versionRefused,
     } satisfies Responses,
   },
   patch: {
@@ -110,6 +128,7 @@ export const uploadSchemas = {
       404: notFound,
       409: tusProblem(['upload_offset_mismatch']),
       410: tusProblem(['upload_expired']),
+      412: versionRefused,
       413: tusProblem(['payload_too_large']),
       415: tusProblem(['unsupported_media_type']),
       460: tusProblem(['checksum_mismatch']),
@@ -122,7 +141,7 @@ export const uploadSchemas = {
     description: 'Deletes the upload and its bytes; from then on it is 404.',
     params: uploadParams,
     docHeaders: pick('Tus-Resumable'),
-    responses: { 204: noContent('Deleted.'), 404: notFound },
+    responses: { 204: noContent('Deleted.'), 404: notFound, 412: versionRefused },
   },
   options: {
     operationId: 'describeUploads',

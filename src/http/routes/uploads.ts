@@ -32,8 +32,11 @@ export function registerUploadRoutes(app: FastifyInstance, deps: AppDeps): void 
 }
 
 async function handOver(request: FastifyRequest, reply: FastifyReply, deps: AppDeps): Promise<void> {
+  // On every answer, refusals included (tus 1.0: every response but OPTIONS carries it).
+  reply.header('Tus-Resumable', '1.0.0');
   const { auth } = request;
   const maxFileBytes = auth ? accountLimits(deps.config, auth.plan).maxFileBytes : 0;
+  if (request.method !== 'OPTIONS') requireTusVersion(request, reply);
   if (request.method === 'POST') refuseOverLimit(request, maxFileBytes, auth?.plan ?? '');
   const sha256 = checksumOf(request);
   const context = { accountId: auth?.accountId ?? '', maxFileBytes, ...(sha256 ? { sha256 } : {}) };
@@ -86,6 +89,24 @@ async function problemOf(answer: Response): Promise<QuireError> {
   if (answer.headers.get('connection') === 'close') headers.Connection = 'close';
   const code = TUS_CODES[answer.status] ?? 'internal_error';
   return new QuireError(code, detail === '' ? undefined : detail, { headers });
+}
+
+/**
+ * tus 1.0 "Tus-Resumable": a version this server does not speak is 412 with Tus-Version. A missing
+ * header is a malformed request, 400 as for any required header. (@tus/server answers the two the
+ * other way round, so both are settled here before it sees the request.)
+ */
+function requireTusVersion(request: FastifyRequest, reply: FastifyReply): void {
+  const version = request.headers['tus-resumable'];
+  if (version === undefined) {
+    throw new QuireError('invalid_request', 'Send Tus-Resumable: 1.0.0 with every tus request but OPTIONS.', {
+      errors: [{ field: 'Tus-Resumable', detail: 'required' }],
+    });
+  }
+  if (version !== '1.0.0') {
+    reply.header('Tus-Version', '1.0.0');
+    throw new QuireError('tus_version_unsupported', 'This server speaks tus 1.0.0 only.');
+  }
 }
 
 /** Before tus creates anything: problem+json naming the limit, as for a multipart upload. */
