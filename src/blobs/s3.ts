@@ -41,23 +41,30 @@ const IDLE_TIMEOUT_MS = 120_000;
 /** SigV4 presigned URLs live at most 7 days (X-Amz-Expires ≤ 604800). */
 const MAX_PRESIGN_SECONDS = 7 * 24 * 3600;
 
+/**
+ * How every S3 client of Quire's is set up (the blob store's and the tus upload store's): one
+ * bucket location, credentials from the SDK's default chain (env, shared files, instance/pod roles).
+ */
+export function s3ClientOptions(location: S3Location) {
+  return {
+    region: location.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? 'us-east-1',
+    endpoint: location.endpoint,
+    forcePathStyle: location.forcePathStyle,
+    // Integrity checksums only when an operation requires them: many S3-compatible servers reject
+    // or mishandle the SDK's default CRC32 trailers, and put() computes its own SHA-256 anyway.
+    requestChecksumCalculation: 'WHEN_REQUIRED' as const,
+    responseChecksumValidation: 'WHEN_REQUIRED' as const,
+    // The SDK waits forever by default; a hung endpoint must fail the request rather than hold an
+    // upload or a worker slot indefinitely.
+    requestHandler: { connectionTimeout: CONNECT_TIMEOUT_MS, socketTimeout: IDLE_TIMEOUT_MS },
+  };
+}
+
 export class S3BlobStore implements BlobStore {
   private readonly client: S3Client;
 
   constructor(private readonly location: S3Location) {
-    this.client = new S3Client({
-      region: location.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? 'us-east-1',
-      endpoint: location.endpoint,
-      forcePathStyle: location.forcePathStyle,
-      // Credentials come from the SDK's default chain (env, shared files, instance/pod roles).
-      // Integrity checksums only when an operation requires them: many S3-compatible servers reject
-      // or mishandle the SDK's default CRC32 trailers, and put() computes its own SHA-256 anyway.
-      requestChecksumCalculation: 'WHEN_REQUIRED',
-      responseChecksumValidation: 'WHEN_REQUIRED',
-      // The SDK waits forever by default; a hung endpoint must fail the request rather than hold an
-      // upload or a worker slot indefinitely.
-      requestHandler: { connectionTimeout: CONNECT_TIMEOUT_MS, socketTimeout: IDLE_TIMEOUT_MS },
-    });
+    this.client = new S3Client(s3ClientOptions(location));
   }
 
   async put(key: string, body: Readable): Promise<{ size: number; sha256: string }> {

@@ -1,6 +1,7 @@
 // The tus data store under Quire's storage: @tus/file-store in the data dir for the embedded default,
-// @tus/s3-store in the same bucket as the blobs when QUIRE_STORAGE_URL is S3 (loaded lazily, like
-// the blob store's SDK). Each knows how to hand a finished upload over to the blob store by moving it.
+// @tus/s3-store in the same bucket as the blobs, with the blob store's client settings, when
+// QUIRE_STORAGE_URL is S3 (loaded lazily, like the blob store's SDK). Each knows how to hand a
+// finished upload over to the blob store by moving it.
 import path from 'node:path';
 import type { DataStore, KvStore } from '@tus/utils';
 import type { BlobStore } from '../blobs/types.js';
@@ -58,6 +59,7 @@ class NoCache<T> implements KvStore<T> {
 async function openS3(storageUrl: string, expiryMs: number): Promise<UploadBytes> {
   const location = parseS3Url(storageUrl);
   const { S3Store } = await import('@tus/s3-store');
+  const { s3ClientOptions } = await import('../blobs/s3.js');
   const keyPrefix = location.prefix === '' ? '' : `${location.prefix}/`;
 
   class MovableS3Store extends S3Store {
@@ -92,14 +94,7 @@ async function openS3(storageUrl: string, expiryMs: number): Promise<UploadBytes
     useTags: false,
     cache: new NoCache(),
     expirationPeriodInMilliseconds: expiryMs,
-    s3ClientConfig: {
-      bucket: location.bucket,
-      region: location.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? 'us-east-1',
-      endpoint: location.endpoint,
-      forcePathStyle: location.forcePathStyle,
-      requestChecksumCalculation: 'WHEN_REQUIRED',
-      responseChecksumValidation: 'WHEN_REQUIRED',
-    },
+    s3ClientConfig: { bucket: location.bucket, ...s3ClientOptions(location) },
   });
   return {
     store,
