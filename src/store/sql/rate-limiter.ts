@@ -35,8 +35,8 @@ export class SqlRateLimiter implements RateLimiter {
   }
 
   async peek(bucket: string, policy: RatePolicy, now = Date.now()): Promise<RateDecision> {
-    const tat = Math.max((await this.read(bucket)) ?? now, now);
-    return decide(tat, tat + interval(policy) - now <= policy.windowMs, policy, now);
+    const tat = (await this.read(bucket)) ?? now;
+    return decide(Math.max(tat, now), gcraStep(tat, policy, now).allowed, policy, now);
   }
 
   async prune(now = Date.now()): Promise<number> {
