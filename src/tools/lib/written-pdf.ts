@@ -2,6 +2,7 @@
 // classic xref table, one subsection, 20-byte entries): the trailer, the catalog and the page list.
 // Only those few objects are read, at the offsets the xref gives, each bounded by JSON_MAX_BYTES.
 import { type FileHandle, open } from 'node:fs/promises';
+import { entryOffset, startxrefOf, XREF_ENTRY_BYTES, xrefHead } from '../../engines/classic-xref.js';
 import { JSON_MAX_BYTES } from '../../engines/qpdf/qpdf.js';
 import { QuireError } from '../../errors/quire-error.js';
 import { dictEntries } from './pdf-dict.js';
@@ -24,7 +25,6 @@ export interface WrittenPdf {
 }
 
 const TAIL_BYTES = 4096;
-const XREF_ENTRY_BYTES = 20;
 
 function notAsWritten(what: string): QuireError {
   return new QuireError('engine_failed', `The merged file is not laid out as qpdf writes it (${what})`);
@@ -70,7 +70,7 @@ export async function readWrittenPdf(pdf: string, expectedPages: number): Promis
 async function layout(file: FileHandle, expectedPages: number): Promise<WrittenPdf> {
   const { size: length } = await file.stat();
   const tail = await readAt(file, Math.max(0, length - TAIL_BYTES), Math.min(length, TAIL_BYTES));
-  const end = /startxref\s+(\d+)\s+%%EOF\s*$/.exec(tail);
+  const end = startxrefOf(tail);
   const trailerAt = tail.lastIndexOf('trailer');
   if (!end || trailerAt < 0) throw notAsWritten('trailer');
   const trailer = dictEntries(tail.slice(trailerAt + 'trailer'.length, end.index));
@@ -79,15 +79,16 @@ async function layout(file: FileHandle, expectedPages: number): Promise<WrittenP
   if (!root || !/^\d+ \d+ R$/.test(root) || !Number.isSafeInteger(size)) throw notAsWritten('trailer');
   if (entry(trailer, '/Prev') || entry(trailer, '/Encrypt')) throw notAsWritten('updated or encrypted');
 
-  const startxref = Number(end[1]);
-  const head = /^xref\r?\n0 (\d+)\r?\n/.exec(await readAt(file, startxref, 32));
-  if (!head || Number(head[1]) !== size) throw notAsWritten('xref table');
+  const startxref = end.offset;
+  const head = xrefHead(await readAt(file, startxref, 32));
+  if (!head || head.count !== size) throw notAsWritten('xref table');
   const offsetOf = async (num: number) => {
     if (num === size) return startxref;
-    const line = await readAt(file, startxref + head[0].length + num * XREF_ENTRY_BYTES, XREF_ENTRY_BYTES);
-    const at = /^(\d{10}) \d{5} n/.exec(line);
-    if (!at) throw notAsWritten(`xref entry ${num}`);
-    return Number(at[1]);
+    const at = entryOffset(
+      await readAt(file, startxref + head.length + num * XREF_ENTRY_BYTES, XREF_ENTRY_BYTES),
+    );
+    if (at === undefined) throw notAsWritten(`xref entry ${num}`);
+    return at;
   };
   const object = async (ref: string) => {
     const num = Number(ref.split(' ')[0]);
