@@ -129,3 +129,19 @@ export function cleanFileName(given: string | undefined, index: number): string 
     .slice(0, 200);
   return clean === '' ? `file-${index + 1}` : clean;
 }
+
+/** More inputs than the tool and the plan allow; `headers` when it is refused mid-body. */
+export function tooManyFiles(maxFiles: number, plan: string, headers?: Record<string, string>): QuireError {
+  return new QuireError('too_many_files', `At most ${maxFiles} file(s) per job for this tool and plan.`, {
+    extras: { max_files: maxFiles, plan },
+    ...(headers ? { headers } : {}),
+  });
+}
+
+/** Sniffed content the tool does not take (any PDF or image while the tool is not known yet). */
+export function unsupportedContent(accepts: readonly string[] | undefined): QuireError {
+  return new QuireError(
+    'unsupported_file',
+    `The file content is not of an accepted type (${(accepts ?? []).join(', ') || 'PDF or image'}).`,
+  );
+}

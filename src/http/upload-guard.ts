@@ -3,6 +3,7 @@
 import { Transform, type TransformCallback } from 'node:stream';
 import { QuireError } from '../errors/quire-error.js';
 import { SNIFF_BYTES, sniffContentType } from '../tools/lib/sniff.js';
+import { unsupportedContent } from './upload-fields.js';
 
 /** The caller's plan limits, already capped by the server-wide settings. */
 export interface UploadLimits {
@@ -100,9 +101,6 @@ export class UploadGuard extends Transform {
       this.contentType === undefined ||
       (this.accepts !== undefined && !this.accepts.includes(this.contentType));
     if (!refused) return;
-    throw new QuireError(
-      'unsupported_file',
-      `The file content is not of an accepted type (${(this.accepts ?? []).join(', ') || 'PDF or image'}).`,
-    );
+    throw unsupportedContent(this.accepts);
   }
 }

@@ -9,7 +9,7 @@ import type { CatalogEntry } from '../tools/lib/catalog.js';
 import { SNIFF_BYTES, sniffContentType } from '../tools/lib/sniff.js';
 import { isUploadId } from '../uploads/tus-server.js';
 import type { Uploads } from '../uploads/uploads.js';
-import { cleanFileName } from './upload-fields.js';
+import { cleanFileName, tooManyFiles, unsupportedContent } from './upload-fields.js';
 import type { UploadLimits } from './upload-guard.js';
 
 export const UPLOAD_ID_PART = 'upload_id';
@@ -45,14 +45,7 @@ export async function takeUploadPart(
     throw new QuireError('invalid_request', 'An "upload_id" part must be an upload id (upl_…).', {
       errors: [{ field: UPLOAD_ID_PART, detail: 'is not an upload id' }],
     });
-  if (state.inputs.length >= limits.maxFiles)
-    throw new QuireError(
-      'too_many_files',
-      `At most ${limits.maxFiles} file(s) per job for this tool and plan.`,
-      {
-        extras: { max_files: limits.maxFiles, plan: limits.plan },
-      },
-    );
+  if (state.inputs.length >= limits.maxFiles) throw tooManyFiles(limits.maxFiles, limits.plan);
   const blobKey = `${jobFolder(jobId)}/input-${state.inputs.length}`;
   if (source.replaying) {
     // Stands in for the consumed upload until the fingerprint decides; nothing is stored under it.
@@ -88,9 +81,6 @@ async function sniffStored(
   }
   const type = sniffContentType(Buffer.concat(head));
   if (type === undefined || (accepts !== undefined && !accepts.includes(type)))
-    throw new QuireError(
-      'unsupported_file',
-      `The upload's content is not of an accepted type (${(accepts ?? []).join(', ') || 'PDF or image'}).`,
-    );
+    throw unsupportedContent(accepts);
   return type;
 }

@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import { QuireError } from '../errors/quire-error.js';
 import type { InputFile, JobTransferSecrets, JobTransfers, TransferTarget } from '../model/job.js';
 import { urlRefusal } from '../webhooks/address-guard.js';
+import { tooManyFiles } from './upload-fields.js';
 
 export const TRANSFER_PARTS = ['file_url', 'export', 'webhook_url'];
 
@@ -32,13 +33,7 @@ export async function readTransferPart(
 ): Promise<void> {
   const index = state.inputs.length;
   if (name === 'file_url' && index >= limits.maxFiles) {
-    throw new QuireError(
-      'too_many_files',
-      `At most ${limits.maxFiles} file(s) per job for this tool and plan.`,
-      {
-        extras: { max_files: limits.maxFiles, plan: limits.plan },
-      },
-    );
+    throw tooManyFiles(limits.maxFiles, limits.plan);
   }
   const input = await state.transfers.read(name, text, index, limits.allowPrivateWebhooks ?? false);
   if (!input) return;

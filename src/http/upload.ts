@@ -19,6 +19,7 @@ import {
   partText,
   TEXT_PARTS,
   toolName,
+  tooManyFiles,
 } from './upload-fields.js';
 import { UploadGuard, type UploadLimits } from './upload-guard.js';
 import { takeUploadPart, UPLOAD_ID_PART, type UploadSource } from './upload-ids.js';
@@ -146,10 +147,7 @@ export async function storeFile(
   }
   const maxFiles = Math.min(limits.maxFiles, maxFilesOf(state.entry, limits));
   if (state.inputs.length >= maxFiles) {
-    throw new QuireError('too_many_files', `At most ${maxFiles} file(s) per job for this tool and plan.`, {
-      extras: { max_files: maxFiles, plan: limits.plan },
-      headers: { Connection: 'close' },
-    });
+    throw tooManyFiles(maxFiles, limits.plan, { Connection: 'close' });
   }
   const index = state.inputs.length;
   const blobKey = `${jobFolder(jobId)}/input-${index}`;
