@@ -207,7 +207,8 @@ async function pooled<T>(
  * A file at least this heavy per page is nearly all images (a 150-dpi colour page scan is ≈ 180 KB,
  * a page of text a few KB, an 18-page bilevel scan 72 KB a page): every stream of it is dumped while
  * `pdfimages -list` runs rather than the candidates after it, which takes one engine run off the
- * job's path. Lighter files mostly go to Ghostscript, where the dump would be wasted.
+ * job's path (two engine processes at once, each under the engine limits, as pdf-to-images runs its
+ * page ranges). Lighter files mostly go to Ghostscript, where the dump would be wasted.
  */
 export const DUMP_AHEAD_MIN_BYTES_PER_PAGE = 96 * 1024;
 
