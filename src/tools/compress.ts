@@ -5,7 +5,7 @@ import { copyFile, stat } from 'node:fs/promises';
 import { type Static, Type } from '@sinclair/typebox';
 import type { LossyLevel } from '../engines/ghostscript/ghostscript.js';
 import { isQuireError } from '../errors/quire-error.js';
-import { IMAGE_TARGETS, imagePass, planImagePass } from './lib/image-pass.js';
+import { IMAGE_TARGETS, imagePass, planWithStreams } from './lib/image-pass.js';
 import { engineCall, engineCallWithProgress, onlyPdf } from './lib/inputs.js';
 import { outputName, workFile } from './lib/output-name.js';
 import { StringEnum } from './lib/schema.js';
@@ -75,14 +75,14 @@ async function lossyPass(
 async function imagePassCandidate(
   ctx: ToolContext<Options>,
   input: ToolInput,
+  pageCount: number,
   inputSize: number,
 ): Promise<Candidate | undefined> {
   const level = ctx.options.level ?? 'medium';
   if (level === 'lossless' || ctx.options.grayscale === true) return undefined;
   const target = IMAGE_TARGETS[level];
   try {
-    const images = await ctx.engines.poppler.images(input.path, engineCall(ctx));
-    const plan = planImagePass(images, inputSize);
+    const plan = await planWithStreams(ctx, input.path, { bytes: inputSize, pages: pageCount });
     if (!plan) return undefined;
     const pass = await imagePass(ctx, input.path, plan, target);
     const size = await sizeOf(pass.file);
@@ -147,7 +147,7 @@ export const compressTool = defineTool({
 
     const wantsLossy = level !== 'lossless' || ctx.options.grayscale === true;
     ctx.progress.step('lossy');
-    const fast = await imagePassCandidate(ctx, input, inputSize);
+    const fast = await imagePassCandidate(ctx, input, pageCount, inputSize);
     const candidates: Candidate[] = fast
       ? [fast]
       : await ghostscriptCandidates(ctx, input, pageCount, inputSize);

@@ -1,5 +1,6 @@
 // merge, split, rotate, compress, protect, unlock, info over HTTP on corpus files, by substance: page counts,
 // order by text, rotation, qpdf --check, encryption state — and the stable codes of each failure.
+import { execFileSync } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '../support/client.js';
@@ -128,7 +129,55 @@ describe('compress', () => {
     expect(body.length).toBeLessThan(statSync(input).size * 0.5);
     expect(pageCount(toFile(body))).toBe(1);
   });
+
+  // The image pass's three corpus cases of the `compress` benchmark: a dense JPEG page scan (its
+  // streams dumped while the images are listed), an already low-quality photo, and a damaged scan
+  // whose sparse JPEG is only smaller than stored with Huffman-optimised coding.
+  it('re-encodes the JPEG of a colour page scan at medium through the image pass', async () => {
+    const input = corpusFile('ocrmypdf__c02-22.pdf');
+    const { job, body } = await succeed('compress', [input], { level: 'medium' });
+    const file = toFile(body);
+    expect(job.result).toMatchObject({ method: 'lossy', lossy_engine: 'images' });
+    expect(body.length).toBeLessThan(statSync(input).size * 0.85);
+    expect(qpdfCheckPasses(file)).toBe(true);
+    // 150 dpi is under medium's 200-dpi threshold: same pixels, a quality-60 JPEG instead of ≈ 80.
+    expect(imageList(file)).toEqual([{ encoding: 'jpeg', width: 800, height: 981, ppi: 150 }]);
+  });
+
+  it('leaves a photo JPEG saved below medium quality as stored, and the file no larger', async () => {
+    const input = corpusFile('ocrmypdf__poster.pdf');
+    const { job, body } = await succeed('compress', [input], { level: 'medium' });
+    expect(job.result).toMatchObject({ lossy_applied: false });
+    expect(job.result).not.toMatchObject({ lossy_engine: 'ghostscript' });
+    expect(body.length).toBeLessThanOrEqual(statSync(input).size);
+    expect(imageList(toFile(body))).toEqual(imageList(input));
+  });
+
+  it('downsamples the sparse JPEG of a damaged 300-dpi scan to 144 dpi, well under half its size', async () => {
+    const input = corpusFile('pdfjs__scan-bad.pdf');
+    const { job, body } = await succeed('compress', [input], { level: 'medium' });
+    const file = toFile(body);
+    expect(job.result).toMatchObject({ method: 'lossy', lossy_engine: 'images' });
+    expect(body.length).toBeLessThan(statSync(input).size * 0.5);
+    expect(qpdfCheckPasses(file)).toBe(true);
+    expect(imageList(file)).toEqual([{ encoding: 'jpeg', width: 1224, height: 1584, ppi: 144 }]);
+  });
 });
+
+/** `pdfimages -list` rows: encoding, pixel size and placed resolution. */
+function imageList(file: string): { encoding: string; width: number; height: number; ppi: number }[] {
+  return execFileSync('pdfimages', ['-list', file], { encoding: 'utf8' })
+    .split('\n')
+    .slice(2)
+    .map((line) => line.trim().split(/\s+/))
+    .filter((cols) => cols.length >= 14)
+    .map((cols) => ({
+      encoding: cols[8]!,
+      width: Number(cols[3]),
+      height: Number(cols[4]),
+      ppi: Number(cols[12]),
+    }));
+}
 
 describe('protect and unlock', () => {
   it('encrypts with AES-256 so a password is needed, and unlock with it restores an open file', async () => {

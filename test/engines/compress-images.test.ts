@@ -8,8 +8,9 @@ import { PDFDocument, StandardFonts } from 'pdf-lib';
 import sharp from 'sharp';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { compressTool } from '../../src/tools/compress.js';
+import { DUMP_AHEAD_MIN_BYTES_PER_PAGE, planWithStreams } from '../../src/tools/lib/image-pass.js';
 import { checkPasses, pageCount } from '../support/pdf-checks.js';
-import { corpus, runTool } from '../support/tool-context.js';
+import { corpus, makeToolContext, runTool } from '../support/tool-context.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'quire-compress-'));
 const cleanups: (() => Promise<void>)[] = [];
@@ -151,5 +152,38 @@ describe('compress image pass', () => {
       expect(statSync(output.path).size).toBeLessThanOrEqual(statSync(corpus(file)).size);
       expect(await checkPasses(output.path)).toBe(true);
     }
+  });
+});
+
+describe('image pass plan with streams', () => {
+  /** planWithStreams on `file` as if it had `pages` pages, on real pdfimages and qpdf. */
+  async function plan(file: string, pages: number) {
+    const test = await makeToolContext({ tool: compressTool, files: [file], options: {} });
+    cleanups.push(test.cleanup);
+    const input = test.ctx.inputs[0]!;
+    return planWithStreams({ ...test.ctx, pages: [pages] }, input.path, { bytes: input.size, pages });
+  }
+
+  it('dumps every stream of a heavy file while listing its images', async () => {
+    expect(statSync(colourScan).size / 2).toBeGreaterThanOrEqual(DUMP_AHEAD_MIN_BYTES_PER_PAGE);
+    const result = await plan(colourScan, 2);
+    expect(result?.candidates).toHaveLength(1);
+    const image = result!.streams!.get(result!.candidates[0]!.object)!;
+    expect(image.dict['/Filter']).toBe('/DCTDecode');
+    // Content streams and the font came along too: the dump is not limited to the candidates.
+    expect(result!.streams!.size).toBeGreaterThan(1);
+  });
+
+  it('leaves the dump to after the list for a file under the per-page threshold', async () => {
+    const file = corpus('ocrmypdf__c02-22.pdf');
+    const pages = Math.ceil(statSync(file).size / DUMP_AHEAD_MIN_BYTES_PER_PAGE) + 1;
+    const result = await plan(file, pages);
+    expect(result?.candidates).toHaveLength(1);
+    expect(result?.streams).toBeUndefined();
+  });
+
+  it('stops the dump and plans nothing for a heavy file the pass does not take', async () => {
+    // HL1396's 18 CCITT pages counted as one: heavy enough to dump, but no JPEG to re-encode.
+    expect(await plan('pdfcpu__HL1396.pdf', 1)).toBeUndefined();
   });
 });

@@ -24,8 +24,9 @@ export function streamData({ exec, write }: QpdfProgram) {
   return {
     /**
      * Writes the stored bytes (`--decode-level=none`: a JPEG stays the JPEG it is) of `objects`
-     * (`N G`) as `<prefix>-N` files and returns each one's dictionary by `N G`. The object list
-     * travels in an argument file; only dictionaries come back on stdout, bounded by JSON_MAX_BYTES.
+     * (`N G`; every stream when empty) as `<prefix>-N` files and returns each one's dictionary by
+     * `N G`. The object list travels in an argument file; only dictionaries come back on stdout,
+     * bounded by JSON_MAX_BYTES.
      */
     async rawStreams(
       input: string,
