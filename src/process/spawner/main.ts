@@ -25,21 +25,60 @@ function send(event: SpawnerEvent, onSent?: () => void): boolean {
 }
 
 /**
- * Keeps what the exit report needs of a stream and relays its chunks when the service follows it.
- * A relayed stream pauses while the IPC queue is long and resumes once its chunk is written, so an
- * engine flooding its output is slowed to the service's pace instead of growing this process.
+ * Output for the service is gathered this long before it is sent: engines print progress in many
+ * small writes (qpdf about a dozen for one page), and each message costs both processes a wake-up,
+ * a (de)serialisation and a write. Progress is written at most once a second, so nothing is lost.
  */
+const RELAY_INTERVAL_MS = 20;
+/** Sent at once past this much, so a fast engine's output never piles up here. */
+const RELAY_MAX_BYTES = 64 * 1024;
+
+/** One stream's chunks on their way to the service, sent together. */
+class Relay {
+  private chunks: Buffer[] = [];
+  private size = 0;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly stream: Readable,
+    private readonly event: { type: 'stdout' | 'stderr'; id: number },
+  ) {}
+
+  push(chunk: Buffer): void {
+    this.chunks.push(chunk);
+    this.size += chunk.length;
+    if (this.size >= RELAY_MAX_BYTES) this.flush();
+    else this.timer ??= setTimeout(() => this.flush(), RELAY_INTERVAL_MS);
+  }
+
+  /**
+   * Sends what is gathered. While the IPC queue is long the stream pauses until this message is
+   * written, so an engine flooding its output is slowed to the service's pace, not kept here.
+   */
+  flush(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.size === 0) return;
+    const chunk = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks);
+    this.chunks = [];
+    this.size = 0;
+    if (!send({ ...this.event, chunk }, () => this.stream.resume())) this.stream.pause();
+  }
+}
+
+/** Keeps what the exit report needs of a stream and relays it when the service follows it. */
 function follow(
   stream: Readable | null,
   keep: (chunk: Buffer) => void,
-  relay?: (chunk: Buffer, onSent: () => void) => boolean,
-): void {
-  if (!stream) return;
-  const resume = () => stream.resume();
+  relay: { type: 'stdout' | 'stderr'; id: number } | undefined,
+): Relay | undefined {
+  if (!stream) return undefined;
+  const relayed = relay ? new Relay(stream, relay) : undefined;
   stream.on('data', (chunk: Buffer) => {
     keep(chunk);
-    if (relay && !relay(chunk, resume)) stream.pause();
+    relayed?.push(chunk);
   });
+  return relayed;
 }
 
 function start(request: SpawnRequest): void {
@@ -66,16 +105,10 @@ function start(request: SpawnRequest): void {
   const stdout = new HeadBuffer(request.stdoutKeepBytes);
   const stderr = new TailBuffer(request.stderrTailBytes);
   const keepStdout = request.stdoutKeepBytes > 0 ? (c: Buffer) => stdout.push(c) : () => {};
-  follow(
-    child.stdout,
-    keepStdout,
-    request.relayStdout ? (chunk, onSent) => send({ type: 'stdout', id, chunk }, onSent) : undefined,
-  );
-  follow(
-    child.stderr,
-    (c) => stderr.push(c),
-    request.relayStderr ? (chunk, onSent) => send({ type: 'stderr', id, chunk }, onSent) : undefined,
-  );
+  const relays = [
+    follow(child.stdout, keepStdout, request.relayStdout ? { type: 'stdout', id } : undefined),
+    follow(child.stderr, (c) => stderr.push(c), request.relayStderr ? { type: 'stderr', id } : undefined),
+  ];
   if (child.stdin && request.stdin !== undefined) {
     child.stdin.on('error', () => {}); // EPIPE when the engine exits without reading: not a failure.
     child.stdin.end(request.stdin);
@@ -95,6 +128,7 @@ function start(request: SpawnRequest): void {
     if (pid !== undefined) liveGroups.delete(pid);
     if (reported) return;
     reported = true;
+    for (const relay of relays) relay?.flush();
     const closed: ClosedEvent = {
       type: 'closed',
       id,
