@@ -123,6 +123,15 @@ describe('the engine spawner', () => {
     expect(result.stdout).toBe('x'.repeat(1000));
   });
 
+  it('lets an engine write output nobody reads without holding the run', async () => {
+    const result = await run('sh', ['-c', 'head -c 20000000 /dev/zero; echo done >&2'], {
+      cwd: dir,
+      timeoutMs: 10_000,
+    });
+    expect(result).toMatchObject({ exitCode: 0, stdout: '', stdoutTruncated: false });
+    expect(result.stderrTail).toBe('done\n');
+  });
+
   it('relays every line of a long output in order while capturing it', async () => {
     const lines: string[] = [];
     const result = await run('seq', ['1', '200000'], {

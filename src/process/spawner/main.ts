@@ -90,7 +90,12 @@ function start(request: SpawnRequest): void {
       env: request.env,
       // detached = setsid(): the engine leads a new process group, killed as a unit.
       detached: true,
-      stdio: [request.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+      // Output nobody reads goes to /dev/null: one pipe fewer to make, watch and drain.
+      stdio: [
+        request.stdin === undefined ? 'ignore' : 'pipe',
+        request.stdoutKeepBytes > 0 || request.relayStdout ? 'pipe' : 'ignore',
+        'pipe',
+      ],
     });
   } catch (error) {
     const err = error as NodeJS.ErrnoException;
