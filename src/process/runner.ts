@@ -1,10 +1,10 @@
 // The one subprocess runner every engine uses: argv only (no shell), its own process group killed
 // as a whole, wall/CPU/memory limits, bounded output capture and line callbacks for progress.
-import { type ChildProcess, spawn } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { QuireError } from '../errors/quire-error.js';
 import { hitCpuLimit, looksOutOfMemory, type ResourceLimits, withLimits } from './limits.js';
-import { createLineSplitter, HeadBuffer, TailBuffer } from './stderr-tail.js';
+import { type EngineHandlers, startEngine } from './spawner/client.js';
+import { createLineSplitter } from './stderr-tail.js';
 
 /** Enough for the last few dozen engine messages, which is all an error mapper ever needs. */
 const STDERR_TAIL_BYTES = 16 * 1024;
@@ -95,8 +95,10 @@ function minimalEnv(cwd: string, extra: Record<string, string> = {}): Record<str
 
 /**
  * Runs `command args` and resolves with its exit status whatever the exit code. Rejects with
- * QuireError `timeout` (wall clock or CPU cap), AbortedError (signal), or `engine_unavailable`
- * (binary missing). Every path kills the whole process group, grandchildren included.
+ * QuireError `timeout` (wall clock or CPU cap), AbortedError (signal), `engine_unavailable`
+ * (binary missing) or `internal_error` (the spawner died under the run). Every path kills the whole
+ * process group, grandchildren included. The fork itself happens in the spawner (spawner/main.ts);
+ * the engine is still this process's to kill: its pid is its process group id.
  */
 export function run(command: string, args: readonly string[], options: RunOptions): Promise<RunResult> {
   if (options.signal?.aborted) return Promise.reject(new AbortedError(options.signal.reason));
@@ -106,91 +108,95 @@ export function run(command: string, args: readonly string[], options: RunOption
     ...(options.network === false ? { isolateNetwork: true } : {}),
   });
   const started = performance.now();
-  const child = spawn(file, argv, {
-    cwd: options.cwd,
-    env: minimalEnv(options.cwd, options.env),
-    // detached = setsid(): the child leads a new process group we can kill as a unit.
-    detached: true,
-    stdio: [options.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+  return new Promise((resolve, reject) => {
+    const watch = supervise(command, options, started, limits.memoryBytes !== undefined, resolve, reject);
+    startEngine(
+      {
+        file,
+        args: argv,
+        cwd: options.cwd,
+        env: minimalEnv(options.cwd, options.env),
+        ...(options.stdin === undefined ? {} : { stdin: options.stdin }),
+        stdoutKeepBytes: options.captureStdout ? (options.stdoutMaxBytes ?? DEFAULT_STDOUT_MAX_BYTES) : 0,
+        stderrTailBytes: STDERR_TAIL_BYTES,
+        relayStdout: options.onStdoutLine !== undefined,
+        relayStderr: options.onStderrLine !== undefined,
+      },
+      watch,
+    );
   });
-  if (child.pid !== undefined) {
-    installExitHook();
-    liveGroups.add(child.pid);
-  }
-  return supervise(child, command, options, started, limits.memoryBytes !== undefined);
 }
 
+/** The run's side of the spawner's reports: time and abort kills, lines, and the final result. */
 function supervise(
-  child: ChildProcess,
   command: string,
   options: RunOptions,
   started: number,
   memoryCapped: boolean,
-): Promise<RunResult> {
-  const stderr = new TailBuffer(STDERR_TAIL_BYTES);
-  const stdout = new HeadBuffer(options.stdoutMaxBytes ?? DEFAULT_STDOUT_MAX_BYTES);
+  resolve: (result: RunResult) => void,
+  reject: (error: unknown) => void,
+): EngineHandlers {
   const errLines = createLineSplitter((line) => options.onStderrLine?.(line));
   const outLines = createLineSplitter((line) => options.onStdoutLine?.(line));
-  child.stderr?.on('data', (chunk: Buffer) => {
-    stderr.push(chunk);
-    if (options.onStderrLine) errLines.push(chunk);
-  });
-  child.stdout?.on('data', (chunk: Buffer) => {
-    if (options.captureStdout) stdout.push(chunk);
-    if (options.onStdoutLine) outLines.push(chunk);
-  });
-  if (child.stdin && options.stdin !== undefined) {
-    child.stdin.on('error', () => {}); // EPIPE when the child exits without reading: not our failure.
-    child.stdin.end(options.stdin);
-  }
+  let pid: number | undefined;
+  let stopReason: 'timeout' | 'abort' | undefined;
+  const stop = (why: 'timeout' | 'abort') => {
+    stopReason ??= why;
+    killGroup(pid); // Before the pid is known, `spawned` kills it on arrival.
+  };
+  const timer = setTimeout(() => stop('timeout'), options.timeoutMs);
+  const onAbort = () => stop('abort');
+  options.signal?.addEventListener('abort', onAbort, { once: true });
+  const finish = () => {
+    options.onFinished?.(performance.now() - started);
+    clearTimeout(timer);
+    options.signal?.removeEventListener('abort', onAbort);
+    if (pid !== undefined) liveGroups.delete(pid);
+  };
+  const stopped = (): boolean => {
+    if (stopReason === 'abort') reject(new AbortedError(options.signal?.reason));
+    else if (stopReason === 'timeout') reject(timeoutError(options.timeoutMs));
+    return stopReason !== undefined;
+  };
 
-  return new Promise((resolve, reject) => {
-    let stopReason: 'timeout' | 'abort' | undefined;
-    const stop = (why: 'timeout' | 'abort') => {
-      stopReason ??= why;
-      killGroup(child.pid);
-    };
-    const timer = setTimeout(() => stop('timeout'), options.timeoutMs);
-    const onAbort = () => stop('abort');
-    options.signal?.addEventListener('abort', onAbort, { once: true });
-    const finish = () => {
-      options.onFinished?.(performance.now() - started);
-      clearTimeout(timer);
-      options.signal?.removeEventListener('abort', onAbort);
-      if (child.pid !== undefined) liveGroups.delete(child.pid);
-    };
-
-    // The leader is gone; anything left in its group is a stray that could hold our pipes open.
-    child.once('exit', () => killGroup(child.pid));
-    child.once('error', (err: NodeJS.ErrnoException) => {
+  return {
+    spawned(enginePid) {
+      pid = enginePid;
+      installExitHook();
+      liveGroups.add(enginePid);
+      if (stopReason) killGroup(enginePid);
+    },
+    stdout: (chunk) => outLines.push(chunk),
+    stderr: (chunk) => errLines.push(chunk),
+    failed(err) {
       finish();
-      killGroup(child.pid);
+      killGroup(pid);
+      if (stopped()) return;
       if (err.code === 'ENOENT') reject(new QuireError('engine_unavailable', `${command} is not installed`));
       else reject(err);
-    });
-    child.once('close', (exitCode, signal) => {
+    },
+    closed(event) {
       finish();
       errLines.end();
       outLines.end();
-      if (stopReason === 'abort') return reject(new AbortedError(options.signal?.reason));
-      if (stopReason === 'timeout') return reject(timeoutError(options.timeoutMs));
+      if (stopped()) return;
       const result: RunResult = {
-        exitCode,
-        signal,
-        stderrTail: stderr.toString(),
-        stdout: stdout.toString(),
-        stdoutTruncated: stdout.truncated,
+        exitCode: event.exitCode,
+        signal: event.signal,
+        stderrTail: event.stderrTail.toString('utf8'),
+        stdout: event.stdout.toString('utf8'),
+        stdoutTruncated: event.stdoutTruncated,
         durationMs: Math.round(performance.now() - started),
       };
       // prlimit exits 127 when it cannot exec the command (util-linux errexec convention).
-      if (exitCode === 127 && /failed to execute/.test(result.stderrTail)) {
+      if (event.exitCode === 127 && /failed to execute/.test(result.stderrTail)) {
         return reject(new QuireError('engine_unavailable', `${command} is not installed`));
       }
       if (hitCpuLimit(result)) result.limitHit = 'cpu';
       else if (looksOutOfMemory(result, memoryCapped)) result.limitHit = 'memory';
       resolve(result);
-    });
-  });
+    },
+  };
 }
 
 function timeoutError(timeoutMs: number): QuireError {

@@ -23,8 +23,12 @@ export class TailBuffer {
     }
   }
 
+  toBuffer(): Buffer {
+    return Buffer.concat(this.chunks);
+  }
+
   toString(): string {
-    return Buffer.concat(this.chunks).toString('utf8');
+    return this.toBuffer().toString('utf8');
   }
 }
 
@@ -45,8 +49,12 @@ export class HeadBuffer {
     this.size += kept.length;
   }
 
+  toBuffer(): Buffer {
+    return Buffer.concat(this.chunks);
+  }
+
   toString(): string {
-    return Buffer.concat(this.chunks).toString('utf8');
+    return this.toBuffer().toString('utf8');
   }
 }
 

@@ -1,16 +1,42 @@
 // Private scratch directories for engine runs and the 0600 files that carry secrets to engines.
 // Secrets never go into argv: any local user can read another process's argv through `ps`.
 import { randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, rmdir, stat, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 /** Creates a 0700 directory under `parent`, runs `fn` in it and removes it however `fn` ends. */
 export async function withWorkDir<T>(parent: string, fn: (dir: string) => Promise<T>): Promise<T> {
-  await mkdir(parent, { recursive: true });
-  const dir = await makeWorkDir(parent);
+  // The parent exists but on the first job (or after an operator removed it): try first, then make it.
+  const dir = await makeWorkDir(parent).catch(async (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'ENOENT') throw error;
+    await mkdir(parent, { recursive: true });
+    return makeWorkDir(parent);
+  });
   try {
     return await fn(dir);
   } finally {
+    await removeWorkDir(dir);
+  }
+}
+
+/**
+ * Removes a work dir in fewer file-system calls than `rm -r`'s generic walk (which tries rmdir
+ * first, then lstats every entry before unlinking it), each a thread-pool round trip for the
+ * service: one listing, the unlinks side by side, one rmdir. Symbolic links are removed, never
+ * followed. Anything unexpected falls back to `rm`.
+ */
+async function removeWorkDir(dir: string): Promise<void> {
+  try {
+    const entries = await readdir(dir, { withFileTypes: true });
+    await Promise.all(
+      entries.map((entry) =>
+        entry.isDirectory()
+          ? rm(path.join(dir, entry.name), { recursive: true, force: true })
+          : unlink(path.join(dir, entry.name)),
+      ),
+    );
+    await rmdir(dir);
+  } catch {
     await rm(dir, { recursive: true, force: true });
   }
 }

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -163,6 +163,23 @@ describe('withWorkDir and writeSecretFile', () => {
     });
     await expect(stat(seen)).rejects.toMatchObject({ code: 'ENOENT' });
     await expect(stat(secret)).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  it('makes a missing parent, and removes subdirectories and links without following them', async () => {
+    const parent = path.join(dir, `missing-${Date.now()}`, 'tmp');
+    const outside = path.join(dir, `outside-${Date.now()}`);
+    await mkdir(outside);
+    await writeFile(path.join(outside, 'keep.txt'), 'keep');
+    let seen = '';
+    await withWorkDir(parent, async (work) => {
+      seen = work;
+      await mkdir(path.join(work, 'pages', 'deep'), { recursive: true });
+      await writeFile(path.join(work, 'pages', 'deep', 'p1.png'), 'x');
+      await writeFile(path.join(work, 'out.pdf'), 'x');
+      await symlink(outside, path.join(work, 'link-to-outside'));
+    });
+    await expect(stat(seen)).rejects.toMatchObject({ code: 'ENOENT' });
+    expect(readFileSync(path.join(outside, 'keep.txt'), 'utf8')).toBe('keep');
   });
 
   it('removes the dir when the work throws', async () => {
