@@ -144,6 +144,56 @@ async function quickCounts<O>(ctx: RunContext<O>): Promise<number[] | undefined>
   return counts;
 }
 
+/**
+ * Reads beside a tool's engine run at once, in upload order: two keep the other core busy while the
+ * tool's own qpdf run holds one (2-core machines), without one job starting a process per input.
+ */
+const OPEN_BESIDE_CONCURRENCY = 2;
+
+/**
+ * The opening of a tool that opens beside its own work (`inputs.opensBeside`): `read` is one qpdf
+ * run per PDF input, made with `call` (`quickOpened`: a run that fails or repairs the file gives
+ * up), returning what the tool wants of it and its page count. The page limit is enforced on the
+ * pages read so far, as the qpdf opening does. Whatever the opening would decide otherwise — a run
+ * that gives up, any error, a file without pages, a total past the limit — stops the reads, calls
+ * `onGiveUp` (the tool stops its own run) and rejects with InputNeedsOpeningError, so the runner
+ * opens the inputs with qpdf and the job ends exactly as it would have without the shortcut.
+ */
+export async function openBeside<O, T>(
+  ctx: ToolContext<O>,
+  read: (input: ToolInput, call: EngineCallOptions) => Promise<{ value: T; pages: number }>,
+  onGiveUp: () => void,
+): Promise<{ values: T[]; pages: number[] }> {
+  const pdfs = ctx.inputs.filter((input) => input.contentType === 'application/pdf');
+  const values: T[] = [];
+  const counts: number[] = [];
+  const stop = new AbortController();
+  const call = { ...engineCall(ctx), signal: AbortSignal.any([ctx.signal, stop.signal]) };
+  let next = 0;
+  let total = 0;
+  const reader = async () => {
+    for (let i = next++; i < pdfs.length && !stop.signal.aborted; i = next++) {
+      const { value, pages } = await read(pdfs[i]!, call);
+      total += pages;
+      if (pages < 1 || total > ctx.limits.maxPages) throw new InputNeedsOpeningError('pages to check');
+      values[i] = value;
+      counts[i] = pages;
+    }
+  };
+  const readers = Array.from({ length: Math.min(OPEN_BESIDE_CONCURRENCY, pdfs.length) }, reader);
+  try {
+    await Promise.all(readers);
+  } catch (error) {
+    stop.abort();
+    onGiveUp();
+    await Promise.allSettled(readers); // no read left running into the work dir
+    ctx.signal.throwIfAborted();
+    if (error instanceof InputNeedsOpeningError) throw error;
+    throw new InputNeedsOpeningError('an input needs the qpdf opening', { cause: error });
+  }
+  return { values, pages: counts };
+}
+
 /** Runs `tool` as its definition declares: engine-free refusals, the opening, then the tool. */
 export async function openAndRun<O>(
   tool: Pick<AnyToolDefinition, 'inputs' | 'checkJob' | 'run'>,
@@ -155,7 +205,13 @@ export async function openAndRun<O>(
   const options = ctx.options as Record<string, string | undefined>;
   const password = options[passwordOption ?? INPUT_PASSWORD_OPTION];
   ctx.progress.step('inspect');
-  if (tool.inputs.quickOpen && password === undefined) {
+  if (tool.inputs.opensBeside && password === undefined) {
+    try {
+      return await tool.run({ ...ctx, quickOpened: true, pages: [], opensBeside: true });
+    } catch (error) {
+      if (!(error instanceof InputNeedsOpeningError)) throw error;
+    }
+  } else if (tool.inputs.quickOpen && password === undefined) {
     const pages = await quickCounts(ctx);
     if (pages) {
       try {
