@@ -174,7 +174,7 @@ async function mergeBeside(ctx: Ctx, mode: Mode, merged: string): Promise<Plan> 
   };
   let opened: { values: (OutlineRead | undefined)[]; pages: number[] };
   try {
-    opened = await openBeside(ctx, read, () => stop.abort());
+    opened = await openBeside(ctx, merging, read, () => stop.abort());
   } catch (error) {
     await merging.catch(() => undefined); // no qpdf left writing into the work dir
     throw error;

@@ -145,22 +145,21 @@ async function quickCounts<O>(ctx: RunContext<O>): Promise<number[] | undefined>
 }
 
 /**
- * Reads beside a tool's engine run at once, in upload order: two keep the other core busy while the
- * tool's own qpdf run holds one (2-core machines), without one job starting a process per input.
- */
-const OPEN_BESIDE_CONCURRENCY = 2;
-
-/**
- * The opening of a tool that opens beside its own work (`inputs.opensBeside`): `read` is one qpdf
- * run per PDF input, made with `call` (`quickOpened`: a run that fails or repairs the file gives
- * up), returning what the tool wants of it and its page count. The page limit is enforced on the
- * pages read so far, as the qpdf opening does. Whatever the opening would decide otherwise — a run
- * that gives up, any error, a file without pages, a total past the limit — stops the reads, calls
- * `onGiveUp` (the tool stops its own run) and rejects with InputNeedsOpeningError, so the runner
- * opens the inputs with qpdf and the job ends exactly as it would have without the shortcut.
+ * The opening of a tool that opens beside its own engine run `beside` (`inputs.opensBeside`): `read`
+ * is one qpdf run per PDF input, made with `call` (`quickOpened`: a run that fails or repairs the
+ * file gives up), returning what the tool wants of it and its page count. One input is read at a
+ * time while `beside` runs, so the two processes hold the two cores of a small machine without
+ * slowing each other (with a second reader, three processes share two cores); once `beside` is done,
+ * the rest open as in the runner's opening (OPEN_CONCURRENCY at a time when all are small). The page
+ * limit is enforced on the pages read so far, as the qpdf opening does. Whatever the opening would
+ * decide otherwise — a run that gives up, any error, a file without pages, a total past the limit —
+ * stops the reads, calls `onGiveUp` (the tool stops `beside`) and rejects with
+ * InputNeedsOpeningError, so the runner opens the inputs with qpdf and the job ends exactly as it
+ * would have without the shortcut.
  */
 export async function openBeside<O, T>(
   ctx: ToolContext<O>,
+  beside: Promise<unknown>,
   read: (input: ToolInput, call: EngineCallOptions) => Promise<{ value: T; pages: number }>,
   onGiveUp: () => void,
 ): Promise<{ values: T[]; pages: number[] }> {
@@ -180,7 +179,13 @@ export async function openBeside<O, T>(
       counts[i] = pages;
     }
   };
-  const readers = Array.from({ length: Math.min(OPEN_BESIDE_CONCURRENCY, pdfs.length) }, reader);
+  const besideDone = beside.then(
+    () => undefined,
+    () => undefined,
+  );
+  const small = pdfs.every((pdf) => pdf.size <= OPEN_TOGETHER_MAX_BYTES);
+  const after = small ? Math.min(OPEN_CONCURRENCY, pdfs.length) - 1 : 0;
+  const readers = [reader(), ...Array.from({ length: after }, () => besideDone.then(reader))];
   try {
     await Promise.all(readers);
   } catch (error) {
