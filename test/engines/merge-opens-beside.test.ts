@@ -5,12 +5,14 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createEngines } from '../../src/engines/index.js';
 import { QuireError } from '../../src/errors/quire-error.js';
+import { openAndRun } from '../../src/tools/lib/inputs.js';
 import type { ToolLimits } from '../../src/tools/lib/types.js';
 import { mergeTool } from '../../src/tools/merge.js';
 import { healthy, hostileVariants, writeVariant } from '../support/hostile-pdf.js';
 import { pageCount } from '../support/pdf-checks.js';
-import { corpus, runTool } from '../support/tool-context.js';
+import { corpus, makeToolContext, runTool } from '../support/tool-context.js';
 
 /** The same tool opened the way every other PDF tool is: the runner's qpdf opening first. */
 const mergeOpenedFirst = { ...mergeTool, inputs: { ...mergeTool.inputs, opensBeside: false } };
@@ -69,5 +71,37 @@ describe.each(['keep', 'none'])('bookmarks %s', (bookmarks) => {
       const beside = await outcome(mergeTool, files, { bookmarks }, { maxPages });
       expect(beside).toBe(await outcome(mergeOpenedFirst, files, { bookmarks }, { maxPages }));
     }
+  });
+});
+
+describe('qpdf runs of a clean merge', () => {
+  /** Merges `files` with real engines whose observer counts the qpdf runs (what /metrics counts). */
+  async function mergeCounting(files: string[], options: Record<string, unknown>) {
+    const test = await makeToolContext({ tool: mergeTool, files, options });
+    let qpdfRuns = 0;
+    const engines = createEngines({
+      timeoutMs: 60_000,
+      memoryBytes: 2 * 1024 ** 3,
+      observe: (engine) => {
+        if (engine === 'qpdf') qpdfRuns++;
+      },
+    });
+    try {
+      const output = await openAndRun(mergeTool, { ...test.ctx, engines });
+      return { pages: await pageCount(output.path), qpdfRuns };
+    } finally {
+      await test.cleanup();
+    }
+  }
+
+  it('a warning that is no repair (cweb: a duplicated key, qpdf --json exits 3) keeps the shortcut', async () => {
+    const files = ['pdfbox__cweb.pdf', 'pypdf-samples__pdflatex-outline.pdf', 'pdfjs__tracemonkey.pdf'];
+    const merged = await mergeCounting(files, { bookmarks: 'keep' });
+    expect(merged).toEqual({ pages: 28 + 4 + 14, qpdfRuns: 1 + 3 });
+  });
+
+  it('none: one page count per input beside the merge', async () => {
+    const files = ['pypdf-samples__pdflatex-4-pages.pdf', 'pdfjs__tracemonkey.pdf'];
+    expect(await mergeCounting(files, { bookmarks: 'none' })).toEqual({ pages: 18, qpdfRuns: 1 + 2 });
   });
 });
