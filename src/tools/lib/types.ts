@@ -61,8 +61,9 @@ export interface RunContext<O> {
   engines: Engines;
   limits: ToolLimits;
   /**
-   * The runner opened the inputs in-process only (`inputs.quickOpen`): engine calls made with
-   * `engineCall` then give up on an input qpdf complains about, and the runner opens it properly.
+   * The runner opened the inputs in-process only (`inputs.quickOpen`) or left them to the tool
+   * (`inputs.opensBeside`): engine calls made with `engineCall` then give up on an input qpdf
+   * complains about, and the runner opens it properly.
    */
   quickOpened?: boolean;
 }
