@@ -105,3 +105,29 @@ describe('qpdf runs of a clean merge', () => {
     expect(await mergeCounting(files, { bookmarks: 'none' })).toEqual({ pages: 18, qpdfRuns: 1 + 2 });
   });
 });
+
+describe('a merge opened beside qpdf and canceled', () => {
+  it('stops with the cancel, without falling back to the opening', async () => {
+    const files = Array.from({ length: 6 }, (_, i) =>
+      i % 2 ? 'pdfjs__freeculture.pdf' : 'pdfcpu__HL1396.pdf',
+    );
+    const test = await makeToolContext({ tool: mergeTool, files, options: { bookmarks: 'keep' } });
+    let qpdfRuns = 0;
+    const engines = createEngines({
+      timeoutMs: 60_000,
+      memoryBytes: 2 * 1024 ** 3,
+      observe: (engine) => {
+        // Canceled when the first read ends: the merge and the other reads are still running.
+        if (engine === 'qpdf' && ++qpdfRuns === 1) test.abort.abort(new Error('canceled by the test'));
+      },
+    });
+    try {
+      const running = openAndRun(mergeTool, { ...test.ctx, engines });
+      await expect(running).rejects.toThrow('canceled by the test');
+      // The merge and the reads it had started; no opening pass and no second merge.
+      expect(qpdfRuns).toBeLessThanOrEqual(1 + files.length);
+    } finally {
+      await test.cleanup();
+    }
+  });
+});
