@@ -1,14 +1,15 @@
 // merge: concatenates PDFs in upload order (optionally a page selection per file) with qpdf, then
 // appends bookmarks: each file's own (`keep`), one per file over its own (`per_file`), or none.
 import { type Static, Type } from '@sinclair/typebox';
+import { type EngineCallOptions, InputNeedsOpeningError } from '../engines/call-options.js';
 import { QuireError } from '../errors/quire-error.js';
-import { engineCall, engineCallWithProgress } from './lib/inputs.js';
+import { engineCall, engineCallWithProgress, openBeside } from './lib/inputs.js';
 import { eachOutline, type MergedFile, outlineTree, type QpdfOutline } from './lib/merge-outlines.js';
 import { appendOutline } from './lib/outline-update.js';
 import { fileStem, workFile } from './lib/output-name.js';
 import { PageSelectionSchema, resolvePageList, toQpdfRange } from './lib/page-selection.js';
 import { StringEnum } from './lib/schema.js';
-import type { ToolContext } from './lib/types.js';
+import type { ToolContext, ToolInput } from './lib/types.js';
 import { defineTool } from './lib/types.js';
 import { readWrittenPdf } from './lib/written-pdf.js';
 
@@ -89,8 +90,17 @@ const PAGES_WITH_OUTLINE = 200;
 const OUTLINE_READERS = 2;
 
 type OutlineJson = { outlines?: QpdfOutline[]; pages?: { object: string }[] };
+type OutlineRead = Pick<MergedFile, 'outlines' | 'pageNumbers'>;
 
-async function readOutline(ctx: Ctx, i: number): Promise<Pick<MergedFile, 'outlines' | 'pageNumbers'>> {
+function outlineOf(json: OutlineJson): OutlineRead {
+  const pages = json.pages ?? [];
+  return {
+    outlines: json.outlines ?? [],
+    pageNumbers: new Map(pages.map((page, k) => [page.object, k + 1])),
+  };
+}
+
+async function readOutline(ctx: Ctx, i: number): Promise<OutlineRead> {
   const { path } = ctx.inputs[i]!;
   const call = engineCall(ctx);
   const withPages = (ctx.pages[i] ?? 0) <= PAGES_WITH_OUTLINE;
@@ -99,12 +109,10 @@ async function readOutline(ctx: Ctx, i: number): Promise<Pick<MergedFile, 'outli
     withPages ? ['outlines', 'pages'] : ['outlines'],
     call,
   )) as OutlineJson;
-  const outlines = json.outlines ?? [];
-  let pages = json.pages ?? [];
-  if (!withPages && hasNamedDest(outlines)) {
-    pages = ((await ctx.engines.qpdf.json(path, ['pages'], call)) as OutlineJson).pages ?? [];
+  if (!withPages && hasNamedDest(json.outlines ?? [])) {
+    json.pages = ((await ctx.engines.qpdf.json(path, ['pages'], call)) as OutlineJson).pages;
   }
-  return { outlines, pageNumbers: new Map(pages.map((page, k) => [page.object, k + 1])) };
+  return outlineOf(json);
 }
 
 /**
@@ -120,6 +128,65 @@ async function readOutlines(ctx: Ctx, files: MergedFile[]): Promise<void> {
   await allSettled(Array.from({ length: OUTLINE_READERS }, reader));
 }
 
+type Mode = NonNullable<Static<typeof options>['bookmarks']>;
+
+/** The merge after the runner's opening: page selections resolved, outlines read beside qpdf. */
+async function mergeOpened(ctx: Ctx, mode: Mode, merged: string): Promise<Plan> {
+  const { pages, files } = plan(ctx, ctx.pages);
+  ctx.progress.step('merge');
+  const parts = ctx.inputs.map((input, i) => ({ path: input.path, pages: toQpdfRange(pages[i]!) }));
+  await allSettled([
+    ctx.engines.qpdf.merge(parts, merged, engineCallWithProgress(ctx)),
+    mode === 'none' ? Promise.resolve() : readOutlines(ctx, files),
+  ]);
+  return { pages, files };
+}
+
+/**
+ * The merge started at once, every page of every file (`inputs.opensBeside`): each input is opened
+ * beside qpdf's merge by one qpdf run that also brings what the bookmarks need (its outline and page
+ * list), or only counts its pages for `none`. Page selections are resolved against the counts
+ * (`z`, `r1`, a page past the end), so a job with one waits for the runner's opening. Whatever the
+ * opening would look at more closely stops the merge and sends the job back to it (openBeside).
+ */
+async function mergeBeside(ctx: Ctx, mode: Mode, merged: string): Promise<Plan> {
+  const selections = ctx.options.pages_per_file ?? [];
+  if (selections.some((text) => text !== undefined && text !== '')) {
+    throw new InputNeedsOpeningError('page selections are resolved against opened page counts');
+  }
+  ctx.progress.step('merge');
+  const stop = new AbortController();
+  const call = { ...engineCallWithProgress(ctx), signal: AbortSignal.any([ctx.signal, stop.signal]) };
+  const merging = ctx.engines.qpdf.merge(
+    ctx.inputs.map((input) => ({ path: input.path })),
+    merged,
+    call,
+  );
+  merging.catch(() => undefined); // awaited below, once the opening has had its say
+  const read = async (input: ToolInput, readCall: EngineCallOptions) => {
+    if (mode === 'none') {
+      const pages = await ctx.engines.qpdf.pageCount(input.path, readCall);
+      return { value: undefined, pages };
+    }
+    const json = (await ctx.engines.qpdf.json(input.path, ['outlines', 'pages'], readCall)) as OutlineJson;
+    const value = outlineOf(json);
+    return { value, pages: json.pages?.length ?? 0 };
+  };
+  let opened: { values: (OutlineRead | undefined)[]; pages: number[] };
+  try {
+    opened = await openBeside(ctx, merging, read, () => stop.abort());
+  } catch (error) {
+    await merging.catch(() => undefined); // no qpdf left writing into the work dir
+    throw error;
+  }
+  await merging;
+  const { pages, files } = plan(ctx, opened.pages);
+  opened.values.forEach((read, i) => {
+    if (read) files[i] = { ...files[i]!, ...read };
+  });
+  return { pages, files };
+}
+
 /** Runs every task to its end (no engine left writing into the work dir), then throws the first failure. */
 async function allSettled(tasks: readonly Promise<unknown>[]): Promise<void> {
   const failed = (await Promise.allSettled(tasks)).find((r) => r.status === 'rejected');
@@ -130,7 +197,7 @@ export const mergeTool = defineTool({
   name: 'merge',
   title: 'Merge PDFs',
   description: 'Combines several PDFs into one, in upload order, optionally taking selected pages of each.',
-  inputs: { minFiles: 2, maxFiles: 'plan', accepts: ['application/pdf'], opens: 'pdf' },
+  inputs: { minFiles: 2, maxFiles: 'plan', accepts: ['application/pdf'], opens: 'pdf', opensBeside: true },
   options,
   checkRequest(opts, fileCount) {
     const given = opts.pages_per_file?.length ?? 0;
@@ -146,16 +213,9 @@ export const mergeTool = defineTool({
   },
   async run(ctx) {
     const mode = ctx.options.bookmarks ?? 'keep';
-    const { pages, files } = plan(ctx, ctx.pages);
-    const total = pages.reduce((sum, list) => sum + list.length, 0);
-
-    ctx.progress.step('merge');
     const merged = workFile(ctx.workDir, 'merged');
-    const parts = ctx.inputs.map((input, i) => ({ path: input.path, pages: toQpdfRange(pages[i]!) }));
-    await allSettled([
-      ctx.engines.qpdf.merge(parts, merged, engineCallWithProgress(ctx)),
-      mode === 'none' ? Promise.resolve() : readOutlines(ctx, files),
-    ]);
+    const { pages, files } = await (ctx.opensBeside ? mergeBeside : mergeOpened)(ctx, mode, merged);
+    const total = pages.reduce((sum, list) => sum + list.length, 0);
 
     ctx.progress.step('bookmarks');
     // Nothing to write: no bookmarks asked for, or none in any input.

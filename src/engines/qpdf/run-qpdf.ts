@@ -6,7 +6,7 @@ import { type RunResult, run } from '../../process/runner.js';
 import { removeSecretFile, writeSecretFile } from '../../process/work-dir.js';
 import type { EngineCallOptions, EngineDefaults } from '../call-options.js';
 import { InputNeedsOpeningError, toRunOptions } from '../call-options.js';
-import { QPDF_EXIT, qpdfFailure } from './failure.js';
+import { QPDF_EXIT, QPDF_RECOVERED, qpdfFailure } from './failure.js';
 import { qpdfPercentReporter } from './progress.js';
 
 /**
@@ -59,8 +59,7 @@ export function qpdfProgram(defaults: EngineDefaults, binary: string): QpdfProgr
           ...(options.progress && onProgress ? { onStdoutLine: qpdfPercentReporter(onProgress) } : {}),
         }),
       );
-      // A warning (exit 3) is often qpdf repairing the file, which the opening does before the tool.
-      if (call.quickOpened && result.exitCode !== QPDF_EXIT.ok && result.limitHit === undefined) {
+      if (call.quickOpened && result.limitHit === undefined && opensCloser(result)) {
         throw new InputNeedsOpeningError(`qpdf exited ${result.exitCode} on a quickly opened input`);
       }
       const failure = qpdfFailure(result, { passwordGiven: call.password !== undefined });
@@ -94,6 +93,16 @@ export function qpdfProgram(defaults: EngineDefaults, binary: string): QpdfProgr
   };
 
   return { binary, defaults, exec, verifyWritten, write, pageCount };
+}
+
+/**
+ * Whether the opening (opening.ts) would have looked closer at the input of this run: an error (the
+ * opening names it), or warnings that qpdf had to repair the file (it writes a repaired copy). Other
+ * warnings (a duplicated dictionary key, say) leave the file as it is there too.
+ */
+function opensCloser(result: RunResult): boolean {
+  if (result.exitCode === QPDF_EXIT.ok) return false;
+  return result.exitCode !== QPDF_EXIT.warnings || QPDF_RECOVERED.test(result.stderrTail);
 }
 
 /** Absolute paths only: a relative name starting with `-` or `@` would be read as an option or an argfile. */

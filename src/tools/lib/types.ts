@@ -61,8 +61,9 @@ export interface RunContext<O> {
   engines: Engines;
   limits: ToolLimits;
   /**
-   * The runner opened the inputs in-process only (`inputs.quickOpen`): engine calls made with
-   * `engineCall` then give up on an input qpdf complains about, and the runner opens it properly.
+   * The runner opened the inputs in-process only (`inputs.quickOpen`) or left them to the tool
+   * (`inputs.opensBeside`): engine calls made with `engineCall` then give up on an input qpdf
+   * complains about, and the runner opens it properly.
    */
   quickOpened?: boolean;
 }
@@ -71,6 +72,8 @@ export interface RunContext<O> {
 export interface ToolContext<O> extends RunContext<O> {
   /** The page count of each PDF input the runner opened (`inputs.opens`), in upload order. */
   pages: readonly number[];
+  /** The runner left the opening to the tool (`inputs.opensBeside`): `pages` is empty. */
+  opensBeside?: boolean;
 }
 
 export interface ToolInputs<O> {
@@ -88,10 +91,17 @@ export interface ToolInputs<O> {
   /**
    * Every read of the inputs is a qpdf run (no other engine, no in-process parser), so a small,
    * clean PDF may be opened in-process instead of by a qpdf run of its own (quick-open.ts): the
-   * tool's qpdf runs recover a damaged file as the opening would, and any of them that exits
-   * other than 0 sends the job back to the qpdf opening and runs the tool again.
+   * tool's qpdf runs recover a damaged file as the opening would, and any of them that fails or
+   * warns that it repaired the file sends the job back to the qpdf opening and runs the tool again.
    */
   quickOpen?: boolean;
+  /**
+   * Every read of the inputs is a qpdf run, and the tool can start its work before it knows the
+   * page counts: the runner skips the opening and the tool counts the pages beside its own engine
+   * run (`openBeside` in inputs.ts). As with `quickOpen`, whatever the opening would look at more
+   * closely sends the job back to the qpdf opening, and the tool runs again.
+   */
+  opensBeside?: boolean;
   /** The option whose value the PDFs open with (unlock); without one, encrypted is `pdf_encrypted`. */
   passwordOption?: keyof O & string;
   /**
