@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run, throwIfLimitHit } from '../../src/process/runner.js';
 import { withWorkDir, writeSecretFile } from '../../src/process/work-dir.js';
+import { eventually, isAlive } from '../support/process-state.js';
 
 let dir: string;
 beforeAll(async () => {
@@ -13,25 +14,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
-
-/** Alive means present and not a zombie (a container's PID 1 may be slow to reap). */
-function isAlive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
-  } catch {
-    return false;
-  }
-}
-
-async function eventually(check: () => boolean, ms = 2000): Promise<boolean> {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    if (check()) return true;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return check();
-}
 
 /** A shell that starts a long-sleeping grandchild, prints its pid and waits. */
 const FAMILY = ['-c', 'sleep 30 & echo $!; wait'];

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../../src/process/runner.js';
 import { spawnerPid } from '../../src/process/spawner/client.js';
 import { repoRoot } from '../support/corpus.js';
+import { eventually, isAlive } from '../support/process-state.js';
 
 let dir: string;
 beforeAll(async () => {
@@ -18,25 +19,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
-
-/** Alive means present and not a zombie (a container's PID 1 may be slow to reap). */
-function isAlive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
-  } catch {
-    return false;
-  }
-}
-
-async function eventually(check: () => boolean, ms = 3000): Promise<boolean> {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    if (check()) return true;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return check();
-}
 
 /** A shell that prints its own pid, starts a long-sleeping grandchild, prints its pid and waits. */
 const FAMILY = ['-c', 'echo $$; sleep 30 & echo $!; wait'];
@@ -66,7 +48,7 @@ describe('the engine spawner', () => {
     }
     expect(pids.every((pid) => pid > 0 && isAlive(pid))).toBe(true);
     process.kill(service.pid!, 'SIGKILL'); // the service alone, not its group
-    expect(await eventually(() => pids.every((pid) => !isAlive(pid)))).toBe(true);
+    expect(await eventually(() => pids.every((pid) => !isAlive(pid)), 3000)).toBe(true);
   });
 
   it('fails the runs of a spawner that dies with internal_error, then starts a new one', async () => {
@@ -77,13 +59,13 @@ describe('the engine spawner', () => {
       onStdoutLine: (l) => pids.push(Number(l)),
     });
     const first = spawnerPid()!;
-    expect(await eventually(() => pids.length === 2)).toBe(true);
+    expect(await eventually(() => pids.length === 2, 3000)).toBe(true);
     process.kill(first, 'SIGKILL');
     await expect(running).rejects.toMatchObject({
       code: 'internal_error',
       message: expect.stringMatching(/engine spawner exited \(SIGKILL\)/),
     });
-    expect(await eventually(() => pids.every((pid) => !isAlive(pid)))).toBe(true);
+    expect(await eventually(() => pids.every((pid) => !isAlive(pid)), 3000)).toBe(true);
 
     const after = await run('sh', ['-c', 'echo again'], { cwd: dir, timeoutMs: 5000, captureStdout: true });
     expect(after).toMatchObject({ exitCode: 0, stdout: 'again\n' });
@@ -109,7 +91,7 @@ describe('the engine spawner', () => {
     ).rejects.toMatchObject(error);
     await new Promise((r) => setTimeout(r, 300));
     const pid = Number(readFileSync(pidFile, { encoding: 'utf8', flag: 'a+' }) || 0);
-    if (pid > 0) expect(await eventually(() => !isAlive(pid))).toBe(true);
+    if (pid > 0) expect(await eventually(() => !isAlive(pid), 3000)).toBe(true);
   });
 
   it('keeps at most stdoutMaxBytes of stdout and says it cut the rest', async () => {
