@@ -12,7 +12,7 @@ import type { ToolLimits } from '../../src/tools/lib/types.js';
 import { mergeTool } from '../../src/tools/merge.js';
 import { healthy, hostileVariants, writeVariant } from '../support/hostile-pdf.js';
 import { pageCount } from '../support/pdf-checks.js';
-import { corpus, makeToolContext, runTool } from '../support/tool-context.js';
+import { corpus, makeToolContext, openAndRunCountingQpdf, runTool } from '../support/tool-context.js';
 
 /** The same tool opened the way every other PDF tool is: the runner's qpdf opening first. */
 const mergeOpenedFirst = { ...mergeTool, inputs: { ...mergeTool.inputs, opensBeside: false } };
@@ -78,16 +78,8 @@ describe('qpdf runs of a clean merge', () => {
   /** Merges `files` with real engines whose observer counts the qpdf runs (what /metrics counts). */
   async function mergeCounting(files: string[], options: Record<string, unknown>) {
     const test = await makeToolContext({ tool: mergeTool, files, options });
-    let qpdfRuns = 0;
-    const engines = createEngines({
-      timeoutMs: 60_000,
-      memoryBytes: 2 * 1024 ** 3,
-      observe: (engine) => {
-        if (engine === 'qpdf') qpdfRuns++;
-      },
-    });
     try {
-      const output = await openAndRun(mergeTool, { ...test.ctx, engines });
+      const { output, qpdfRuns } = await openAndRunCountingQpdf(mergeTool, test.ctx);
       return { pages: await pageCount(output.path), qpdfRuns };
     } finally {
       await test.cleanup();

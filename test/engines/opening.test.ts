@@ -6,14 +6,18 @@ import { execFile } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createEngines } from '../../src/engines/index.js';
 import { QuireError } from '../../src/errors/quire-error.js';
-import { openAndRun } from '../../src/tools/lib/inputs.js';
 import { QUICK_OPEN_MAX_BYTES, quickPageCount } from '../../src/tools/lib/quick-open.js';
 import { mergeTool } from '../../src/tools/merge.js';
 import { rotateTool } from '../../src/tools/rotate.js';
 import { checkPasses, pageCount, rotations } from '../support/pdf-checks.js';
-import { corpus, corpusDir, makeToolContext, runTool } from '../support/tool-context.js';
+import {
+  corpus,
+  corpusDir,
+  makeToolContext,
+  openAndRunCountingQpdf,
+  runTool,
+} from '../support/tool-context.js';
 
 const exec = promisify(execFile);
 const cleanups: (() => Promise<void>)[] = [];
@@ -30,16 +34,7 @@ async function rotateCounting(file: string, options: { angle: number; pages?: st
     ...(maxPages === undefined ? {} : { limits: { maxPages } }),
   });
   cleanups.push(test.cleanup);
-  let qpdfRuns = 0;
-  const engines = createEngines({
-    timeoutMs: 60_000,
-    memoryBytes: 2 * 1024 ** 3,
-    observe: (engine) => {
-      if (engine === 'qpdf') qpdfRuns++;
-    },
-  });
-  const output = await openAndRun(rotateTool, { ...test.ctx, engines });
-  return { output, qpdfRuns };
+  return openAndRunCountingQpdf(rotateTool, test.ctx);
 }
 
 /** qpdf's own answer for a file: exit code, the root's /Count and the pages its walk finds. */

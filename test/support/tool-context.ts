@@ -59,6 +59,23 @@ export async function makeToolContext<O>(spec: ContextSpec<O>): Promise<TestCont
   return { ctx, emitted, abort, cleanup: () => rm(workDir, { recursive: true, force: true }) };
 }
 
+/**
+ * Opens and runs `tool` on `ctx` with real engines whose observer counts the qpdf runs (what
+ * /metrics counts), for the tests that hold a tool to a number of engine runs.
+ */
+export async function openAndRunCountingQpdf<O>(tool: AnyToolDefinition, ctx: RunContext<O>) {
+  let qpdfRuns = 0;
+  const engines = createEngines({
+    timeoutMs: 60_000,
+    memoryBytes: 2 * 1024 ** 3,
+    observe: (engine) => {
+      if (engine === 'qpdf') qpdfRuns++;
+    },
+  });
+  const output = await openAndRun(tool, { ...ctx, engines });
+  return { output, qpdfRuns };
+}
+
 /** Runs `tool` on `files` and returns its output plus the context (caller cleans up). */
 export async function runTool<O>(
   tool: AnyToolDefinition,
