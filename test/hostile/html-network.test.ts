@@ -113,17 +113,6 @@ describe('network from the page', () => {
     expectSilence();
   }, 120_000);
 
-  it('WebSocket is refused in the page and in a fresh iframe, before any connection', async () => {
-    const pdf = await print(`<p id="o"></p><script>
-      const attempt = (W) => { try { new W('ws://127.0.0.1:${tcpPort}/ws'); return 'opened'; } catch (e) { return e.name; } };
-      const frame = document.createElement('iframe');
-      document.body.append(frame);
-      o.textContent = 'page-' + attempt(WebSocket) + ' frame-' + attempt(frame.contentWindow.WebSocket);
-    </script>`);
-    expect(pageText(pdf)).toContain('page-SecurityError frame-SecurityError');
-    expectSilence();
-  }, 120_000);
-
   it('dns-prefetch and preconnect to loopback open no connection', async () => {
     await print(
       '<p>links</p>',

@@ -23,29 +23,12 @@ const CLOSE_GRACE_MS = 5_000;
 const RSS_CHECK_EVERY = 20;
 const PAGE_BYTES = 4096;
 
-/**
- * Refuses WebSockets in every document of the page, before its own scripts run: the constructor
- * throws the SecurityError a browser throws for a socket it will not open, and the page cannot put
- * the original back. Behind it, the sandbox has no network and the proxy is a closed port. Not
- * playwright's `routeWebSocket`, which blocks no more (a mock in the same documents) but injects
- * ~38 KB of script and a binding into every document: ~40 ms of CPU per job (docs/benchmarks.md).
- */
-const REFUSE_WEBSOCKETS = `(() => {
-  for (const name of ['WebSocket', 'WebSocketStream']) {
-    const Native = globalThis[name];
-    if (typeof Native !== 'function') continue;
-    const refused = () => { throw new DOMException(name + ' is not allowed', 'SecurityError'); };
-    const Refused = new Proxy(Native, { construct: refused, apply: refused });
-    Object.defineProperty(globalThis, name, { value: Refused, writable: false, configurable: false });
-  }
-})();`;
-
 /** Opens an empty context with its page: the expensive part of a job (a renderer process starts). */
 async function openTab(instance: BrowserInstance): Promise<Tab> {
   // Service workers would fetch outside the page's route handler; block them.
   const context = await instance.browser.newContext({ serviceWorkers: 'block', acceptDownloads: false });
   try {
-    await context.addInitScript(REFUSE_WEBSOCKETS);
+    await context.routeWebSocket(/.*/, (ws) => ws.close());
     return { context, page: await context.newPage() };
   } catch (error) {
     await context.close().catch(() => {});
