@@ -2,10 +2,12 @@
 // with only its profile folder, driven by playwright-core over --remote-debugging-pipe: no DevTools
 // port, and no network at all in the sandbox. playwright-core never downloads a browser itself.
 import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { QuireError } from '../../errors/quire-error.js';
 import { SETPRIV } from '../../process/limits.js';
+import { run } from '../../process/runner.js';
 import {
   BWRAP,
   makeSandboxDir,
@@ -99,23 +101,41 @@ const ROOT_BY_NAME_ONLY = ['--uid', '0', '--gid', '0', '--cap-drop', 'ALL'];
  * user namespace are nodev, so /dev is rebuilt (bwrap binds the few device nodes) with a fresh
  * /dev/shm; the rest of the sandbox's file system is bound through unchanged.
  */
-const IN_OWN_NAMESPACE = [
-  BWRAP,
+const OWN_NAMESPACE_ARGS = [
   ...ROOT_BY_NAME_ONLY,
   ...['--unshare-user', '--disable-userns', '--bind', '/', '/', '--dev', '/dev'],
   ...['--perms', '1777', '--tmpfs', '/dev/shm', '--'],
 ];
+const OWN_NAMESPACE_PROBE_TIMEOUT_MS = 10_000;
+
+let ownNamespace: Promise<boolean> | undefined;
+
+/**
+ * Whether the sandbox user may open a user namespace inside the sandbox, checked once per process:
+ * some hosts forbid unprivileged user namespaces, and there Chromium keeps the plain sandbox user.
+ */
+function ownNamespaceAllowed(identity: SandboxIdentity): Promise<boolean> {
+  ownNamespace ??= (async () => {
+    const spec = { identity, mounts: [], passwd: '/dev/null', home: '/tmp' };
+    const [file, args] = sandboxArgv(spec, BWRAP, [...OWN_NAMESPACE_ARGS, '/usr/bin/true']);
+    try {
+      const result = await run(file, args, { cwd: tmpdir(), timeoutMs: OWN_NAMESPACE_PROBE_TIMEOUT_MS });
+      return result.exitCode === 0;
+    } catch {
+      return false;
+    }
+  })();
+  return ownNamespace;
+}
 
 /**
  * The wrapper's exec chain: setpriv (killed with the service) → bwrap's sandbox (namespaces built by
  * the service as root, then the drop to the sandbox user) → the inner bwrap above → Chromium. A
  * service that is not root already runs the sandbox in a user namespace that allows no other, so
- * there Chromium keeps the service's uid, as before.
+ * there (and where the host forbids it) Chromium keeps the sandbox's uid, as before.
  */
 async function sandboxedBrowser(identity: SandboxIdentity, dir: string, profile: string): Promise<string[]> {
-  const [command, ...args] = identity.dropFromRoot
-    ? [...IN_OWN_NAMESPACE, CHROMIUM_BINARY]
-    : [CHROMIUM_BINARY];
+  const inner = identity.dropFromRoot && (await ownNamespaceAllowed(identity));
   const [bwrap, sandboxed] = sandboxArgv(
     {
       identity,
@@ -123,8 +143,8 @@ async function sandboxedBrowser(identity: SandboxIdentity, dir: string, profile:
       passwd: await writeSandboxPasswd(dir, identity),
       home: PROFILE_INSIDE,
     },
-    command!,
-    args,
+    inner ? BWRAP : CHROMIUM_BINARY,
+    inner ? [...OWN_NAMESPACE_ARGS, CHROMIUM_BINARY] : [],
   );
   return [SETPRIV, '--pdeathsig', 'KILL', '--', bwrap, ...sandboxed];
 }
