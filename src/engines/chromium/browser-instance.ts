@@ -2,11 +2,20 @@
 // with only its profile folder, driven by playwright-core over --remote-debugging-pipe: no DevTools
 // port, and no network at all in the sandbox. playwright-core never downloads a browser itself.
 import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { QuireError } from '../../errors/quire-error.js';
 import { SETPRIV } from '../../process/limits.js';
-import { makeSandboxDir, requireSandbox, sandboxArgv, writeSandboxPasswd } from '../../process/sandbox.js';
+import { run } from '../../process/runner.js';
+import {
+  BWRAP,
+  makeSandboxDir,
+  requireSandbox,
+  type SandboxIdentity,
+  sandboxArgv,
+  writeSandboxPasswd,
+} from '../../process/sandbox.js';
 import { makeWorkDir } from '../../process/work-dir.js';
 
 /** Debian's launcher script; its version banner is what the probe reads. */
@@ -78,6 +87,68 @@ const PERFORMANCE_FLAGS = [
   '--no-service-autorun',
 ];
 
+/**
+ * Chromium runs as uid 0 of a user namespace of its own, which on the host is the unprivileged
+ * sandbox user, with every capability dropped (bounding set included, so no exec regains one) and
+ * no further user namespace. Chromium's renderers cost ~60–120 ms more CPU per page under any
+ * non-root uid (docs/benchmarks.md, `html`), and uid 0 here is root only by name: the host sees
+ * `quire-sandbox`, files are read and written as it, and there is no capability to use.
+ */
+const ROOT_BY_NAME_ONLY = ['--uid', '0', '--gid', '0', '--cap-drop', 'ALL'];
+
+/**
+ * Opens the sandbox user's own user namespace with uid 0 in it, around Chromium. Mounts seen from a
+ * user namespace are nodev, so /dev is rebuilt (bwrap binds the few device nodes) with a fresh
+ * /dev/shm; the rest of the sandbox's file system is bound through unchanged.
+ */
+const OWN_NAMESPACE_ARGS = [
+  ...ROOT_BY_NAME_ONLY,
+  ...['--unshare-user', '--disable-userns', '--bind', '/', '/', '--dev', '/dev'],
+  ...['--perms', '1777', '--tmpfs', '/dev/shm', '--'],
+];
+const OWN_NAMESPACE_PROBE_TIMEOUT_MS = 10_000;
+
+let ownNamespace: Promise<boolean> | undefined;
+
+/**
+ * Whether the sandbox user may open a user namespace inside the sandbox, checked once per process:
+ * some hosts forbid unprivileged user namespaces, and there Chromium keeps the plain sandbox user.
+ */
+function ownNamespaceAllowed(identity: SandboxIdentity): Promise<boolean> {
+  ownNamespace ??= (async () => {
+    const spec = { identity, mounts: [], passwd: '/dev/null', home: '/tmp' };
+    const [file, args] = sandboxArgv(spec, BWRAP, [...OWN_NAMESPACE_ARGS, '/usr/bin/true']);
+    try {
+      const result = await run(file, args, { cwd: tmpdir(), timeoutMs: OWN_NAMESPACE_PROBE_TIMEOUT_MS });
+      return result.exitCode === 0;
+    } catch {
+      return false;
+    }
+  })();
+  return ownNamespace;
+}
+
+/**
+ * The wrapper's exec chain: setpriv (killed with the service) → bwrap's sandbox (namespaces built by
+ * the service as root, then the drop to the sandbox user) → the inner bwrap above → Chromium. A
+ * service that is not root already runs the sandbox in a user namespace that allows no other, so
+ * there (and where the host forbids it) Chromium keeps the sandbox's uid, as before.
+ */
+async function sandboxedBrowser(identity: SandboxIdentity, dir: string, profile: string): Promise<string[]> {
+  const inner = identity.dropFromRoot && (await ownNamespaceAllowed(identity));
+  const [bwrap, sandboxed] = sandboxArgv(
+    {
+      identity,
+      mounts: [{ host: profile, at: PROFILE_INSIDE, writable: true }],
+      passwd: await writeSandboxPasswd(dir, identity),
+      home: PROFILE_INSIDE,
+    },
+    inner ? BWRAP : CHROMIUM_BINARY,
+    inner ? [...OWN_NAMESPACE_ARGS, CHROMIUM_BINARY] : [],
+  );
+  return [SETPRIV, '--pdeathsig', 'KILL', '--', bwrap, ...sandboxed];
+}
+
 /** POSIX single quotes: the wrapper below must pass every argument through unchanged. */
 const quote = (arg: string) => `'${arg.replaceAll("'", "'\\''")}'`;
 
@@ -112,22 +183,9 @@ export class BrowserInstance {
     await mkdir(opts.workRoot, { recursive: true, mode: 0o700 });
     const dir = await makeWorkDir(opts.workRoot);
     const profile = await makeSandboxDir(path.join(dir, 'profile'), identity);
-    const [bwrap, sandboxed] = sandboxArgv(
-      {
-        identity,
-        mounts: [{ host: profile, at: PROFILE_INSIDE, writable: true }],
-        passwd: await writeSandboxPasswd(dir, identity),
-        home: PROFILE_INSIDE,
-      },
-      CHROMIUM_BINARY,
-      [],
-    );
     const pidFile = path.join(dir, 'browser.pid');
     const wrapper = path.join(dir, 'chromium-sandboxed');
-    await writeFile(
-      wrapper,
-      wrapperScript(pidFile, [SETPRIV, '--pdeathsig', 'KILL', '--', bwrap, ...sandboxed]),
-    );
+    await writeFile(wrapper, wrapperScript(pidFile, await sandboxedBrowser(identity, dir, profile)));
     await chmod(wrapper, 0o700);
     let browser: Browser;
     try {
