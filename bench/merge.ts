@@ -52,10 +52,14 @@ const openArgv = (file: string) => ['qpdf', '--show-npages', '--show-pages', fil
 
 interface Sample {
   flowMs: number;
-  /** Client phases of the flow: the multipart upload (create), the long-poll, link + download. */
+  /** Client phases of the flow: the multipart upload (create), the long-poll, the link, the body. */
   createMs: number;
   waitMs: number;
+  linkMs: number;
   downloadMs: number;
+  /** Bytes sent by the create and received by the download, for the transfer rates. */
+  uploadBytes: number;
+  downloadBytes: number;
   rawMs: number;
   /**
    * The runner's opening pass run raw, one input after another: what a job paid before its merge
@@ -81,13 +85,21 @@ async function sample(client: BenchClient, c: Case, dir: string): Promise<Sample
     flowMs: flow.totalMs,
     createMs: flow.createMs,
     waitMs: flow.waitMs,
-    downloadMs: flow.linkMs + flow.bodyMs,
+    linkMs: flow.linkMs,
+    downloadMs: flow.bodyMs,
+    uploadBytes: flow.job.input.files.reduce((sum, f) => sum + f.size, 0),
+    downloadBytes: flow.bytes,
     rawMs: raw.ms,
     openMs,
     jobMs: delta('quire_job_run_seconds_sum', { tool: 'merge' }) * 1000,
     qpdfMs: delta('quire_engine_run_seconds_sum', { engine: 'qpdf' }) * 1000,
     qpdfRuns: delta('quire_engine_run_seconds_count', { engine: 'qpdf' }),
   };
+}
+
+/** Megabytes per second of a transfer, the unit the upload and download phases are compared in. */
+function rate(bytes: number, ms: number): string {
+  return `${fmt(bytes / 1e6, 1)} MB at ${fmt(bytes / 1e3 / ms, 0)} MB/s`;
 }
 
 export async function mergeBench(): Promise<BenchResult> {
@@ -119,8 +131,15 @@ export async function mergeBench(): Promise<BenchResult> {
         `    job (claim → done) ${fmt(pick((x) => x.jobMs))} ms = ${fmt(pick((x) => x.jobMs) / raw, 2)}x raw; ` +
           `the runner's opening pass run raw ${fmt(pick((x) => x.openMs))} ms (not before the merge of a clean job); ` +
           `qpdf ${pick((x) => x.qpdfRuns)} runs, ${fmt(pick((x) => x.qpdfMs))} ms summed; ` +
-          `client phases: create ${fmt(pick((x) => x.createMs))} ms, wait ${fmt(pick((x) => x.waitMs))} ms, ` +
-          `link + download ${fmt(pick((x) => x.downloadMs))} ms; ` +
+          `client phases: create ${fmt(pick((x) => x.createMs))} ms (${rate(
+            s[0]!.uploadBytes,
+            pick((x) => x.createMs),
+          )}), ` +
+          `wait ${fmt(pick((x) => x.waitMs))} ms, link ${fmt(pick((x) => x.linkMs))} ms, ` +
+          `download ${fmt(pick((x) => x.downloadMs))} ms (${rate(
+            s[0]!.downloadBytes,
+            pick((x) => x.downloadMs),
+          )}); ` +
           `flow runs [${s.map((x) => fmt(x.flowMs, 0)).join(', ')}] raw [${s.map((x) => fmt(x.rawMs, 0)).join(', ')}]`,
       );
       summary.push([c.label, `${fmt(flow)} vs ${fmt(raw)} ms = ${fmt(ratio, 2)}x (≤ ${c.target}x)`]);

@@ -73,6 +73,34 @@ describe('local disk specifics', () => {
     expect(b.ino).toBe(a.ino);
   });
 
+  test('upload over an existing object replaces it whole, still by a hard link, with no temp left', async () => {
+    const root = freshRoot();
+    const store = await openBlobStore(`file://${root}`, { secret });
+    await store.put('jobs/job_1/result', Readable.from([Buffer.from('first attempt')]));
+    const source = path.join(base, 'retry-output.pdf');
+    await fs.writeFile(source, 'second attempt');
+    expect(await store.upload('jobs/job_1/result', source)).toEqual({ size: 14 });
+    const [a, b] = await Promise.all([fs.stat(source), fs.stat(path.join(root, 'jobs/job_1/result'))]);
+    expect(b.ino).toBe(a.ino);
+    expect(await filesUnder(root)).toEqual(['jobs', 'jobs/job_1', 'jobs/job_1/result']);
+  });
+
+  test('reads stream in chunks of at most 1 MiB, so a large object is never held whole', async () => {
+    const root = freshRoot();
+    const store = await openBlobStore(`file://${root}`, { secret });
+    const body = Buffer.alloc(3 * 1024 * 1024 + 5, 7);
+    await store.put(
+      'jobs/job_1/input-0',
+      Readable.from([body.subarray(0, 2_000_000), body.subarray(2_000_000)]),
+    );
+    const sizes: number[] = [];
+    for await (const chunk of await store.get('jobs/job_1/input-0')) sizes.push((chunk as Buffer).length);
+    expect(sizes.reduce((x, y) => x + y, 0)).toBe(body.length);
+    expect(Math.max(...sizes)).toBeLessThanOrEqual(1024 * 1024);
+    // Fewer, larger reads than Node's 64 KiB default: the download path's file-system calls.
+    expect(sizes.length).toBeLessThanOrEqual(4);
+  });
+
   test('temporary links are absolute under the public base URL and accepted by a second store', async () => {
     const root = freshRoot();
     const api1 = await openBlobStore(`file://${root}`, { secret, publicBaseUrl: 'https://pdf.example.com/' });
