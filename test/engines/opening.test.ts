@@ -113,8 +113,24 @@ describe('rotate of a small, clean PDF', () => {
     const file = 'qpdf__bad-xref-entry.pdf';
     expect(await quickPageCount(corpus(file), statSync(corpus(file)).size)).toBe(1);
     const { output, qpdfRuns } = await rotateCounting(file, { angle: 90 });
-    // The failed rotation, the opening, the repair's reads and rewrite, the count, the rotation.
-    expect(qpdfRuns).toBeGreaterThan(2);
+    // The failed rotation, the opening, the repair's three reads (trailer, root, page tree) and its
+    // rewrite, the rewrite's own page count (the only one: the opening takes it), the rotation.
+    expect(qpdfRuns).toBe(8);
+    expect(await checkPasses(output.path)).toBe(true);
+    expect(await pageCount(output.path)).toBe(1);
+    expect(await rotations(output.path)).toEqual([90]);
+  });
+});
+
+describe('repair during the opening', () => {
+  it("counts a repaired copy's pages once: in the rewrite's own check, not again after it", async () => {
+    // Damaged (no EOF marker, broken xref): the opening, the repair's three reads (trailer, root,
+    // page tree), its rewrite (qpdf warns, so the rewrite's check counts the pages), the rotation.
+    const file = 'pdfjs__scan-bad.pdf';
+    const test = await makeToolContext({ tool: rotateTool, files: [file], options: { angle: 90 } });
+    cleanups.push(test.cleanup);
+    const { output, qpdfRuns } = await openAndRunCountingQpdf(rotateTool, test.ctx);
+    expect(qpdfRuns).toBe(7);
     expect(await checkPasses(output.path)).toBe(true);
     expect(await pageCount(output.path)).toBe(1);
     expect(await rotations(output.path)).toEqual([90]);

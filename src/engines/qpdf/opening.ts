@@ -53,13 +53,20 @@ export function qpdfOpening(qpdf: QpdfProgram) {
      * Writes a copy of a damaged file that the other engines read as qpdf does. A plain rewrite
      * is not enough in two measured cases (qpdf 11.3): a reconstructed trailer without /Size is
      * written without /Size again (its writer only fills in a /Size key that exists), and the root's
-     * wrong /Count is kept. Both are set in a JSON update applied while rewriting. Returns false
-     * (and writes nothing useful) for an encrypted file, whose trailer must not be rebuilt.
+     * wrong /Count is kept. Both are set in a JSON update applied while rewriting. Returns the
+     * copy's page count (the write's own check counts them when qpdf warned, else they are counted
+     * here), or undefined (and writes nothing useful) for an encrypted file, whose trailer must not
+     * be rebuilt.
      */
-    async repairCopy(input: string, output: string, pages: number, call: QpdfCall): Promise<boolean> {
+    async repairCopy(
+      input: string,
+      output: string,
+      pages: number,
+      call: QpdfCall,
+    ): Promise<number | undefined> {
       const head = await objects(input, ['trailer'], call);
       const trailer = valueIn(head, 'trailer');
-      if (!trailer || trailer['/Encrypt'] !== undefined) return false;
+      if (!trailer || trailer['/Encrypt'] !== undefined) return undefined;
       const rootId = idOf(trailer['/Root']);
       const root = rootId
         ? valueIn(await objects(input, [rootId], call), String(trailer['/Root']))
@@ -85,12 +92,14 @@ export function qpdfOpening(qpdf: QpdfProgram) {
         JSON.stringify({ qpdf: [header, changed] }),
         'repair',
       );
+      let counted: number | undefined;
       try {
-        await qpdf.write([abs(input), `--update-from-json=${abs(update)}`], output, call);
+        const args = [abs(input), `--update-from-json=${abs(update)}`, abs(output)];
+        counted = await qpdf.verifyWritten(await qpdf.exec(args, call, { progress: true }), output, call);
       } finally {
         await removeSecretFile(update);
       }
-      return true;
+      return counted ?? qpdf.pageCount(output, call);
     },
   };
 }

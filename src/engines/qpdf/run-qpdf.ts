@@ -32,8 +32,16 @@ export interface QpdfProgram {
     call: QpdfCall,
     options?: { stdout?: boolean; progress?: boolean; stdoutMaxBytes?: number },
   ): Promise<RunResult>;
-  /** Exit 3 means "written with warnings"; on damaged inputs that can be a file without pages. */
-  verifyWritten(result: RunResult, output: string, call: QpdfCall, outputPassword?: string): Promise<void>;
+  /**
+   * Exit 3 means "written with warnings"; on damaged inputs that can be a file without pages. Returns
+   * the written file's page count when it had to count them, so a caller need not count again.
+   */
+  verifyWritten(
+    result: RunResult,
+    output: string,
+    call: QpdfCall,
+    outputPassword?: string,
+  ): Promise<number | undefined>;
   /** Runs `args` followed by the output path, with progress, and verifies what was written. */
   write(args: string[], output: string, call: QpdfCall): Promise<void>;
   pageCount(input: string, call: QpdfCall): Promise<number>;
@@ -82,9 +90,10 @@ export function qpdfProgram(defaults: EngineDefaults, binary: string): QpdfProgr
   };
 
   const verifyWritten: QpdfProgram['verifyWritten'] = async (result, output, call, outputPassword) => {
-    if (result.exitCode !== QPDF_EXIT.warnings) return;
+    if (result.exitCode !== QPDF_EXIT.warnings) return undefined;
     const pages = await pageCount(output, { ...call, password: outputPassword });
     if (pages === 0) throw new QuireError('pdf_corrupt', 'The PDF has no usable pages');
+    return pages;
   };
 
   const write: QpdfProgram['write'] = async (args, output, call) => {

@@ -56,14 +56,10 @@ async function openInput<O>(
   // A password means an encrypted file: its trailer and encryption are not ours to rebuild.
   if (!opening.damaged || password !== undefined) return { pages: opening.pages, input };
   const repaired = workFile(ctx.workDir, `input-${index}-repaired`);
-  if (!(await ctx.engines.qpdf.repairCopy(input.path, repaired, opening.pages, call))) {
-    return { pages: opening.pages, input };
-  }
+  const pages = await ctx.engines.qpdf.repairCopy(input.path, repaired, opening.pages, call);
+  if (pages === undefined) return { pages: opening.pages, input };
   const { size } = await stat(repaired);
-  return {
-    pages: await ctx.engines.qpdf.pageCount(repaired, call),
-    input: { ...input, path: repaired, size, repairedFrom: input.path },
-  };
+  return { pages, input: { ...input, path: repaired, size, repairedFrom: input.path } };
 }
 
 /**
