@@ -3,6 +3,7 @@
 import { performance } from 'node:perf_hooks';
 import { QuireError } from '../errors/quire-error.js';
 import { hitCpuLimit, looksOutOfMemory, type ResourceLimits, withLimits } from './limits.js';
+import { killGroup } from './process-group.js';
 import { type EngineHandlers, startEngine } from './spawner/client.js';
 import { createLineSplitter } from './stderr-tail.js';
 
@@ -64,15 +65,6 @@ export interface RunResult {
 /** Process groups still alive; killed when the service process exits so no engine outlives it. */
 const liveGroups = new Set<number>();
 let exitHookInstalled = false;
-
-function killGroup(pid: number | undefined): void {
-  if (pid === undefined) return;
-  try {
-    process.kill(-pid, 'SIGKILL');
-  } catch {
-    // ESRCH: the group is already gone.
-  }
-}
 
 function installExitHook(): void {
   if (exitHookInstalled) return;

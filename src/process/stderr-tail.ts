@@ -26,10 +26,6 @@ export class TailBuffer {
   toBuffer(): Buffer {
     return Buffer.concat(this.chunks);
   }
-
-  toString(): string {
-    return this.toBuffer().toString('utf8');
-  }
 }
 
 /** Keeps the first `maxBytes` bytes and remembers whether anything was cut off. */
@@ -51,10 +47,6 @@ export class HeadBuffer {
 
   toBuffer(): Buffer {
     return Buffer.concat(this.chunks);
-  }
-
-  toString(): string {
-    return this.toBuffer().toString('utf8');
   }
 }
 

@@ -4,20 +4,12 @@
 // keeps the service's event loop running meanwhile. Started by client.ts; dies with the service.
 import { type ChildProcess, spawn } from 'node:child_process';
 import type { Readable } from 'node:stream';
+import { killGroup } from '../process-group.js';
 import { HeadBuffer, TailBuffer } from '../stderr-tail.js';
 import type { ClosedEvent, SpawnerEvent, SpawnerRequest, SpawnRequest } from './protocol.js';
 
 /** Engine process groups still alive: killed when the service goes, however it goes. */
 const liveGroups = new Set<number>();
-
-function killGroup(pid: number | undefined): void {
-  if (pid === undefined) return;
-  try {
-    process.kill(-pid, 'SIGKILL');
-  } catch {
-    // ESRCH: the group is already gone.
-  }
-}
 
 function send(event: SpawnerEvent, onSent?: () => void): boolean {
   if (!process.connected) return false;
