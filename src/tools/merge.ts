@@ -8,6 +8,7 @@ import { eachOutline, type MergedFile, outlineTree, type QpdfOutline } from './l
 import { appendOutline } from './lib/outline-update.js';
 import { fileStem, workFile } from './lib/output-name.js';
 import { PageSelectionSchema, resolvePageList, toQpdfRange } from './lib/page-selection.js';
+import { pooled } from './lib/pooled.js';
 import { StringEnum } from './lib/schema.js';
 import type { ToolContext, ToolInput } from './lib/types.js';
 import { defineTool } from './lib/types.js';
@@ -120,12 +121,9 @@ async function readOutline(ctx: Ctx, i: number): Promise<OutlineRead> {
  * destinations, comes with the outline for small files and in a second run only when needed.
  */
 async function readOutlines(ctx: Ctx, files: MergedFile[]): Promise<void> {
-  let next = 0;
-  const reader = async () => {
-    for (let i = next++; i < files.length; i = next++)
-      files[i] = { ...files[i]!, ...(await readOutline(ctx, i)) };
-  };
-  await allSettled(Array.from({ length: OUTLINE_READERS }, reader));
+  await pooled(files, OUTLINE_READERS, async (file, i) => {
+    files[i] = { ...file, ...(await readOutline(ctx, i)) };
+  });
 }
 
 type Mode = NonNullable<Static<typeof options>['bookmarks']>;

@@ -12,6 +12,7 @@ import { engineCall } from './inputs.js';
 import { estimateJpegQuality } from './jpeg-quality.js';
 import { workFile } from './output-name.js';
 import { MAX_PAGE_PIXELS } from './page-pixels.js';
+import { pooled } from './pooled.js';
 import type { ToolContext } from './types.js';
 
 export interface ImageTarget {
@@ -188,19 +189,6 @@ async function reencode(
     dict: { ...dict, '/Width': size.width, '/Height': size.height, '/Filter': '/DCTDecode' },
     datafile,
   };
-}
-
-/** Runs `work` over `items` with at most `limit` at a time (libvips threads do the decoding). */
-async function pooled<T>(
-  items: readonly T[],
-  limit: number,
-  work: (item: T) => Promise<void>,
-): Promise<void> {
-  let next = 0;
-  const lane = async () => {
-    while (next < items.length) await work(items[next++]!);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
 }
 
 /**
