@@ -75,6 +75,17 @@ const OPEN_CONCURRENCY = 4;
  */
 const OPEN_TOGETHER_MAX_BYTES = 16 * 1024 * 1024;
 
+/** The PDF inputs of a job, in upload order (the ones the opening reads). */
+function pdfInputs(inputs: readonly ToolInput[]): ToolInput[] {
+  return inputs.filter((input) => input.contentType === 'application/pdf');
+}
+
+/** How many of `pdfs` open at once: a few when every one is small, else one at a time. */
+function opensAtOnce(pdfs: readonly ToolInput[]): number {
+  const small = pdfs.every((pdf) => pdf.size <= OPEN_TOGETHER_MAX_BYTES);
+  return small ? Math.min(OPEN_CONCURRENCY, pdfs.length) : 1;
+}
+
 /**
  * Opens every PDF input (a few at a time when all are small) and takes their results in upload
  * order: the page limit is enforced on the running total, and the first file that fails (or passes
@@ -86,8 +97,9 @@ async function openPdfs<O>(
   ctx: RunContext<O>,
   password: string | undefined,
 ): Promise<{ counts: number[]; inputs: ToolInput[] }> {
-  const pdfs = ctx.inputs.filter((input) => input.contentType === 'application/pdf');
+  const pdfs = pdfInputs(ctx.inputs);
   const counts: number[] = [];
+  let total = 0;
   const inputs = [...ctx.inputs];
   const stop = new AbortController();
   const opening = { ...ctx, signal: AbortSignal.any([ctx.signal, stop.signal]) };
@@ -99,17 +111,15 @@ async function openPdfs<O>(
     open.catch(() => undefined); // Awaited in order below; a later file's failure waits its turn.
     started.push(open);
   };
-  const small = pdfs.every((pdf) => pdf.size <= OPEN_TOGETHER_MAX_BYTES);
-  for (let k = 0; k < (small ? OPEN_CONCURRENCY : 1); k++) launch();
+  const atOnce = opensAtOnce(pdfs);
+  for (let k = 0; k < atOnce; k++) launch();
   try {
     for (const [i, input] of pdfs.entries()) {
       const opened = await started[i]!;
       counts.push(opened.pages);
       inputs[ctx.inputs.indexOf(input)] = opened.input;
-      checkPageLimit(
-        counts.reduce((a, b) => a + b, 0),
-        ctx.limits.maxPages,
-      );
+      total += opened.pages;
+      checkPageLimit(total, ctx.limits.maxPages);
       launch();
       // Several files: each is a share of the step (merge). One file: the tool goes on inspecting
       // it within the step, so opening it alone does not advance the bar.
@@ -126,16 +136,14 @@ async function openPdfs<O>(
  * the page limit enforced as the qpdf opening does; undefined sends the job to the qpdf opening.
  */
 async function quickCounts<O>(ctx: RunContext<O>): Promise<number[] | undefined> {
-  const pdfs = ctx.inputs.filter((input) => input.contentType === 'application/pdf');
   const counts: number[] = [];
-  for (const input of pdfs) {
+  let total = 0;
+  for (const input of pdfInputs(ctx.inputs)) {
     const pages = await quickPageCount(input.path, input.size);
     if (pages === undefined) return undefined;
     counts.push(pages);
-    checkPageLimit(
-      counts.reduce((a, b) => a + b, 0),
-      ctx.limits.maxPages,
-    );
+    total += pages;
+    checkPageLimit(total, ctx.limits.maxPages);
   }
   return counts;
 }
@@ -165,7 +173,7 @@ export async function openBeside<O, T>(
   read: (input: ToolInput, call: EngineCallOptions) => Promise<{ value: T; pages: number }>,
   onGiveUp: () => void,
 ): Promise<{ values: T[]; pages: number[] }> {
-  const pdfs = ctx.inputs.filter((input) => input.contentType === 'application/pdf');
+  const pdfs = pdfInputs(ctx.inputs);
   const values: T[] = [];
   const counts: number[] = [];
   const stop = new AbortController();
@@ -185,9 +193,8 @@ export async function openBeside<O, T>(
     () => undefined,
     () => undefined,
   );
-  const small = pdfs.every((pdf) => pdf.size <= OPEN_TOGETHER_MAX_BYTES);
   const during = Math.min(OPEN_BESIDE_CONCURRENCY, pdfs.length);
-  const after = Math.max(0, (small ? Math.min(OPEN_CONCURRENCY, pdfs.length) : 1) - during);
+  const after = Math.max(0, opensAtOnce(pdfs) - during);
   const readers = [
     ...Array.from({ length: during }, reader),
     ...Array.from({ length: after }, () => besideDone.then(reader)),
