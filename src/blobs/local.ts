@@ -131,8 +131,7 @@ export class LocalBlobStore implements BlobStore {
       await inDirectory(target, async () => {
         const temp = tempPathFor(target);
         try {
-          if (code === 'EEXIST') await linkOrCopy(source, temp);
-          else await copyFile(source, temp, constants.COPYFILE_EXCL);
+          await linkOrCopy(source, temp);
           await rename(temp, target);
         } catch (failure) {
           await unlink(temp).catch(() => undefined);
