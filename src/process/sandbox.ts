@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { QuireError } from '../errors/quire-error.js';
 import { SETPRIV } from './limits.js';
-import { run } from './runner.js';
+import { type RunResult, run } from './runner.js';
 
 export const BWRAP = '/usr/bin/bwrap';
 /** Created by scripts/setup.sh and the Dockerfile; owns nothing on the host but its sandboxes. */
@@ -153,6 +153,20 @@ async function lookUpUser(name: string): Promise<{ uid: number; gid: number } | 
   return undefined;
 }
 
+/**
+ * Runs `command args` in a sandbox holding nothing of ours (no mounts, a stand-in passwd): how the
+ * checks of what this host lets a sandbox do are made.
+ */
+export function runInEmptySandbox(
+  identity: SandboxIdentity,
+  command: string,
+  args: readonly string[],
+): Promise<RunResult> {
+  const spec = { identity, mounts: [], passwd: '/dev/null', home: '/tmp' };
+  const [file, argv] = sandboxArgv(spec, command, args);
+  return run(file, argv, { cwd: tmpdir(), timeoutMs: PROBE_TIMEOUT_MS });
+}
+
 async function probe(): Promise<SandboxIdentity | string> {
   let identity: SandboxIdentity;
   const uid = process.getuid?.() ?? -1;
@@ -163,10 +177,8 @@ async function probe(): Promise<SandboxIdentity | string> {
   } else {
     identity = { uid, gid: process.getgid?.() ?? uid, dropFromRoot: false };
   }
-  const spec = { identity, mounts: [], passwd: '/dev/null', home: '/tmp' };
-  const [file, argv] = sandboxArgv(spec, '/usr/bin/true', []);
   try {
-    const result = await run(file, argv, { cwd: tmpdir(), timeoutMs: PROBE_TIMEOUT_MS });
+    const result = await runInEmptySandbox(identity, '/usr/bin/true', []);
     if (result.exitCode === 0) return identity;
     // bwrap's first stderr line names what the host refused (a namespace, a mount).
     const why = result.stderrTail

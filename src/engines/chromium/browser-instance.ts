@@ -2,16 +2,15 @@
 // with only its profile folder, driven by playwright-core over --remote-debugging-pipe: no DevTools
 // port, and no network at all in the sandbox. playwright-core never downloads a browser itself.
 import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { QuireError } from '../../errors/quire-error.js';
 import { SETPRIV } from '../../process/limits.js';
-import { run } from '../../process/runner.js';
 import {
   BWRAP,
   makeSandboxDir,
   requireSandbox,
+  runInEmptySandbox,
   type SandboxIdentity,
   sandboxArgv,
   writeSandboxPasswd,
@@ -106,7 +105,6 @@ const OWN_NAMESPACE_ARGS = [
   ...['--unshare-user', '--disable-userns', '--bind', '/', '/', '--dev', '/dev'],
   ...['--perms', '1777', '--tmpfs', '/dev/shm', '--'],
 ];
-const OWN_NAMESPACE_PROBE_TIMEOUT_MS = 10_000;
 
 let ownNamespace: Promise<boolean> | undefined;
 
@@ -116,10 +114,8 @@ let ownNamespace: Promise<boolean> | undefined;
  */
 function ownNamespaceAllowed(identity: SandboxIdentity): Promise<boolean> {
   ownNamespace ??= (async () => {
-    const spec = { identity, mounts: [], passwd: '/dev/null', home: '/tmp' };
-    const [file, args] = sandboxArgv(spec, BWRAP, [...OWN_NAMESPACE_ARGS, '/usr/bin/true']);
     try {
-      const result = await run(file, args, { cwd: tmpdir(), timeoutMs: OWN_NAMESPACE_PROBE_TIMEOUT_MS });
+      const result = await runInEmptySandbox(identity, BWRAP, [...OWN_NAMESPACE_ARGS, '/usr/bin/true']);
       return result.exitCode === 0;
     } catch {
       return false;
