@@ -10,7 +10,7 @@ import { pathToFileURL } from 'node:url';
 import { BenchClient } from './support/client.js';
 import { corpusFile, repoRoot } from './support/paths.js';
 import { startServer } from './support/server.js';
-import { fmt, median } from './support/stats.js';
+import { fmt, jobsPerSecond, median } from './support/stats.js';
 import { withTempDir } from './support/work-dir.js';
 import type { BenchResult } from './types.js';
 
@@ -43,21 +43,6 @@ async function startBridge(dir: string): Promise<Bridge> {
   });
 }
 
-/** Jobs per second of `clients` loops each running `job` `perClient` times. */
-async function rate(
-  clients: number,
-  perClient: number,
-  job: (n: number) => Promise<unknown>,
-): Promise<number> {
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: clients }, async (_, c) => {
-      for (let i = 0; i < perClient; i++) await job(c * perClient + i);
-    }),
-  );
-  return (clients * perClient * 1000) / (performance.now() - started);
-}
-
 export async function docx(): Promise<BenchResult> {
   return withTempDir('docx', async (dir) => {
     const input = path.join(dir, 'page.docx');
@@ -82,8 +67,8 @@ export async function docx(): Promise<BenchResult> {
         quire.push(await quireJob());
         raw.push(await bridgeJob(i));
       }
-      const quireRate = await rate(CLIENTS, JOBS_PER_CLIENT, quireJob);
-      const rawRate = await rate(CLIENTS, JOBS_PER_CLIENT, bridgeJob);
+      const quireRate = await jobsPerSecond(CLIENTS, JOBS_PER_CLIENT, quireJob);
+      const rawRate = await jobsPerSecond(CLIENTS, JOBS_PER_CLIENT, bridgeJob);
       const q = median(quire);
       const r = median(raw);
       return {

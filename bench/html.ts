@@ -13,7 +13,7 @@ import { BenchClient, type FlowTiming, metricSum, scrapeMetrics } from './suppor
 import { repoRoot } from './support/paths.js';
 import { treeCpuMs } from './support/process-tree.js';
 import { startServer } from './support/server.js';
-import { fmt, median } from './support/stats.js';
+import { fmt, jobsPerSecond, median } from './support/stats.js';
 import { withTempDir } from './support/work-dir.js';
 import type { BenchResult } from './types.js';
 
@@ -73,16 +73,6 @@ async function measured(pid: number, job: () => Promise<number>): Promise<{ ms: 
   return { ms, cpuMs: treeCpuMs(pid) - before };
 }
 
-async function concurrentRate(client: BenchClient, file: string): Promise<number> {
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: CLIENTS }, async () => {
-      for (let i = 0; i < JOBS_PER_CLIENT; i++) await client.flow('html-to-pdf', {}, [file]);
-    }),
-  );
-  return (CLIENTS * JOBS_PER_CLIENT * 1000) / (performance.now() - started);
-}
-
 export async function html(): Promise<BenchResult> {
   return withTempDir('html', async (dir) => {
     const page = path.join(dir, 'page.html');
@@ -117,7 +107,9 @@ export async function html(): Promise<BenchResult> {
         ((metricSum(after, `${name}_sum`, match) - metricSum(before, `${name}_sum`, match)) * 1000) /
         (metricSum(after, `${name}_count`, match) - metricSum(before, `${name}_count`, match));
       const phase = (pick: (f: FlowTiming) => number) => fmt(median(flows.map(pick)));
-      const rate = await concurrentRate(client, page);
+      const rate = await jobsPerSecond(CLIENTS, JOBS_PER_CLIENT, () =>
+        client.flow('html-to-pdf', {}, [page]),
+      );
       const q = { ms: median(quire.map((r) => r.ms)), cpu: median(quire.map((r) => r.cpuMs)) };
       const s = { ms: median(script.map((r) => r.ms)), cpu: median(script.map((r) => r.cpuMs)) };
       const scriptRate = 1000 / s.ms;

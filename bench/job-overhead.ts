@@ -7,10 +7,10 @@ import path from 'node:path';
 import { BenchClient, type FlowTiming, metricSum, scrapeMetrics } from './support/client.js';
 import { RssSampler, readMemory } from './support/memory.js';
 import { corpusFile, QPDF_OK } from './support/paths.js';
-import { descendants } from './support/process-tree.js';
+import { descendants, ownCpuMs } from './support/process-tree.js';
 import { runRawOk } from './support/raw.js';
 import { startServer } from './support/server.js';
-import { fmt, MiB, median, percentile } from './support/stats.js';
+import { fmt, jobsPerSecond, MiB, median, percentile } from './support/stats.js';
 import { withTempDir } from './support/work-dir.js';
 import type { BenchResult } from './types.js';
 
@@ -20,6 +20,7 @@ const RUNS = 60;
 const CLIENTS = 8;
 /** Jobs (and raw runs) per throughput round; two rounds each, alternating, so load drifts cancel. */
 const ROUND_JOBS = 96;
+const PER_CLIENT = ROUND_JOBS / CLIENTS;
 const TARGET_OVERHEAD_MS = 12;
 const TARGET_CPU_MS = 8;
 const TARGET_THROUGHPUT = 0.5;
@@ -45,19 +46,6 @@ export const SERVICE_WRAPPER = [
  */
 export function rotateToolArgvs(input: string, out: string): string[][] {
   return [['qpdf', '--progress', input, '--rotate=+90:1-z', out]];
-}
-
-/** CPU time (user + system) of a process so far, in ms, from /proc/<pid>/stat; 0 once it is gone. */
-function cpuMsOf(pid: number): number {
-  let stat: string;
-  try {
-    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch {
-    return 0;
-  }
-  // Fields after the command name, which may hold spaces: utime and stime are the 12th and 13th.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
 }
 
 /** The service's engine spawner (src/process/spawner/): the Node child of the server that runs main.js. */
@@ -89,28 +77,13 @@ function serviceCpuClock(serverPid: number): CpuClock {
     throw new Error(`expected one engine spawner under the server, found ${found.length}`);
   const spawner = found[0]!;
   return {
-    read: () => cpuMsOf(serverPid) + cpuMsOf(spawner),
-    spawner: () => cpuMsOf(spawner),
+    read: () => ownCpuMs(serverPid) + ownCpuMs(spawner),
+    spawner: () => ownCpuMs(spawner),
     check: () => {
       if (spawnerPids(serverPid).join() !== String(spawner))
         throw new Error('the engine spawner was replaced');
     },
   };
-}
-
-/** Jobs (or runs) per second when `clients` loops share `total` iterations of `once`. */
-async function rate(total: number, clients: number, once: () => Promise<unknown>): Promise<number> {
-  let started = 0;
-  const t0 = performance.now();
-  await Promise.all(
-    Array.from({ length: clients }, async () => {
-      while (started < total) {
-        started++;
-        await once();
-      }
-    }),
-  );
-  return total / ((performance.now() - t0) / 1000);
 }
 
 interface Sequential {
@@ -148,15 +121,21 @@ async function throughput(client: BenchClient, cpuMs: () => number, dir: string)
   let rawRuns = 0;
   let rawSeconds = 0;
   let used = 0;
-  let loop = 0;
-  const rawOnce = () =>
-    runRawOk(['qpdf', '--rotate=+90', INPUT, path.join(dir, `raw-${loop++ % CLIENTS}.pdf`)], dir, QPDF_OK);
+  // Each client loop writes its own output file.
+  const rawOnce = (n: number) =>
+    runRawOk(
+      ['qpdf', '--rotate=+90', INPUT, path.join(dir, `raw-${Math.floor(n / PER_CLIENT)}.pdf`)],
+      dir,
+      QPDF_OK,
+    );
   for (let round = 0; round < 2; round++) {
-    const rawRate = await rate(ROUND_JOBS, CLIENTS, rawOnce);
+    const rawRate = await jobsPerSecond(CLIENTS, PER_CLIENT, rawOnce);
     rawRuns += ROUND_JOBS;
     rawSeconds += ROUND_JOBS / rawRate;
     const before = cpuMs();
-    const quireRate = await rate(ROUND_JOBS, CLIENTS, () => client.flow('rotate', { angle: 90 }, [INPUT]));
+    const quireRate = await jobsPerSecond(CLIENTS, PER_CLIENT, () =>
+      client.flow('rotate', { angle: 90 }, [INPUT]),
+    );
     used += cpuMs() - before;
     quireJobs += ROUND_JOBS;
     quireSeconds += ROUND_JOBS / quireRate;

@@ -8,15 +8,9 @@ function parents(): Map<number, number> {
   const map = new Map<number, number>();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
-    try {
-      // Field 4 of /proc/<pid>/stat is the ppid; the command name (field 2) may hold spaces, so
-      // parse from the last ')'.
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      map.set(Number(entry), ppid);
-    } catch {
-      // The process ended while we looked.
-    }
+    // Field 4 of /proc/<pid>/stat is the ppid; a process that ended while we looked is left out.
+    const fields = statFields(Number(entry));
+    if (fields) map.set(Number(entry), Number(fields[1]));
   }
   return map;
 }
@@ -60,6 +54,11 @@ export function treeMemory(pid: number): { rssBytes: number; pssBytes: number; p
 
 /** Clock ticks per second of /proc/<pid>/stat times (USER_HZ: 100 on Linux everywhere in practice). */
 const TICKS_PER_SECOND = 100;
+/** utime, stime, cutime and cstime (fields 14–17 of /proc/<pid>/stat) in `statFields`. */
+const UTIME = 11;
+const STIME = 12;
+const CUTIME = 13;
+const CSTIME = 14;
 
 /**
  * CPU time, in ms, used so far by `pid` and everything below it: each live process's own user and
@@ -69,21 +68,35 @@ const TICKS_PER_SECOND = 100;
 export function treeCpuMs(pid: number): number {
   let ticks = 0;
   for (const p of descendants(pid)) {
-    try {
-      const stat = readFileSync(`/proc/${p}/stat`, 'utf8');
-      // After the command name: state is field 3, utime 14, stime 15, cutime 16, cstime 17.
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      for (const index of [11, 12, 13, 14]) ticks += Number(fields[index] ?? 0);
-    } catch {
-      // Gone between listing and reading: its time is now in its parent's cutime.
-    }
+    // Gone between listing and reading: its time is now in its parent's cutime.
+    const fields = statFields(p);
+    if (fields) for (const index of [UTIME, STIME, CUTIME, CSTIME]) ticks += Number(fields[index] ?? 0);
   }
   return (ticks * 1000) / TICKS_PER_SECOND;
 }
 
+/** CPU time (user + system), in ms, of `pid` itself so far; 0 once it is gone. */
+export function ownCpuMs(pid: number): number {
+  const fields = statFields(pid);
+  return fields ? ((Number(fields[UTIME]) + Number(fields[STIME])) * 1000) / TICKS_PER_SECOND : 0;
+}
+
 /** CPU time, in ms, of the children `pid` has reaped so far (cutime + cstime): engines run and gone. */
 export function reapedChildrenCpuMs(pid = process.pid): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return ((Number(fields[13]) + Number(fields[14])) * 1000) / TICKS_PER_SECOND;
+  const fields = statFields(pid);
+  if (!fields) throw new Error(`no process ${pid}`);
+  return ((Number(fields[CUTIME]) + Number(fields[CSTIME])) * 1000) / TICKS_PER_SECOND;
+}
+
+/**
+ * The fields of /proc/<pid>/stat after the command name (which may hold spaces, so the split starts
+ * at the last ')'): index 0 is the state (field 3); undefined once the process is gone.
+ */
+function statFields(pid: number): string[] | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  } catch {
+    return undefined;
+  }
 }

@@ -23,3 +23,21 @@ export function table(rows: readonly (readonly string[])[]): string {
   const [header, ...body] = rows;
   return [line(header!), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(line)].join('\n');
 }
+
+/**
+ * Jobs per second of `clients` concurrent loops each running `job` `perClient` times (`n` numbers
+ * the job across all loops, for output names); the clock stops when the last loop ends.
+ */
+export async function jobsPerSecond(
+  clients: number,
+  perClient: number,
+  job: (n: number) => Promise<unknown>,
+): Promise<number> {
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: clients }, async (_, c) => {
+      for (let i = 0; i < perClient; i++) await job(c * perClient + i);
+    }),
+  );
+  return (clients * perClient * 1000) / (performance.now() - started);
+}
