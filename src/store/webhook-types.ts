@@ -71,6 +71,12 @@ export interface WebhookStore {
     now?: number,
   ): Promise<WebhookMessage | undefined>;
 
+  /**
+   * Calls `listener` after each commit that queued messages to send now: a job transition or a retry
+   * made through this database, or (PostgreSQL, while `listenForChanges` runs) by another process.
+   * Returns the unsubscribe function. Messages falling due later are found by polling.
+   */
+  onQueued(listener: () => void): () => void;
   /** Takes the next due message of an enabled endpoint under a lease (attempts + 1). */
   claimDelivery(leaseMs: number, now?: number): Promise<DeliveryClaim | undefined>;
   /**

@@ -1,8 +1,8 @@
 // The webhook dispatcher: a few delivery slots per worker process, apart from job slots, that claim
 // due messages from the SQL queue under a lease, send one signed attempt each and record the outcome.
-// It sleeps until a job changes in this process or the poll interval passes (changes made elsewhere).
+// It sleeps until the store says messages were queued or the poll interval passes (retries falling
+// due, and changes made by other processes on SQLite).
 import type { Config } from '../config/config.js';
-import type { JobEvents } from '../model/job-change.js';
 import type { DeliveryNext } from '../model/webhook.js';
 import type { Logger } from '../observability/logger.js';
 import { IdleWaiters } from '../process/idle-waiters.js';
@@ -17,8 +17,6 @@ export interface WebhookDispatcherDeps {
   keys: { webhookSecretKey: Buffer };
   config: { webhooks: Config['webhooks'] };
   logger: Logger;
-  /** In-process job changes wake idle slots at once (their events may have queued messages). */
-  events?: JobEvents;
 }
 
 /** Old events are pruned this often; the work is one indexed DELETE. */
@@ -32,9 +30,10 @@ export function startWebhookDispatcher(deps: WebhookDispatcherDeps): { stop(): P
   let stopped = false;
   const waiters = new IdleWaiters(pollMs);
   const wakeAll = () => waiters.wakeAll();
-  // One slot per change: waking them all sent every slot to query the outbox for each job change
-  // (12 queries per rotate job). A slot that finds a message wakes the next, so a burst still fans out.
-  const offChange = deps.events?.onAny(() => waiters.wakeOne());
+  // One slot per commit that queued messages, and only then: waking on every job change sent a slot
+  // to read the outbox three times per job with no endpoint. A slot that finds a message wakes the
+  // next, so a burst still fans out.
+  const offQueued = deps.webhooks.onQueued(() => waiters.wakeOne());
   const idle = () => waiters.idle();
 
   const slot = async () => {
@@ -69,7 +68,7 @@ export function startWebhookDispatcher(deps: WebhookDispatcherDeps): { stop(): P
     async stop() {
       stopped = true;
       clearInterval(pruner);
-      offChange?.();
+      offQueued();
       wakeAll();
       await Promise.allSettled(slots);
     },

@@ -10,7 +10,7 @@ import type { ClaimedJob, Database } from '../../src/store/types.js';
 import { type PgTestServer, startPostgresServer } from '../support/pg-server.js';
 import { describeJobStoreConformance } from './job-store.suite.js';
 import { describeLocalRateLimitConformance } from './local-rate-limits.suite.js';
-import { ALICE, BOB, LEASE_MS, newJob, result, T0 } from './support/job-fixtures.js';
+import { ALICE, BOB, endpoint, LEASE_MS, newJob, result, T0 } from './support/job-fixtures.js';
 
 let server: Promise<PgTestServer> | undefined;
 const freshUrl = async () => {
@@ -50,6 +50,28 @@ describe('postgres specifics', () => {
       expect(claim?.job.id).toBe(job.id);
       await stopWorker();
       await stopApi();
+    } finally {
+      await api.close();
+      await worker.close();
+    }
+  });
+
+  test('webhook messages queued through one pool wake the listeners of another, and nothing else does', async () => {
+    const url = await freshUrl();
+    const [api, worker] = [await migrated(url), await migrated(url)];
+    try {
+      let heardByWorker = 0;
+      const changes: JobChangeNotice[] = [];
+      worker.webhooks.onQueued(() => heardByWorker++);
+      const stop = await worker.listenForChanges!((c) => changes.push(c));
+      await api.accounts.createAccount({ id: ALICE, name: 'A', plan: 'free', createdAt: 1 });
+      await api.webhooks.createEndpoint({ ...endpoint(), events: ['job.canceled'] });
+      const quiet = await api.jobs.create(newJob());
+      await api.jobs.create(newJob());
+      await api.jobs.cancel(ALICE, quiet.id);
+      await expect.poll(() => changes.length).toBe(3);
+      expect(heardByWorker).toBe(1);
+      await stop();
     } finally {
       await api.close();
       await worker.close();

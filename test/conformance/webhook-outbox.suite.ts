@@ -133,6 +133,32 @@ export function describeWebhookOutboxConformance(open: OpenDatabase): void {
       expect(await types(db(), job.id)).toEqual(['job.created', 'job.processing', 'job.canceled']);
     });
 
+    test('onQueued hears of each committed transition or retry that queued messages, and of no other', async () => {
+      const hook = await db().webhooks.createEndpoint(
+        endpoint({ events: ['job.succeeded', 'job.canceled'] }),
+      );
+      let heard = 0;
+      const off = db().webhooks.onQueued(() => heard++);
+      const job = await db().jobs.create(newJob());
+      const claim = await db().jobs.claimNext('w1', LEASE_MS, T0);
+      expect(heard).toBe(0);
+      await db().jobs.complete(job.id, claim!.leaseToken, result(job.id), T0 + 9e6, T0 + 1);
+      expect(heard).toBe(1);
+      const due = await db().webhooks.claimDelivery(LEASE_MS, T0 + 2);
+      expect(due?.message.jobId).toBe(job.id);
+      const other = await db().jobs.create(newJob());
+      const lost = await db().jobs.claimNext('w1', LEASE_MS, T0 + 3);
+      await db().jobs.cancel(ALICE, other.id, T0 + 4);
+      expect(heard).toBe(2);
+      expect(await db().jobs.complete(other.id, lost!.leaseToken, result(other.id), T0 + 9e6)).toBe(false);
+      expect(heard).toBe(2);
+      await db().webhooks.retryMessage(ALICE, hook.id, due!.message.id, T0 + 5);
+      expect(heard).toBe(3);
+      off();
+      await db().jobs.delete(ALICE, (await db().jobs.create(newJob())).id, T0 + 6);
+      expect(heard).toBe(3);
+    });
+
     test('the sweep writes job.failed for worker_lost and nothing for a requeue', async () => {
       await subscribeAll();
       const job = await db().jobs.create(newJob());

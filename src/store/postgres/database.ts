@@ -2,6 +2,7 @@
 // PostgreSQL dialect, migrations under an advisory lock, and the LISTEN side of job-change notices.
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
+import { QueuedMessages } from '../sql/queued-messages.js';
 import { sqlStores } from '../sql/stores.js';
 import type { Database } from '../types.js';
 import { openPostgres, type PostgresOptions } from './connection.js';
@@ -14,8 +15,9 @@ export function openPostgresDatabase(url: string, options: PostgresOptions): Dat
   const db = openPostgres(url, options);
   const origin = randomUUID();
   const stops = new Set<() => Promise<void>>();
+  const messages = new QueuedMessages();
   return {
-    ...sqlStores(db, postgresDialect(origin)),
+    ...sqlStores(db, postgresDialect(origin), messages),
     uploads: new PostgresUploadStore(db),
     async migrate() {
       await runMigrations(db);
@@ -24,7 +26,8 @@ export function openPostgresDatabase(url: string, options: PostgresOptions): Dat
       await sql`select 1`.execute(db);
     },
     async listenForChanges(listener) {
-      const stop = await listenForChanges(url, origin, listener);
+      // Another process's change that queued webhook messages wakes this process's delivery slots.
+      const stop = await listenForChanges(url, origin, listener, () => messages.queued());
       stops.add(stop);
       return async () => {
         stops.delete(stop);

@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import { toolFilter, waitingAccounts } from '../sql/job-claim.js';
+import type { Transition } from '../sql/queued-messages.js';
 import { type JobRow, type Tables, toJob } from '../sql/rows.js';
 import type { ClaimedJob, ClaimLimits } from '../types.js';
 import { noticesRead, outboxTail } from './outbox.js';
@@ -29,6 +30,7 @@ interface Claim {
 type ClaimRow = { [K in keyof JobRow]: JobRow[K] | null } & {
   plan: string | null;
   first_candidate: string | null;
+  queued: number;
 };
 
 /**
@@ -100,8 +102,8 @@ export async function claimNextFairly(
   leaseMs: number,
   now: number,
   limits: ClaimLimits | undefined,
-): Promise<ClaimedJob | undefined> {
-  if (limits?.tools?.length === 0) return undefined;
+): Promise<Transition<ClaimedJob | undefined>> {
+  if (limits?.tools?.length === 0) return { value: undefined, queued: false };
   const claim: Claim = {
     workerId,
     leaseToken: randomUUID(),
@@ -116,11 +118,12 @@ export async function claimNextFairly(
   if (row?.id === null && row.first_candidate !== null) {
     row = (await claimStatement(claim, row.first_candidate).execute(db)).rows[0];
   }
-  if (!row || row.id === null || row.plan === null) return undefined;
-  return {
+  if (!row || row.id === null || row.plan === null) return { value: undefined, queued: false };
+  const value = {
     job: toJob(row as JobRow),
     leaseToken: claim.leaseToken,
     leaseExpiresAt: claim.leaseExpiresAt,
     plan: row.plan,
   };
+  return { value, queued: Number(row.queued) > 0 };
 }

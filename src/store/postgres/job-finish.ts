@@ -4,6 +4,7 @@
 import { type Kysely, sql } from 'kysely';
 import { eventTypeFor } from '../../model/job-event.js';
 import type { JobEnding } from '../sql/dialect.js';
+import type { Transition } from '../sql/queued-messages.js';
 import type { Tables } from '../sql/rows.js';
 import { noticesRead, outboxTail, scrubbedOptions } from './outbox.js';
 
@@ -14,13 +15,13 @@ export async function finishLeased(
   token: string,
   ending: JobEnding,
   now: number,
-): Promise<boolean> {
+): Promise<Transition<boolean>> {
   const outcome =
     ending.status === 'succeeded'
       ? sql`status = 'succeeded', progress = 100, result = ${JSON.stringify(ending.result)},
             expires_at = ${ending.expiresAt}::bigint`
       : sql`status = 'failed', error = ${JSON.stringify(ending.error)}`;
-  const { rows } = await sql<{ ended: number }>`
+  const { rows } = await sql<{ ended: number; queued: number }>`
     WITH ended AS (
       UPDATE jobs SET ${outcome}, completed_at = ${now}::bigint,
         -- No password outlives the job that needed it (docs/api.md §2).
@@ -31,5 +32,5 @@ export async function finishLeased(
     ),
     ${outboxTail({ source: 'ended', type: eventTypeFor(ending.status), now, origin, notice: 'terminal' })}
     SELECT (SELECT count(*) FROM ended) AS ended, ${noticesRead}`.execute(db);
-  return Number(rows[0]?.ended) > 0;
+  return { value: Number(rows[0]?.ended) > 0, queued: Number(rows[0]?.queued) > 0 };
 }

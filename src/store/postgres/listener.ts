@@ -9,10 +9,12 @@ import { CHANGES_CHANNEL, type ChangePayload } from './notices.js';
 const RECONNECT_MIN_MS = 250;
 const RECONNECT_MAX_MS = 10_000;
 
+/** `onQueued` hears of the changes that queued webhook messages (the notice says so). */
 export async function listenForChanges(
   url: string,
   origin: string,
   listener: (change: JobChangeNotice) => void,
+  onQueued: () => void = () => undefined,
 ): Promise<() => Promise<void>> {
   let client: pg.Client | undefined;
   let stopped = false;
@@ -29,6 +31,7 @@ export async function listenForChanges(
     }
     if (payload.origin === origin) return;
     listener({ jobId: payload.jobId, kind: payload.kind });
+    if (payload.webhooks === true) onQueued();
   };
 
   const connect = async (): Promise<void> => {

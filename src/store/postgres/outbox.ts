@@ -54,9 +54,11 @@ export function outboxTail(tail: OutboxTail): RawBuilder<unknown> {
       INSERT INTO webhook_messages (id, event_id, endpoint_id, account_id, status, attempts, next_attempt_at, created_at, url)
       SELECT 'msg_' || quire_ulid(${now}), e.id, t.endpoint_id, e.account_id, 'pending', 0, ${now}, ${now}, t.url
       FROM event e JOIN targets t ON t.job_id = e.job_id
+      RETURNING id
     ),
     notice AS (
-      SELECT ${notifySql(tail.origin, sql.ref('s.id'), tail.notice)} FROM ${source} s
+      SELECT ${notifySql(tail.origin, sql.ref('s.id'), tail.notice, sql<boolean>`EXISTS (SELECT 1 FROM messages)`)}
+      FROM ${source} s
     )`;
 }
 
@@ -73,8 +75,11 @@ function callbackTargets(source: RawBuilder<unknown>): RawBuilder<unknown> {
       WHERE j.webhook_url IS NOT NULL`;
 }
 
-/** The select-list item that makes the statement run `outboxTail`'s notice. */
-export const noticesRead = sql`(SELECT count(*) FROM notice) AS notices`;
+/**
+ * The select-list items that make the statement run `outboxTail`'s notice, and say (`queued`, a
+ * count) whether it queued webhook messages.
+ */
+export const noticesRead = sql`(SELECT count(*) FROM notice) AS notices, (SELECT count(*) FROM messages) AS queued`;
 
 /**
  * A job row's options with every option named in its secret_options replaced by the redaction
@@ -107,9 +112,9 @@ export async function appendJobEvent(
   origin: string,
   row: JobRow,
   now: number,
-): Promise<void> {
+): Promise<boolean> {
   const type = eventTypeFor(row.status);
-  await sql`
+  const { rows } = await sql<{ queued: number }>`
     WITH changed AS (SELECT ${row.id}::text AS id, ${row.account_id}::text AS account_id),
     ${outboxTail({
       source: 'changed',
@@ -120,4 +125,5 @@ export async function appendJobEvent(
       body: eventBody(type, toJob(row), now),
     })}
     SELECT ${noticesRead}`.execute(conn);
+  return Number(rows[0]?.queued) > 0;
 }

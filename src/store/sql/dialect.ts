@@ -5,6 +5,7 @@ import type { Kysely, SelectQueryBuilder } from 'kysely';
 import type { JobError, JobResult } from '../../model/job.js';
 import type { JobChangeNotice } from '../../model/job-change.js';
 import type { ClaimedJob, ClaimLimits, RatePolicy } from '../types.js';
+import type { Transition } from './queued-messages.js';
 import type { JobRow, Tables } from './rows.js';
 
 /** One forward-only schema step; each dialect keeps its own numbered list. */
@@ -38,7 +39,7 @@ export interface SqlDialect {
     leaseMs: number,
     now: number,
     limits: ClaimLimits | undefined,
-  ): Promise<ClaimedJob | undefined>;
+  ): Promise<Transition<ClaimedJob | undefined>>;
   /**
    * One GCRA step for `bucket` in a single atomic statement: the bucket's new theoretical arrival
    * time and whether this request was allowed (see sql/rate-limiter.ts).
@@ -56,9 +57,10 @@ export interface SqlDialect {
   notify(conn: Kysely<Tables>, change: JobChangeNotice): Promise<void>;
   /**
    * Inside the transaction of a transition made in TypeScript: writes the outbox event for `row`'s
-   * new status with its messages (sql/job-outbox.ts) and sends the change notice for it.
+   * new status with its messages (sql/job-outbox.ts) and sends the change notice for it. True when
+   * it queued messages.
    */
-  appendJobEvent(conn: Kysely<Tables>, row: JobRow, now: number): Promise<void>;
+  appendJobEvent(conn: Kysely<Tables>, row: JobRow, now: number): Promise<boolean>;
   /**
    * Ends a job the caller holds (JobStore.complete and fail): only while (id, token, processing)
    * still match; the outcome, the lease's end, the secret scrub and the job's event commit together
@@ -70,7 +72,7 @@ export interface SqlDialect {
     token: string,
     ending: JobEnding,
     now: number,
-  ): Promise<boolean>;
+  ): Promise<Transition<boolean>>;
 }
 
 /** How a worker ends a job it holds. */

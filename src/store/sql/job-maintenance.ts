@@ -6,6 +6,7 @@ import type { JobError, JobRecord, JobStatus } from '../../model/job.js';
 import { scrubSecretOptions } from '../../model/redact.js';
 import type { SweepOutcome } from '../types.js';
 import type { SqlDialect } from './dialect.js';
+import type { QueuedMessages } from './queued-messages.js';
 import { noLease, type Tables, toJob } from './rows.js';
 
 const workerLost: JobError = {
@@ -25,6 +26,7 @@ export async function sweepExpiredLeases(
   dialect: SqlDialect,
   maxStalls: number,
   now: number,
+  messages: QueuedMessages,
 ): Promise<SweepOutcome> {
   const expired = await db
     .selectFrom('jobs')
@@ -65,13 +67,13 @@ export async function sweepExpiredLeases(
         .where('lease_expires_at', '<', now)
         .returningAll()
         .executeTakeFirst();
-      if (!row) return false;
+      if (!row) return { value: false, queued: false };
       // A requeue writes no event, but idle workers elsewhere should hear of the job.
-      if (giveUp) await dialect.appendJobEvent(conn, row, now);
-      else await dialect.notify(conn, { jobId: job.id, kind: 'created' });
-      return true;
+      if (giveUp) return { value: true, queued: await dialect.appendJobEvent(conn, row, now) };
+      await dialect.notify(conn, { jobId: job.id, kind: 'created' });
+      return { value: true, queued: false };
     });
-    if (changed) (giveUp ? outcome.failed : outcome.requeued).push(job.id);
+    if (messages.settle(changed)) (giveUp ? outcome.failed : outcome.requeued).push(job.id);
   }
   return outcome;
 }

@@ -24,9 +24,9 @@ export const noticeKinds: Record<JobStatus, JobChangeNotice['kind']> = {
  * Writes the event for `row`'s new status, with one message per enabled endpoint of the account
  * that subscribes to it; nothing when there is none, since an event nobody receives would only be
  * stored. The lookup is one probe of webhook_endpoints_account (an account has a handful of
- * endpoints at most).
+ * endpoints at most). True when it queued messages.
  */
-export async function writeJobEvent(conn: Kysely<Tables>, row: JobRow, now: number): Promise<void> {
+export async function writeJobEvent(conn: Kysely<Tables>, row: JobRow, now: number): Promise<boolean> {
   const type = eventTypeFor(row.status);
   const endpoints = await conn
     .selectFrom('webhook_endpoints')
@@ -41,7 +41,7 @@ export async function writeJobEvent(conn: Kysely<Tables>, row: JobRow, now: numb
     const url = row.webhook_url;
     return url && isCallbackEvent(type) ? [{ id: e.id, url }] : [];
   });
-  if (targets.length === 0) return;
+  if (targets.length === 0) return false;
   const { id: eventId } = await conn
     .insertInto('webhook_events')
     .values({
@@ -74,6 +74,7 @@ export async function writeJobEvent(conn: Kysely<Tables>, row: JobRow, now: numb
       })),
     )
     .execute();
+  return true;
 }
 
 /** The events a job's own webhook_url receives (docs/api.md §6): the job's end, however it ends. */

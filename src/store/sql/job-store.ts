@@ -26,6 +26,7 @@ import {
   sweepExpiredLeases,
 } from './job-maintenance.js';
 import { keysetPage, type PageCursor } from './keyset-page.js';
+import type { QueuedMessages, Transition } from './queued-messages.js';
 import { fromNewJob, type JobRow, noLease, type Tables, toJob } from './rows.js';
 
 /** Progress a worker may report; 100 belongs to `complete` alone (docs/api.md §2). */
@@ -34,21 +35,23 @@ const MAX_WORKER_PROGRESS = 99;
 export class SqlJobStore implements JobStore {
   private getQuery: CompiledQuery | undefined;
 
+  /** `messages` hears, after each commit, of the transitions that queued webhook messages. */
   constructor(
     private readonly db: Kysely<Tables>,
     private readonly dialect: SqlDialect,
+    private readonly messages: QueuedMessages,
   ) {}
 
   async create(job: NewJob): Promise<JobRecord> {
-    return this.dialect.transaction(this.db, async (conn) => {
+    const created = await this.dialect.transaction(this.db, async (conn) => {
       const row = await conn
         .insertInto('jobs')
         .values(fromNewJob(job))
         .returningAll()
         .executeTakeFirstOrThrow();
-      await this.dialect.appendJobEvent(conn, row, job.createdAt);
-      return toJob(row);
+      return { value: toJob(row), queued: await this.dialect.appendJobEvent(conn, row, job.createdAt) };
     });
+    return this.messages.settle(created);
   }
 
   async get(accountId: string, id: string): Promise<JobRecord | undefined> {
@@ -90,7 +93,7 @@ export class SqlJobStore implements JobStore {
     now = Date.now(),
     limits?: ClaimLimits,
   ): Promise<ClaimedJob | undefined> {
-    return this.dialect.claimNext(this.db, workerId, leaseMs, now, limits);
+    return this.messages.settle(await this.dialect.claimNext(this.db, workerId, leaseMs, now, limits));
   }
 
   async renewLease(id: string, token: string, leaseMs: number, now = Date.now()): Promise<boolean> {
@@ -165,40 +168,50 @@ export class SqlJobStore implements JobStore {
   }
 
   async complete(id: string, token: string, result: JobResult, expiresAt: number, now = Date.now()) {
-    return this.dialect.finishLeased(this.db, id, token, { status: 'succeeded', result, expiresAt }, now);
+    const ending = { status: 'succeeded', result, expiresAt } as const;
+    return this.messages.settle(await this.dialect.finishLeased(this.db, id, token, ending, now));
   }
 
   async fail(id: string, token: string, error: JobError, now = Date.now()): Promise<boolean> {
-    return this.dialect.finishLeased(this.db, id, token, { status: 'failed', error }, now);
+    const ending = { status: 'failed', error } as const;
+    return this.messages.settle(await this.dialect.finishLeased(this.db, id, token, ending, now));
   }
 
   async cancel(accountId: string, id: string, now = Date.now()): Promise<CancelOutcome> {
-    return this.dialect.transaction(this.db, async (conn) => {
-      const row = await this.dialect.lockRows(visibleRow(conn, accountId, id)).executeTakeFirst();
-      if (!row) return { outcome: 'not_found' };
-      if (terminalStatuses.includes(row.status)) return { outcome: 'terminal', job: toJob(row) };
-      const canceled = await cancelRow(conn, row, now);
-      await this.dialect.appendJobEvent(conn, canceled, now);
-      return { outcome: 'canceled', job: toJob(canceled), wasProcessing: row.status === 'processing' };
-    });
+    const outcome = await this.dialect.transaction(
+      this.db,
+      async (conn): Promise<Transition<CancelOutcome>> => {
+        const row = await this.dialect.lockRows(visibleRow(conn, accountId, id)).executeTakeFirst();
+        if (!row) return { value: { outcome: 'not_found' }, queued: false };
+        if (terminalStatuses.includes(row.status))
+          return { value: { outcome: 'terminal', job: toJob(row) }, queued: false };
+        const canceled = await cancelRow(conn, row, now);
+        const queued = await this.dialect.appendJobEvent(conn, canceled, now);
+        const wasProcessing = row.status === 'processing';
+        return { value: { outcome: 'canceled', job: toJob(canceled), wasProcessing }, queued };
+      },
+    );
+    return this.messages.settle(outcome);
   }
 
   async delete(accountId: string, id: string, now = Date.now()): Promise<JobRecord | undefined> {
-    return this.dialect.transaction(this.db, async (conn) => {
+    const deleted = await this.dialect.transaction(this.db, async (conn) => {
       const row = await this.dialect.lockRows(visibleRow(conn, accountId, id)).executeTakeFirst();
-      if (!row) return undefined;
+      if (!row) return { value: undefined, queued: false };
       let ended = row;
+      let queued = false;
       if (!terminalStatuses.includes(row.status)) {
         ended = await cancelRow(conn, row, now);
-        await this.dialect.appendJobEvent(conn, ended, now);
+        queued = await this.dialect.appendJobEvent(conn, ended, now);
       }
       await conn.updateTable('jobs').set({ deleted_at: now }).where('id', '=', id).execute();
-      return toJob(ended);
+      return { value: toJob(ended), queued };
     });
+    return this.messages.settle(deleted);
   }
 
   sweepExpiredLeases(maxStalls: number, now = Date.now()): Promise<SweepOutcome> {
-    return sweepExpiredLeases(this.db, this.dialect, maxStalls, now);
+    return sweepExpiredLeases(this.db, this.dialect, maxStalls, now, this.messages);
   }
 
   listEndedWithInputs(limit: number): Promise<JobRecord[]> {

@@ -8,6 +8,7 @@ import type { AttemptRecord, DeliveryClaim, WebhookStore } from '../webhook-type
 import type { SqlDialect } from './dialect.js';
 import { fromEndpoint, toEndpoint } from './endpoint-rows.js';
 import { keysetPage, type PageCursor } from './keyset-page.js';
+import type { QueuedMessages } from './queued-messages.js';
 import type { Tables } from './rows.js';
 import { ensureJobCallbackEndpoint, getJobCallbackEndpoint } from './webhook-callbacks.js';
 import {
@@ -25,7 +26,12 @@ export class SqlWebhookStore implements WebhookStore {
   constructor(
     private readonly db: Kysely<Tables>,
     private readonly dialect: SqlDialect,
+    private readonly messages: QueuedMessages,
   ) {}
+
+  onQueued(listener: () => void): () => void {
+    return this.messages.listen(listener);
+  }
 
   async createEndpoint(endpoint: WebhookEndpoint, maxPerAccount?: number): Promise<WebhookEndpoint> {
     return this.dialect.transaction(this.db, async (conn) => {
@@ -205,6 +211,7 @@ export class SqlWebhookStore implements WebhookStore {
       .where('account_id', '=', accountId)
       .executeTakeFirst();
     if (updated.numUpdatedRows === 0n) return undefined;
+    this.messages.queued();
     const row = await this.db
       .selectFrom('webhook_messages as m')
       .innerJoin('webhook_events as e', 'e.id', 'm.event_id')

@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { type Kysely, sql } from 'kysely';
 import { toolFilter, waitingAccounts } from '../sql/job-claim.js';
 import { writeJobEvent } from '../sql/job-outbox.js';
+import type { Transition } from '../sql/queued-messages.js';
 import { type Tables, toJob } from '../sql/rows.js';
 import type { ClaimedJob, ClaimLimits } from '../types.js';
 import { withWriteLock } from './connection.js';
@@ -59,15 +60,16 @@ export async function claimNextFairly(
   leaseMs: number,
   now: number,
   limits: ClaimLimits | undefined,
-): Promise<ClaimedJob | undefined> {
-  if (limits?.tools?.length === 0) return undefined;
+): Promise<Transition<ClaimedJob | undefined>> {
+  const none = { value: undefined, queued: false };
+  if (limits?.tools?.length === 0) return none;
   // Idle workers poll often: when nothing is claimable (empty queue, or every waiting account at
   // its limit) a plain read answers without taking the write lock.
-  if ((await pickNext(db, limits)).rows.length === 0) return undefined;
+  if ((await pickNext(db, limits)).rows.length === 0) return none;
   return withWriteLock(db, async (conn) => {
     // Chosen again under the lock: another process may have claimed since the read above.
     const pick = (await pickNext(conn, limits)).rows[0];
-    if (!pick) return undefined;
+    if (!pick) return none;
     return markClaimed(conn, pick, workerId, leaseMs, now);
   });
 }
@@ -82,7 +84,7 @@ async function markClaimed(
   workerId: string,
   leaseMs: number,
   now: number,
-): Promise<ClaimedJob> {
+): Promise<Transition<ClaimedJob>> {
   const leaseToken = randomUUID();
   const leaseExpiresAt = now + leaseMs;
   const row = await conn
@@ -99,6 +101,6 @@ async function markClaimed(
     .returningAll()
     .executeTakeFirstOrThrow();
   await conn.updateTable('accounts').set({ last_claim_at: now }).where('id', '=', pick.account_id).execute();
-  await writeJobEvent(conn, row, now);
-  return { job: toJob(row), leaseToken, leaseExpiresAt, plan: pick.plan };
+  const queued = await writeJobEvent(conn, row, now);
+  return { value: { job: toJob(row), leaseToken, leaseExpiresAt, plan: pick.plan }, queued };
 }

@@ -4,6 +4,7 @@ import { type Kysely, sql } from 'kysely';
 import { scrubSecretOptions } from '../../model/redact.js';
 import type { JobEnding } from '../sql/dialect.js';
 import { writeJobEvent } from '../sql/job-outbox.js';
+import type { Transition } from '../sql/queued-messages.js';
 import { noLease, type Tables } from '../sql/rows.js';
 import { withWriteLock } from './connection.js';
 
@@ -13,7 +14,7 @@ export async function finishLeased(
   token: string,
   ending: JobEnding,
   now: number,
-): Promise<boolean> {
+): Promise<Transition<boolean>> {
   const outcome =
     ending.status === 'succeeded'
       ? {
@@ -33,7 +34,7 @@ export async function finishLeased(
       .where('status', '=', 'processing')
       .returningAll()
       .executeTakeFirst();
-    if (!ended) return false;
+    if (!ended) return { value: false, queued: false };
     const secretOptions = JSON.parse(ended.secret_options) as string[];
     const options = JSON.parse(ended.options) as Record<string, unknown>;
     // Every PDF tool declares the input password; only a job that was given a secret has one to scrub.
@@ -42,8 +43,7 @@ export async function finishLeased(
       await conn.updateTable('jobs').set({ options: ended.options }).where('id', '=', id).execute();
       scrubbed = true;
     }
-    await writeJobEvent(conn, ended, now);
-    return true;
+    return { value: true, queued: await writeJobEvent(conn, ended, now) };
   });
   // The WAL still holds the page images with the secrets as first written; a TRUNCATE checkpoint
   // moves the scrubbed pages into the database (secure_delete zeroes the old cells) and empties it.
