@@ -34,6 +34,10 @@ export type StepRecord =
 
 export interface StepsOutcome {
   output: ToolOutput;
+  /**
+   * Each step's record, for a job of several steps. A one-tool job's facts are its tool's alone
+   * (run-job.ts), so it gets none and its output costs no stat for a size nobody shows.
+   */
   steps: StepRecord[];
 }
 
@@ -44,7 +48,7 @@ export async function runSteps(
 ): Promise<StepsOutcome> {
   const chain = new StepChain(steps, ctx);
   const output = await chain.from(0, inputs, 0, 100);
-  return { output, steps: chain.records() };
+  return { output, steps: steps.length > 1 ? chain.records() : [] };
 }
 
 class StepChain {
@@ -121,6 +125,7 @@ class StepChain {
         ),
       },
     );
+    if (this.steps.length === 1) return output;
     const facts = {
       input_size: inputs.reduce((sum, input) => sum + input.size, 0),
       output_size: (await stat(output.path)).size,
