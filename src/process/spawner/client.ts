@@ -95,6 +95,8 @@ class Spawner {
         break;
       case 'closed':
         this.end(event.id);
+        if (event.lastStdout) run.stdout(event.lastStdout);
+        if (event.lastStderr) run.stderr(event.lastStderr);
         run.closed(event);
         break;
     }

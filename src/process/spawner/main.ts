@@ -48,13 +48,19 @@ class Relay {
    * written, so an engine flooding its output is slowed to the service's pace, not kept here.
    */
   flush(): void {
+    const chunk = this.take();
+    if (chunk && !send({ ...this.event, chunk }, () => this.stream.resume())) this.stream.pause();
+  }
+
+  /** What is gathered and not sent yet (the run's last output, carried by its close report). */
+  take(): Buffer | undefined {
     clearTimeout(this.timer);
     this.timer = undefined;
-    if (this.size === 0) return;
+    if (this.size === 0) return undefined;
     const chunk = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks);
     this.chunks = [];
     this.size = 0;
-    if (!send({ ...this.event, chunk }, () => this.stream.resume())) this.stream.pause();
+    return chunk;
   }
 }
 
@@ -102,10 +108,12 @@ function start(request: SpawnRequest): void {
   const stdout = new HeadBuffer(request.stdoutKeepBytes);
   const stderr = new TailBuffer(request.stderrTailBytes);
   const keepStdout = request.stdoutKeepBytes > 0 ? (c: Buffer) => stdout.push(c) : () => {};
-  const relays = [
-    follow(child.stdout, keepStdout, request.relayStdout ? { type: 'stdout', id } : undefined),
-    follow(child.stderr, (c) => stderr.push(c), request.relayStderr ? { type: 'stderr', id } : undefined),
-  ];
+  const relayOut = follow(child.stdout, keepStdout, request.relayStdout ? { type: 'stdout', id } : undefined);
+  const relayErr = follow(
+    child.stderr,
+    (c) => stderr.push(c),
+    request.relayStderr ? { type: 'stderr', id } : undefined,
+  );
   if (child.stdin && request.stdin !== undefined) {
     child.stdin.on('error', () => {}); // EPIPE when the engine exits without reading: not a failure.
     child.stdin.end(request.stdin);
@@ -125,7 +133,8 @@ function start(request: SpawnRequest): void {
     if (pid !== undefined) liveGroups.delete(pid);
     if (reported) return;
     reported = true;
-    for (const relay of relays) relay?.flush();
+    const lastStdout = relayOut?.take();
+    const lastStderr = relayErr?.take();
     const closed: ClosedEvent = {
       type: 'closed',
       id,
@@ -134,6 +143,8 @@ function start(request: SpawnRequest): void {
       stdout: stdout.toBuffer(),
       stdoutTruncated: stdout.truncated,
       stderrTail: stderr.toBuffer(),
+      ...(lastStdout ? { lastStdout } : {}),
+      ...(lastStderr ? { lastStderr } : {}),
     };
     send(closed);
   });

@@ -52,6 +52,12 @@ export interface ClosedEvent {
   stdout: Buffer;
   stdoutTruncated: boolean;
   stderrTail: Buffer;
+  /**
+   * Relayed output gathered and not yet sent when the engine closed, to be delivered before the
+   * close: a short run's output then travels in this one message instead of one more before it.
+   */
+  lastStdout?: Buffer;
+  lastStderr?: Buffer;
 }
 
 export type SpawnerEvent = SpawnedEvent | OutputEvent | FailedEvent | ClosedEvent;
