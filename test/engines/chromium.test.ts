@@ -1,5 +1,6 @@
 // The shared Chromium on real binaries: several pages print at once in one browser, each from
-// its own site folder, and the browser is replaced after its page budget without failing a page.
+// its own site folder, and the browser is replaced after its page budget without failing a page;
+// a page costs one renderer, with no browser UI loaded beside it.
 
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -13,8 +14,8 @@ import { pageText } from '../support/pdf.js';
 const root = mkdtempSync(path.join(os.tmpdir(), 'quire-engine-chromium-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-/** Pids of the Chromium browser processes (not renderers or helpers) below this test process. */
-function browserPids(): number[] {
+/** Chromium's processes below this test process, with their arguments. */
+function chromiumProcesses(): { pid: number; args: string[] }[] {
   const rows = execFileSync('ps', ['-eo', 'pid=,ppid=,args='], { encoding: 'utf8' })
     .trim()
     .split('\n')
@@ -29,10 +30,19 @@ function browserPids(): number[] {
         grew = true;
       }
   }
-  return rows
-    .filter((r) => ours.has(r.pid) && r.program === '/usr/lib/chromium/chromium')
+  return rows.filter((r) => ours.has(r.pid) && r.program === '/usr/lib/chromium/chromium');
+}
+
+/** Pids of the Chromium browser processes (not renderers or helpers) below this test process. */
+function browserPids(): number[] {
+  return chromiumProcesses()
     .filter((r) => !r.args.some((a) => a.startsWith('--type=')))
     .map((r) => r.pid);
+}
+
+/** The renderer processes below this test process. */
+function renderers(): { pid: number; args: string[] }[] {
+  return chromiumProcesses().filter((r) => r.args.includes('--type=renderer'));
 }
 
 function site(name: string, body: string): string {
@@ -71,6 +81,38 @@ describe('the shared Chromium', () => {
         for (const other of words.filter((w) => w !== word)) expect(text).not.toContain(other);
       });
       expect(browserPids()).toHaveLength(1);
+    } finally {
+      await chromium.close();
+    }
+  }, 120_000);
+
+  it('prints a page with one renderer and loads no browser UI (the omnibox popup) beside it', async () => {
+    const chromium = createChromium({
+      size: 1,
+      recycleAfter: 100,
+      workRoot: path.join(root, 'c'),
+      timeoutMs: 60_000,
+    });
+    try {
+      const printing = chromium.htmlToPdf(
+        site('single', '<p>Potoroo6</p>'),
+        'index.html',
+        path.join(root, 'single.pdf'),
+        { ...A4_PRINT, waitMs: 1_500 },
+        { workDir: root },
+      );
+      let seen: { pid: number; args: string[] }[] = [];
+      for (let i = 0; i < 100 && seen.length === 0; i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        seen = renderers();
+      }
+      // Within the page's wait: its renderer is up, and any UI preloaded with its window would be too.
+      await new Promise((r) => setTimeout(r, 500));
+      seen = renderers();
+      await printing;
+      expect(seen).toHaveLength(1);
+      expect(seen[0]?.args).not.toContain('--top-chrome-webui');
+      expect(pageText(path.join(root, 'single.pdf'))).toContain('Potoroo6');
     } finally {
       await chromium.close();
     }

@@ -67,7 +67,9 @@ export function chromiumArgs(userDataDir: string): string[] {
  * separates sites inside one job, where the page can load nothing but its own origin: with it, the
  * first navigation of every job swapped to a second renderer and a spare third was started. Jobs
  * stay apart regardless, since Chromium never shares a renderer between two browser contexts.
- * Measured in docs/benchmarks.md (`html`).
+ * Each context also gets a browser window whose omnibox popup (a WebUI, never shown headless) was
+ * loaded ahead in a renderer of its own: two WebUI features off halve a job's CPU. Measured in
+ * docs/benchmarks.md (`html`).
  */
 const PERFORMANCE_FLAGS = [
   '--disable-field-trial-config',
@@ -80,7 +82,7 @@ const PERFORMANCE_FLAGS = [
   '--disable-ipc-flooding-protection',
   '--disable-component-extensions-with-background-pages',
   '--disable-site-isolation-trials',
-  '--disable-features=PaintHolding,MediaRouter,OptimizationHints,Translate,IsolateOrigins,site-per-process,SpareRendererForSitePerProcess',
+  '--disable-features=PaintHolding,MediaRouter,OptimizationHints,Translate,IsolateOrigins,site-per-process,SpareRendererForSitePerProcess,WebUIOmniboxPopup,WebUIOmniboxAimPopup',
   '--metrics-recording-only',
   '--password-store=basic',
   '--no-service-autorun',
