@@ -3,14 +3,15 @@
 // candidate wins, and the input itself if none gains.
 import { copyFile, stat } from 'node:fs/promises';
 import { type Static, Type } from '@sinclair/typebox';
+import { type EngineCallOptions, InputNeedsOpeningError } from '../engines/call-options.js';
 import type { LossyLevel } from '../engines/ghostscript/ghostscript.js';
 import { isQuireError } from '../errors/quire-error.js';
 import { IMAGE_TARGETS, imagePass } from './lib/image-pass.js';
-import { planWithStreams } from './lib/image-plan.js';
-import { engineCall, engineCallWithProgress, onlyPdf } from './lib/inputs.js';
+import { type ImagePlan, planWithStreams, REWRITE_AHEAD_MAX_BYTES } from './lib/image-plan.js';
+import { engineCall, engineCallWithProgress, onlyInput, onlyPdf, openBeside } from './lib/inputs.js';
 import { outputName, workFile } from './lib/output-name.js';
 import { StringEnum } from './lib/schema.js';
-import type { ToolContext, ToolInput } from './lib/types.js';
+import type { ToolContext, ToolInput, ToolOutput } from './lib/types.js';
 import { defineTool } from './lib/types.js';
 
 const options = Type.Object(
@@ -76,21 +77,22 @@ async function lossyPass(
 async function imagePassCandidate(
   ctx: ToolContext<Options>,
   input: ToolInput,
-  pageCount: number,
   inputSize: number,
-): Promise<Candidate | undefined> {
+  planning: () => Promise<ImagePlan | undefined>,
+): Promise<(Candidate & { pages?: number }) | undefined> {
   const level = ctx.options.level ?? 'medium';
   if (level === 'lossless' || ctx.options.grayscale === true) return undefined;
   const target = IMAGE_TARGETS[level];
   try {
-    const plan = await planWithStreams(ctx, input.path, { bytes: inputSize, pages: pageCount });
+    const plan = await planning();
     if (!plan) return undefined;
     const pass = await imagePass(ctx, input.path, plan, target);
     const size = await sizeOf(pass.file);
     if (size >= inputSize) return undefined;
+    const counted = pass.pages === undefined ? {} : { pages: pass.pages };
     return pass.images > 0
-      ? { file: pass.file, method: 'lossy', size, engine: 'images' }
-      : { file: pass.file, method: 'lossless', size };
+      ? { file: pass.file, method: 'lossy', size, engine: 'images', ...counted }
+      : { file: pass.file, method: 'lossless', size, ...counted };
   } catch (err) {
     if (isQuireError(err) && LOSSY_FALLBACK_CODES.has(err.code)) return undefined;
     throw err;
@@ -131,49 +133,120 @@ async function ghostscriptCandidates(
   return candidates;
 }
 
+/**
+ * Up to this size compress opens its input beside the image pass (`inputs.opensBeside`), every
+ * stream dumped and the lossless rewrite written while qpdf opens it: the job's engine runs come in
+ * one round instead of two (ocrmypdf__poster.pdf). A larger file is opened first: whether its dump
+ * is worth starting early depends on its bytes per page.
+ */
+const OPEN_BESIDE_MAX_BYTES = REWRITE_AHEAD_MAX_BYTES;
+
+/**
+ * compress with the opening beside the image pass. A damaged upload that a plain rewrite repairs
+ * (pdfjs__scan-bad.pdf) is read as it is: poppler and qpdf both rebuild its xref by scanning its
+ * objects, qpdf's write repairs it as the runner's copy would, and the output must hold every page
+ * qpdf walked. Anything else the runner's opening decides (a larger file, grey or lossless, an input
+ * to mend, a failed open, the page limit, a damaged file the pass does not take, whose Ghostscript
+ * path needs the repaired copy) goes back to it: InputNeedsOpeningError, and the tool runs again.
+ */
+async function compressBeside(ctx: ToolContext<Options>): Promise<ToolOutput> {
+  const upload = onlyInput(ctx);
+  const input = { ...upload, size: await sizeOf(upload.path) };
+  const level = ctx.options.level ?? 'medium';
+  if (level === 'lossless' || ctx.options.grayscale === true || input.size > OPEN_BESIDE_MAX_BYTES) {
+    throw new InputNeedsOpeningError('compress opens beside only the image pass of a small file');
+  }
+  // Reads that repair as they read are taken here: the opening below says which damage may stay.
+  const run: ToolContext<Options> = { ...ctx, quickOpened: false };
+  const stop = new AbortController();
+  const during = { ...run, signal: AbortSignal.any([ctx.signal, stop.signal]) };
+  ctx.progress.step('lossy');
+  // Pages unknown yet: counted as one, so a file this small has every stream dumped ahead.
+  const planning = planWithStreams(during, input.path, { bytes: input.size, pages: 1 });
+  const settled = planning.then(
+    (plan) => plan?.rewrite,
+    () => undefined,
+  );
+  let damaged = false;
+  const read = async (pdf: ToolInput, call: EngineCallOptions) => {
+    const opening = await ctx.engines.qpdf.open(pdf.path, call);
+    if (opening.mendsStructure) throw new InputNeedsOpeningError('the input needs mending');
+    damaged = opening.damaged;
+    return { value: undefined, pages: opening.pages };
+  };
+  let pageCount: number;
+  try {
+    pageCount = (await openBeside(run, planning, read, () => stop.abort())).pages[0]!;
+  } catch (error) {
+    await settled; // no engine left writing into the work dir
+    throw error;
+  }
+  const fast = await imagePassCandidate(run, input, input.size, () => planning);
+  if (!damaged) {
+    const candidates = fast ? [fast] : await ghostscriptCandidates(run, input, pageCount, input.size);
+    return compressed(run, input, candidates);
+  }
+  // A damaged upload read as it is: its output must hold every page qpdf walked.
+  const pages = fast && (fast.pages ?? (await ctx.engines.qpdf.pageCount(fast.file, engineCall(run))));
+  if (!fast || pages !== pageCount) {
+    throw new InputNeedsOpeningError('the damaged input needs the repaired copy');
+  }
+  return compressed(run, input, [fast]);
+}
+
+/** The smallest candidate as the job's output, or the input itself when none is smaller. */
+async function compressed(
+  ctx: ToolContext<Options>,
+  input: ToolInput,
+  candidates: Candidate[],
+): Promise<ToolOutput> {
+  const level = ctx.options.level ?? 'medium';
+  const inputSize = input.size;
+  const wantsLossy = level !== 'lossless' || ctx.options.grayscale === true;
+  ctx.progress.step('compare');
+  const best = candidates.sort((a, b) => a.size - b.size)[0];
+  const chosen: Candidate =
+    best && best.size < inputSize
+      ? best
+      : { file: workFile(ctx.workDir, 'unchanged'), method: 'none', size: inputSize };
+  if (chosen.method === 'none') await copyFile(input.path, chosen.file);
+
+  return {
+    path: chosen.file,
+    name: outputName(input.name, 'compressed'),
+    contentType: 'application/pdf',
+    facts: {
+      input_size: inputSize,
+      output_size: chosen.size,
+      ratio: Math.round((chosen.size / inputSize) * 10_000) / 10_000,
+      method: chosen.method,
+      reduced: chosen.method !== 'none',
+      ...(wantsLossy ? { lossy_applied: chosen.method === 'lossy' } : {}),
+      ...(chosen.engine ? { lossy_engine: chosen.engine } : {}),
+    },
+  };
+}
+
 export const compressTool = defineTool({
   name: 'compress',
   title: 'Compress a PDF',
   description:
     'Makes a PDF smaller by downsampling images (lossy levels) and restructuring it losslessly. Never returns a larger file.',
-  inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'], opens: 'pdf' },
+  inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'], opens: 'pdf', opensBeside: true },
   options,
   output: { contentType: 'application/pdf' },
   engines: ['qpdf', 'ghostscript', 'poppler'],
   steps: { inspect: 5, lossy: 70, lossless: 20, compare: 5 },
   async run(ctx) {
+    if (ctx.opensBeside) return compressBeside(ctx);
     const { input, pageCount } = onlyPdf(ctx);
-    const level = ctx.options.level ?? 'medium';
-    const inputSize = await sizeOf(input.path);
-
-    const wantsLossy = level !== 'lossless' || ctx.options.grayscale === true;
+    // The runner's copy of a repaired input is what the tools read; its size is the one to beat.
+    const opened = { ...input, size: await sizeOf(input.path) };
     ctx.progress.step('lossy');
-    const fast = await imagePassCandidate(ctx, input, pageCount, inputSize);
-    const candidates: Candidate[] = fast
-      ? [fast]
-      : await ghostscriptCandidates(ctx, input, pageCount, inputSize);
-
-    ctx.progress.step('compare');
-    const best = candidates.sort((a, b) => a.size - b.size)[0];
-    const chosen: Candidate =
-      best && best.size < inputSize
-        ? best
-        : { file: workFile(ctx.workDir, 'unchanged'), method: 'none', size: inputSize };
-    if (chosen.method === 'none') await copyFile(input.path, chosen.file);
-
-    return {
-      path: chosen.file,
-      name: outputName(input.name, 'compressed'),
-      contentType: 'application/pdf',
-      facts: {
-        input_size: inputSize,
-        output_size: chosen.size,
-        ratio: Math.round((chosen.size / inputSize) * 10_000) / 10_000,
-        method: chosen.method,
-        reduced: chosen.method !== 'none',
-        ...(wantsLossy ? { lossy_applied: chosen.method === 'lossy' } : {}),
-        ...(chosen.engine ? { lossy_engine: chosen.engine } : {}),
-      },
-    };
+    const fast = await imagePassCandidate(ctx, opened, opened.size, () =>
+      planWithStreams(ctx, opened.path, { bytes: opened.size, pages: pageCount }),
+    );
+    const candidates = fast ? [fast] : await ghostscriptCandidates(ctx, opened, pageCount, opened.size);
+    return compressed(ctx, opened, candidates);
   },
 });

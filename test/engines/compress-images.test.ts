@@ -200,9 +200,10 @@ describe('image pass plan with streams', () => {
     expect(statSync(file).size).toBeLessThanOrEqual(REWRITE_AHEAD_MAX_BYTES);
     const result = await plan(file, 1);
     expect(result?.candidates).toHaveLength(1);
-    const rewrite = await result!.rewrite!;
-    expect(await checkPasses(rewrite)).toBe(true);
-    expect(await pageCount(rewrite)).toBe(1);
+    const rewrite = await result?.rewrite;
+    expect(rewrite?.file).toBeDefined();
+    expect(await checkPasses(rewrite!.file)).toBe(true);
+    expect(await pageCount(rewrite!.file)).toBe(1);
   });
 
   it('stops the dump and plans nothing for a heavy file the pass does not take', async () => {

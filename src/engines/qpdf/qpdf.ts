@@ -199,17 +199,20 @@ function protection({ exec, write, verifyWritten }: QpdfProgram) {
 }
 
 /** Rewriting the whole file: optimising, updating objects, linearizing, repairing, flattening. */
-function rewrites({ write }: QpdfProgram) {
+function rewrites({ write, writeCounted }: QpdfProgram) {
   return {
-    /** Lossless shrink: object streams, every stream recompressed at the highest zlib level. */
-    optimize(input: string, output: string, call: QpdfCall): Promise<void> {
+    /**
+     * Lossless shrink: object streams, every stream recompressed at the highest zlib level. Returns
+     * the written file's page count when qpdf warned (a damaged input) and it was counted.
+     */
+    optimize(input: string, output: string, call: QpdfCall): Promise<number | undefined> {
       const args = [
         '--object-streams=generate',
         '--compress-streams=y',
         '--recompress-flate',
         '--compression-level=9',
       ];
-      return write([abs(input), ...args], output, call);
+      return writeCounted([abs(input), ...args], output, call);
     },
 
     /**

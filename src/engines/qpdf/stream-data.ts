@@ -20,7 +20,7 @@ const OPTIMIZE = [
   '--compression-level=9',
 ];
 
-export function streamData({ exec, write }: QpdfProgram) {
+export function streamData({ exec, writeCounted }: QpdfProgram) {
   return {
     /**
      * Writes the stored bytes (`--decode-level=none`: a JPEG stays the JPEG it is) of `objects`
@@ -56,14 +56,15 @@ export function streamData({ exec, write }: QpdfProgram) {
     /**
      * Replaces streams from a qpdf JSON v2 update file (each with a `datafile`) and writes the
      * result with the lossless optimisation, in one qpdf run instead of an update and a rewrite.
+     * Returns the written file's page count when qpdf warned (a damaged input) and it was counted.
      */
     replaceStreamsOptimized(
       input: string,
       updateFile: string,
       output: string,
       call: QpdfCall,
-    ): Promise<void> {
-      return write([abs(input), `--update-from-json=${abs(updateFile)}`, ...OPTIMIZE], output, call);
+    ): Promise<number | undefined> {
+      return writeCounted([abs(input), `--update-from-json=${abs(updateFile)}`, ...OPTIMIZE], output, call);
     },
   };
 }

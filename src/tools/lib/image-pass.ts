@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { inflate } from 'node:zlib';
 import sharp from 'sharp';
 import type { StreamFile } from '../../engines/qpdf/qpdf.js';
-import type { ImageCandidate, ImagePlan } from './image-plan.js';
+import type { ImageCandidate, ImagePlan, Written } from './image-plan.js';
 import { engineCall } from './inputs.js';
 import { estimateJpegQuality } from './jpeg-quality.js';
 import { workFile } from './output-name.js';
@@ -138,14 +138,15 @@ async function reencode(
 
 /**
  * Writes the PDF with the plan's candidates re-encoded and the lossless optimisation applied, and
- * returns it with the number of images replaced (0: only the lossless rewrite).
+ * returns it with the number of images replaced (0: only the lossless rewrite) and, when qpdf
+ * warned about the input, its page count.
  */
 export async function imagePass<O>(
   ctx: ToolContext<O>,
   input: string,
   plan: ImagePlan,
   target: ImageTarget,
-): Promise<{ file: string; images: number }> {
+): Promise<Written & { images: number }> {
   try {
     return await writeImagePass(ctx, input, plan, target);
   } finally {
@@ -158,7 +159,7 @@ async function writeImagePass<O>(
   input: string,
   plan: ImagePlan,
   target: ImageTarget,
-): Promise<{ file: string; images: number }> {
+): Promise<Written & { images: number }> {
   const call = engineCall(ctx);
   const { candidates } = plan;
   const streams =
@@ -185,12 +186,14 @@ async function writeImagePass<O>(
   // them, so the lossless rewrite is what is left to gain (Ghostscript runs if even that fails).
   if (images === 0) {
     const ahead = await plan.rewrite;
-    if (ahead) return { file: ahead, images };
-    await ctx.engines.qpdf.optimize(input, file, call);
-    return { file, images };
+    if (ahead) return { ...ahead, images };
+    return counted(file, images, await ctx.engines.qpdf.optimize(input, file, call));
   }
   const updateFile = workFile(ctx.workDir, 'images-update', 'json');
   await writeFile(updateFile, JSON.stringify({ qpdf: [{ jsonversion: 2 }, update] }), { mode: 0o600 });
-  await ctx.engines.qpdf.replaceStreamsOptimized(input, updateFile, file, call);
-  return { file, images };
+  return counted(file, images, await ctx.engines.qpdf.replaceStreamsOptimized(input, updateFile, file, call));
+}
+
+function counted(file: string, images: number, pages: number | undefined): Written & { images: number } {
+  return pages === undefined ? { file, images } : { file, images, pages };
 }

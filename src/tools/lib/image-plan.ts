@@ -86,12 +86,18 @@ export const DUMP_AHEAD_ANY_MAX_BYTES = 64 * 1024;
  */
 export const REWRITE_AHEAD_MAX_BYTES = 1024 * 1024;
 
+/** A file the pass wrote, with its page count when qpdf warned and so counted them. */
+export interface Written {
+  file: string;
+  pages?: number;
+}
+
 export interface ImagePlan {
   candidates: ImageCandidate[];
   /** Every stream's stored bytes, when they were dumped alongside the list. */
   streams?: Map<string, StreamFile>;
   /** The input's lossless rewrite, when it was written alongside the list (undefined if it failed). */
-  rewrite?: Promise<string | undefined>;
+  rewrite?: Promise<Written | undefined>;
 }
 
 /**
@@ -136,10 +142,14 @@ export async function planWithStreams<O>(
 }
 
 /** The lossless optimisation of `input` into a new work file; undefined when it failed or was stopped. */
-function losslessRewrite<O>(ctx: ToolContext<O>, input: string, signal: AbortSignal) {
+function losslessRewrite<O>(
+  ctx: ToolContext<O>,
+  input: string,
+  signal: AbortSignal,
+): Promise<Written | undefined> {
   const file = workFile(ctx.workDir, 'lossless');
   return ctx.engines.qpdf.optimize(input, file, { ...engineCall(ctx), signal }).then(
-    () => file,
+    (pages) => (pages === undefined ? { file } : { file, pages }),
     () => undefined,
   );
 }
