@@ -161,8 +161,11 @@ async function compressBeside(ctx: ToolContext<Options>): Promise<ToolOutput> {
   const stop = new AbortController();
   const during = { ...run, signal: AbortSignal.any([ctx.signal, stop.signal]) };
   ctx.progress.step('lossy');
+  // A damaged input's rewrite ahead is counted again (qpdf warns): two engine runs beside the pass
+  // for a file mostly re-encoded (scan-bad), so it stops once the opening finds the damage.
+  const damage = new AbortController();
   // Pages unknown yet: counted as one, so a file this small has every stream dumped ahead.
-  const planning = planWithStreams(during, input.path, { bytes: input.size, pages: 1 });
+  const planning = planWithStreams(during, input.path, { bytes: input.size, pages: 1 }, damage.signal);
   const settled = planning.then(
     (plan) => plan?.rewrite,
     () => undefined,
@@ -172,6 +175,7 @@ async function compressBeside(ctx: ToolContext<Options>): Promise<ToolOutput> {
     const opening = await ctx.engines.qpdf.open(pdf.path, call);
     if (opening.mendsStructure) throw new InputNeedsOpeningError('the input needs mending');
     damaged = opening.damaged;
+    if (damaged) damage.abort();
     return { value: undefined, pages: opening.pages };
   };
   let pageCount: number;

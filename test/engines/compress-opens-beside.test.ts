@@ -89,9 +89,12 @@ describe('qpdf runs of compress on small image-heavy files', () => {
   it('a damaged scan a plain rewrite repairs (scan-bad) is read as uploaded, its output counted', async () => {
     const file = corpus('pdfjs__scan-bad.pdf');
     const run = await compressCounting(file);
-    // Beside the list: the opening, the dump, the lossless rewrite and its page count (qpdf warns
-    // about the input); then the image swap and its page count, held to the page qpdf walked.
-    expect(run).toMatchObject({ qpdfRuns: 6, pages: 1, valid: true });
+    // Beside the list: the opening and the dump; then the image swap and its page count (qpdf warns
+    // about the input), held to the page qpdf walked. The lossless rewrite ahead, and its page
+    // count, run only as far as they got before the opening found the damage and stopped them.
+    expect(run).toMatchObject({ pages: 1, valid: true });
+    expect(run.qpdfRuns).toBeGreaterThanOrEqual(4);
+    expect(run.qpdfRuns).toBeLessThanOrEqual(6);
     expect(run.output.facts).toMatchObject({
       method: 'lossy',
       lossy_engine: 'images',

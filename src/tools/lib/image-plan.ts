@@ -103,13 +103,15 @@ export interface ImagePlan {
 /**
  * The pass's plan (planImagePass) from `pdfimages -list`, with a heavy or small file's streams
  * dumped by qpdf at the same time, and a small file's lossless rewrite begun; undefined when the pass
- * does not apply (both are stopped). A failed dump only means the candidates are dumped afterwards,
- * a failed rewrite that it is written again if needed; a failed list stops both.
+ * does not apply (both are stopped; `rewriteUntil` stops the rewrite too). A failed dump only means
+ * the candidates are dumped afterwards, a failed or stopped rewrite that it is written after the
+ * pass if needed; a failed list stops both.
  */
 export async function planWithStreams<O>(
   ctx: ToolContext<O>,
   input: string,
   size: { bytes: number; pages: number },
+  rewriteUntil?: AbortSignal,
 ): Promise<ImagePlan | undefined> {
   const stop = new AbortController();
   const call = { ...engineCall(ctx), signal: AbortSignal.any([ctx.signal, stop.signal]) };
@@ -122,7 +124,11 @@ export async function planWithStreams<O>(
   const stopRewrite = new AbortController();
   const rewrite =
     size.bytes <= REWRITE_AHEAD_MAX_BYTES
-      ? losslessRewrite(ctx, input, AbortSignal.any([ctx.signal, stopRewrite.signal]))
+      ? losslessRewrite(
+          ctx,
+          input,
+          AbortSignal.any([ctx.signal, stopRewrite.signal, ...(rewriteUntil ? [rewriteUntil] : [])]),
+        )
       : undefined;
   let plan: ImagePlan | undefined;
   try {
