@@ -185,7 +185,13 @@ async function compressBeside(ctx: ToolContext<Options>): Promise<ToolOutput> {
     await settled; // no engine left writing into the work dir
     throw error;
   }
-  const fast = await imagePassCandidate(run, input, input.size, () => planning);
+  const fast = await imagePassCandidate(run, input, input.size, () => planning).catch((error) => {
+    ctx.signal.throwIfAborted();
+    // What failed on the damaged upload read as it is may still succeed on the runner's copy.
+    throw damaged
+      ? new InputNeedsOpeningError('the pass failed on a damaged input', { cause: error })
+      : error;
+  });
   if (!damaged) {
     const candidates = fast ? [fast] : await ghostscriptCandidates(run, input, pageCount, input.size);
     return compressed(run, input, candidates);
