@@ -5,6 +5,7 @@ import { copyFile, stat } from 'node:fs/promises';
 import { type Static, Type } from '@sinclair/typebox';
 import { type EngineCallOptions, InputNeedsOpeningError } from '../engines/call-options.js';
 import type { LossyLevel } from '../engines/ghostscript/ghostscript.js';
+import type { StreamFile } from '../engines/qpdf/qpdf.js';
 import { isQuireError } from '../errors/quire-error.js';
 import { IMAGE_TARGETS, imagePass } from './lib/image-pass.js';
 import { type ImagePlan, planWithStreams, REWRITE_AHEAD_MAX_BYTES } from './lib/image-plan.js';
@@ -134,10 +135,10 @@ async function ghostscriptCandidates(
 }
 
 /**
- * Up to this size compress opens its input beside the image pass (`inputs.opensBeside`), every
- * stream dumped and the lossless rewrite written while qpdf opens it: the job's engine runs come in
- * one round instead of two (ocrmypdf__poster.pdf). A larger file is opened first: whether its dump
- * is worth starting early depends on its bytes per page.
+ * Up to this size compress opens its input beside the image pass (`inputs.opensBeside`): qpdf's
+ * opening run also dumps every stream, while `pdfimages -list` runs and the lossless rewrite is
+ * written, so the job's engine runs come in one round instead of three (ocrmypdf__poster.pdf). A
+ * larger file is opened first: whether its dump is worth starting early depends on its bytes per page.
  */
 const OPEN_BESIDE_MAX_BYTES = REWRITE_AHEAD_MAX_BYTES;
 
@@ -164,28 +165,37 @@ async function compressBeside(ctx: ToolContext<Options>): Promise<ToolOutput> {
   // A damaged input's rewrite ahead is counted again (qpdf warns): two engine runs beside the pass
   // for a file mostly re-encoded (scan-bad), so it stops once the opening finds the damage.
   const damage = new AbortController();
-  // Pages unknown yet: counted as one, so a file this small has every stream dumped ahead.
-  const planning = planWithStreams(during, input.path, { bytes: input.size, pages: 1 }, damage.signal);
+  // The opening's run dumps every stream as well (one run fewer beside the list).
+  const planning = planWithStreams(
+    during,
+    input.path,
+    { bytes: input.size, pages: 1 },
+    { rewriteUntil: damage.signal, dumped: true },
+  );
   const settled = planning.then(
     (plan) => plan?.rewrite,
     () => undefined,
   );
   let damaged = false;
   const read = async (pdf: ToolInput, call: EngineCallOptions) => {
-    const opening = await ctx.engines.qpdf.open(pdf.path, call);
+    const prefix = workFile(ctx.workDir, 'stream', '');
+    const { opening, streams } = await ctx.engines.qpdf.openWithStreams(pdf.path, prefix, call);
     if (opening.mendsStructure) throw new InputNeedsOpeningError('the input needs mending');
     damaged = opening.damaged;
     if (damaged) damage.abort();
-    return { value: undefined, pages: opening.pages };
+    return { value: streams, pages: opening.pages };
   };
-  let pageCount: number;
+  let opened: { values: Map<string, StreamFile>[]; pages: number[] };
   try {
-    pageCount = (await openBeside(run, planning, read, () => stop.abort())).pages[0]!;
+    opened = await openBeside(run, planning, read, () => stop.abort());
   } catch (error) {
     await settled; // no engine left writing into the work dir
     throw error;
   }
-  const fast = await imagePassCandidate(run, input, input.size, () => planning).catch((error) => {
+  const pageCount = opened.pages[0]!;
+  const streams = opened.values[0]!;
+  const withStreams = () => planning.then((plan) => plan && { ...plan, streams });
+  const fast = await imagePassCandidate(run, input, input.size, withStreams).catch((error) => {
     ctx.signal.throwIfAborted();
     // What failed on the damaged upload read as it is may still succeed on the runner's copy.
     throw damaged

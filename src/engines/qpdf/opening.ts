@@ -1,6 +1,7 @@
 // How qpdf opens an upload for the tool runner: the pages it really finds, whether it had to
 // reconstruct the file to get there, and a rewritten copy that every other engine can read.
 import { QuireError } from '../../errors/quire-error.js';
+import type { RunResult } from '../../process/runner.js';
 import { removeSecretFile, writeSecretFile } from '../../process/work-dir.js';
 import { QPDF_EXIT, QPDF_RECOVERED, QPDF_TRAILER_WITHOUT_SIZE } from './failure.js';
 import { abs, JSON_MAX_BYTES, type QpdfCall, type QpdfProgram } from './run-qpdf.js';
@@ -18,6 +19,20 @@ export interface Opening {
    * root's /Count disagrees with the pages it holds (poppler trusts /Count and fails on it).
    */
   damaged: boolean;
+}
+
+/**
+ * The opening's verdict from a qpdf run that read the file: `declared` is the root's /Count (NaN
+ * when it is not a plain number), `pages` the pages the walk found.
+ */
+export function openingOf(result: RunResult, declared: number, pages: number): Opening {
+  const recovered = result.exitCode === QPDF_EXIT.warnings && QPDF_RECOVERED.test(result.stderrTail);
+  const lacksSize = QPDF_TRAILER_WITHOUT_SIZE.test(result.stderrTail);
+  return {
+    pages,
+    damaged: recovered || declared !== pages,
+    mendsStructure: declared !== pages || lacksSize,
+  };
 }
 
 type Dict = Record<string, unknown>;
@@ -50,13 +65,7 @@ export function qpdfOpening(qpdf: QpdfProgram) {
         throw new QuireError('pdf_corrupt', 'The PDF page list is too large to read');
       const declared = Number(/^(-?\d+)$/m.exec(result.stdout)?.[1]);
       const pages = result.stdout.match(/^page \d+: /gm)?.length ?? 0;
-      const recovered = result.exitCode === QPDF_EXIT.warnings && QPDF_RECOVERED.test(result.stderrTail);
-      const lacksSize = QPDF_TRAILER_WITHOUT_SIZE.test(result.stderrTail);
-      return {
-        pages,
-        damaged: recovered || declared !== pages,
-        mendsStructure: declared !== pages || lacksSize,
-      };
+      return openingOf(result, declared, pages);
     },
 
     /**

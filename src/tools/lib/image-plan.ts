@@ -103,7 +103,8 @@ export interface ImagePlan {
 /**
  * The pass's plan (planImagePass) from `pdfimages -list`, with a heavy or small file's streams
  * dumped by qpdf at the same time, and a small file's lossless rewrite begun; undefined when the pass
- * does not apply (both are stopped; `rewriteUntil` stops the rewrite too). A failed dump only means
+ * does not apply (both are stopped; `rewriteUntil` stops the rewrite too; `dumped`: the caller
+ * dumps the streams itself, beside this). A failed dump only means
  * the candidates are dumped afterwards, a failed or stopped rewrite that it is written after the
  * pass if needed; a failed list stops both.
  */
@@ -111,12 +112,15 @@ export async function planWithStreams<O>(
   ctx: ToolContext<O>,
   input: string,
   size: { bytes: number; pages: number },
-  rewriteUntil?: AbortSignal,
+  options: { rewriteUntil?: AbortSignal; dumped?: boolean } = {},
 ): Promise<ImagePlan | undefined> {
+  const { rewriteUntil } = options;
   const stop = new AbortController();
   const call = { ...engineCall(ctx), signal: AbortSignal.any([ctx.signal, stop.signal]) };
+  const dumpAhead =
+    size.bytes >= size.pages * DUMP_AHEAD_MIN_BYTES_PER_PAGE || size.bytes <= DUMP_AHEAD_ANY_MAX_BYTES;
   const dump =
-    size.bytes >= size.pages * DUMP_AHEAD_MIN_BYTES_PER_PAGE || size.bytes <= DUMP_AHEAD_ANY_MAX_BYTES
+    dumpAhead && !options.dumped
       ? ctx.engines.qpdf
           .rawStreams(input, [], workFile(ctx.workDir, 'stream', ''), call)
           .catch(() => undefined)
