@@ -38,8 +38,11 @@ function declaredCount(json: StreamDump): number {
   return typeof count === 'number' ? count : Number.NaN;
 }
 
-/** The lossless rewrite `optimize` does, applied in the same run as a stream update. */
-const OPTIMIZE = [
+/**
+ * The lossless rewrite (`optimize` in qpdf.ts): object streams, every stream recompressed at the
+ * highest zlib level; also applied in the same run as a stream update.
+ */
+export const OPTIMIZE = [
   '--object-streams=generate',
   '--compress-streams=y',
   '--recompress-flate',

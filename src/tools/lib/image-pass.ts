@@ -186,7 +186,9 @@ async function writeImagePass<O>(
   // them, so the lossless rewrite is what is left to gain (Ghostscript runs if even that fails).
   if (images === 0) {
     const ahead = await plan.rewrite;
-    if (ahead) return { ...ahead, images };
+    // Kept now, so counted now when qpdf warned; a copy without pages is written again, and fails.
+    const pages = ahead?.warned ? await ctx.engines.qpdf.pageCount(ahead.file, call) : undefined;
+    if (ahead && pages !== 0) return counted(ahead.file, images, pages);
     return counted(file, images, await ctx.engines.qpdf.optimize(input, file, call));
   }
   const updateFile = workFile(ctx.workDir, 'images-update', 'json');

@@ -96,8 +96,11 @@ export interface ImagePlan {
   candidates: ImageCandidate[];
   /** Every stream's stored bytes, when they were dumped alongside the list. */
   streams?: Map<string, StreamFile>;
-  /** The input's lossless rewrite, when it was written alongside the list (undefined if it failed). */
-  rewrite?: Promise<Written | undefined>;
+  /**
+   * The input's lossless rewrite, when it was written alongside the list (undefined if it failed):
+   * `warned` means qpdf warned about the input and the file's pages are still to be counted.
+   */
+  rewrite?: Promise<{ file: string; warned: boolean } | undefined>;
 }
 
 /**
@@ -151,15 +154,14 @@ export async function planWithStreams<O>(
   }
 }
 
-/** The lossless optimisation of `input` into a new work file; undefined when it failed or was stopped. */
-function losslessRewrite<O>(
-  ctx: ToolContext<O>,
-  input: string,
-  signal: AbortSignal,
-): Promise<Written | undefined> {
+/**
+ * The lossless optimisation of `input` into a new work file, its page count left to whoever keeps
+ * it (mostly it is discarded); undefined when it failed or was stopped.
+ */
+function losslessRewrite<O>(ctx: ToolContext<O>, input: string, signal: AbortSignal) {
   const file = workFile(ctx.workDir, 'lossless');
-  return ctx.engines.qpdf.optimize(input, file, { ...engineCall(ctx), signal }).then(
-    (pages) => (pages === undefined ? { file } : { file, pages }),
+  return ctx.engines.qpdf.optimizeUnverified(input, file, { ...engineCall(ctx), signal }).then(
+    ({ warned }) => ({ file, warned }),
     () => undefined,
   );
 }
