@@ -260,13 +260,20 @@ export const compressTool = defineTool({
   async run(ctx) {
     if (ctx.opensBeside) return compressBeside(ctx);
     const { input, pageCount } = onlyPdf(ctx);
-    // The runner's copy of a repaired input is what the tools read; its size is the one to beat.
+    // The runner's copy of a repaired input is what the tools read.
     const opened = { ...input, size: await sizeOf(input.path) };
     ctx.progress.step('lossy');
     const fast = await imagePassCandidate(ctx, opened, opened.size, () =>
       planWithStreams(ctx, opened.path, { bytes: opened.size, pages: pageCount }),
     );
     const candidates = fast ? [fast] : await ghostscriptCandidates(ctx, opened, pageCount, opened.size);
-    return compressed(ctx, opened, candidates);
+    // A repaired copy can be larger than the upload, and the output is never larger than what was
+    // sent: then the upload is the file to beat, and the one returned if nothing beats it.
+    const upload = input.repairedFrom && {
+      ...input,
+      path: input.repairedFrom,
+      size: await sizeOf(input.repairedFrom),
+    };
+    return compressed(ctx, upload && upload.size < opened.size ? upload : opened, candidates);
   },
 });

@@ -2,7 +2,7 @@
 // and refused input as the runner's qpdf opening before it does — the same code, or a valid file of
 // the same pages — and a small image-heavy file takes its engine runs in one round.
 import { statSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -59,6 +59,17 @@ describe('compress opened beside its image pass', () => {
     expect(await outcome(compressTool, file)).toBe(await outcome(compressOpenedFirst, file));
   });
 
+  it('a damaged file whose JPEG is already small ends as with the opening first', async () => {
+    // The poster without its startxref: qpdf rebuilds the xref; no image gains, and the lossless
+    // rewrite (a few bytes larger than this upload) does not beat it, so the upload comes back.
+    const poster = await readFile(corpus('ocrmypdf__poster.pdf'), 'latin1');
+    const file = path.join(dir, 'poster-no-startxref.pdf');
+    await writeFile(file, poster.replace(/startxref\s+\d+\s+%%EOF\s*$/, '%%EOF\n'), 'latin1');
+    const beside = await outcome(compressTool, file);
+    expect(beside).toMatch(/^succeeded, 1 pages, .*not larger true$/);
+    expect(beside).toBe(await outcome(compressOpenedFirst, file));
+  });
+
   it('the page limit ends as with the opening first', async () => {
     const file = corpus('pypdf-samples__pdflatex-4-pages.pdf');
     for (const maxPages of [3, 4]) {
@@ -90,11 +101,11 @@ describe('qpdf runs of compress on small image-heavy files', () => {
     const file = corpus('pdfjs__scan-bad.pdf');
     const run = await compressCounting(file);
     // Beside the list: the opening, which dumps the streams too; then the image swap and its page
-    // count (qpdf warns about the input), held to the page qpdf walked. The lossless rewrite ahead,
-    // and its page count, run only as far as they got before the opening found the damage.
+    // count (qpdf warns about the input), held to the page qpdf walked. The lossless rewrite ahead
+    // runs only if it started before the opening found the damage, and is never counted (unused).
     expect(run).toMatchObject({ pages: 1, valid: true });
     expect(run.qpdfRuns).toBeGreaterThanOrEqual(3);
-    expect(run.qpdfRuns).toBeLessThanOrEqual(5);
+    expect(run.qpdfRuns).toBeLessThanOrEqual(4);
     expect(run.output.facts).toMatchObject({
       method: 'lossy',
       lossy_engine: 'images',
