@@ -7,6 +7,7 @@ import { type EngineCallOptions, InputNeedsOpeningError } from '../engines/call-
 import type { LossyLevel } from '../engines/ghostscript/ghostscript.js';
 import type { StreamFile } from '../engines/qpdf/qpdf.js';
 import { isQuireError } from '../errors/quire-error.js';
+import { AbortedError } from '../process/runner.js';
 import { IMAGE_TARGETS, imagePass } from './lib/image-pass.js';
 import { type ImagePlan, planWithStreams, REWRITE_AHEAD_MAX_BYTES } from './lib/image-plan.js';
 import { engineCall, engineCallWithProgress, onlyInput, onlyPdf, openBeside } from './lib/inputs.js';
@@ -190,13 +191,14 @@ async function compressBeside(ctx: ToolContext<Options>): Promise<ToolOutput> {
     opened = await openBeside(run, planning, read, () => stop.abort());
   } catch (error) {
     await settled; // no engine left writing into the work dir
+    throwIfCanceled(ctx);
     throw error;
   }
   const pageCount = opened.pages[0]!;
   const streams = opened.values[0]!;
   const withStreams = () => planning.then((plan) => plan && { ...plan, streams });
   const fast = await imagePassCandidate(run, input, input.size, withStreams).catch((error) => {
-    ctx.signal.throwIfAborted();
+    throwIfCanceled(ctx);
     // What failed on the damaged upload read as it is may still succeed on the runner's copy.
     throw damaged
       ? new InputNeedsOpeningError('the pass failed on a damaged input', { cause: error })
@@ -212,6 +214,11 @@ async function compressBeside(ctx: ToolContext<Options>): Promise<ToolOutput> {
     throw new InputNeedsOpeningError('the damaged input needs the repaired copy');
   }
   return compressed(run, input, [fast]);
+}
+
+/** A canceled job ends as any engine run it stops does: AbortedError, never a job failure. */
+function throwIfCanceled(ctx: ToolContext<Options>): void {
+  if (ctx.signal.aborted) throw new AbortedError(ctx.signal.reason);
 }
 
 /** The smallest candidate as the job's output, or the input itself when none is smaller. */

@@ -6,8 +6,10 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createEngines } from '../../src/engines/index.js';
 import { QuireError } from '../../src/errors/quire-error.js';
 import { compressTool } from '../../src/tools/compress.js';
+import { openAndRun } from '../../src/tools/lib/inputs.js';
 import type { ToolLimits } from '../../src/tools/lib/types.js';
 import { hostileVariants, writeVariant } from '../support/hostile-pdf.js';
 import { checkPasses, pageCount } from '../support/pdf-checks.js';
@@ -130,6 +132,33 @@ describe("qpdf's opening read from the stream dump", () => {
       const dumped = await engines.qpdf.openWithStreams(input, path.join(workDir, 'stream'), { workDir });
       expect(dumped.opening).toEqual(await engines.qpdf.open(input, { workDir }));
       expect(dumped.streams.size).toBeGreaterThan(0);
+    } finally {
+      await test.cleanup();
+    }
+  });
+});
+
+describe('compress opened beside its image pass and canceled', () => {
+  it('stops with an AbortedError, without falling back to the opening', async () => {
+    const test = await makeToolContext({
+      tool: compressTool,
+      files: [corpus('ocrmypdf__poster.pdf')],
+      options: {},
+    });
+    let qpdfRuns = 0;
+    const engines = createEngines({
+      timeoutMs: 60_000,
+      memoryBytes: 2 * 1024 ** 3,
+      observe: (engine) => {
+        // Canceled when the first qpdf run of the first round ends, the others still running.
+        if (engine === 'qpdf' && ++qpdfRuns === 1) test.abort.abort(new Error('canceled by the test'));
+      },
+    });
+    try {
+      const running = openAndRun(compressTool, { ...test.ctx, engines });
+      await expect(running).rejects.toMatchObject({ name: 'AbortedError' });
+      // The first round's two qpdf runs (the opening with the dump, the rewrite); no opening pass.
+      expect(qpdfRuns).toBeLessThanOrEqual(2);
     } finally {
       await test.cleanup();
     }
