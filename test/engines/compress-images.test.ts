@@ -8,7 +8,12 @@ import { PDFDocument, StandardFonts } from 'pdf-lib';
 import sharp from 'sharp';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { compressTool } from '../../src/tools/compress.js';
-import { DUMP_AHEAD_MIN_BYTES_PER_PAGE, planWithStreams } from '../../src/tools/lib/image-pass.js';
+import {
+  DUMP_AHEAD_ANY_MAX_BYTES,
+  DUMP_AHEAD_MIN_BYTES_PER_PAGE,
+  planWithStreams,
+  REWRITE_AHEAD_MAX_BYTES,
+} from '../../src/tools/lib/image-plan.js';
 import { checkPasses, pageCount } from '../support/pdf-checks.js';
 import { corpus, makeToolContext, runTool } from '../support/tool-context.js';
 
@@ -180,6 +185,25 @@ describe('image pass plan with streams', () => {
     const result = await plan(file, pages);
     expect(result?.candidates).toHaveLength(1);
     expect(result?.streams).toBeUndefined();
+  });
+
+  it('dumps every stream of a file small enough whatever its page count', async () => {
+    const file = corpus('pdfjs__scan-bad.pdf');
+    expect(statSync(file).size).toBeLessThanOrEqual(DUMP_AHEAD_ANY_MAX_BYTES);
+    const result = await plan(file, 100);
+    expect(result?.candidates).toHaveLength(1);
+    expect(result!.streams!.size).toBeGreaterThan(1);
+  });
+
+  it("writes a small file's lossless rewrite beside the list, for when no image gains", async () => {
+    const file = corpus('ocrmypdf__poster.pdf');
+    expect(statSync(file).size).toBeLessThanOrEqual(REWRITE_AHEAD_MAX_BYTES);
+    const result = await plan(file, 1);
+    expect(result?.candidates).toHaveLength(1);
+    const rewrite = await result?.rewrite;
+    expect(rewrite).toEqual({ file: expect.any(String), warned: false });
+    expect(await checkPasses(rewrite!.file)).toBe(true);
+    expect(await pageCount(rewrite!.file)).toBe(1);
   });
 
   it('stops the dump and plans nothing for a heavy file the pass does not take', async () => {

@@ -4,12 +4,16 @@
 // several inputs opened a few at a time with their errors taken in upload order.
 import { execFile } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { QuireError } from '../../src/errors/quire-error.js';
 import { QUICK_OPEN_MAX_BYTES, quickPageCount } from '../../src/tools/lib/quick-open.js';
 import { mergeTool } from '../../src/tools/merge.js';
 import { rotateTool } from '../../src/tools/rotate.js';
+import { hostileVariants, writeVariant } from '../support/hostile-pdf.js';
 import { checkPasses, pageCount, rotations } from '../support/pdf-checks.js';
 import {
   corpus,
@@ -113,9 +117,9 @@ describe('rotate of a small, clean PDF', () => {
     const file = 'qpdf__bad-xref-entry.pdf';
     expect(await quickPageCount(corpus(file), statSync(corpus(file)).size)).toBe(1);
     const { output, qpdfRuns } = await rotateCounting(file, { angle: 90 });
-    // The failed rotation, the opening, the repair's three reads (trailer, root, page tree) and its
-    // rewrite, the rewrite's own page count (the only one: the opening takes it), the rotation.
-    expect(qpdfRuns).toBe(8);
+    // The failed rotation, the opening, the repair's plain rewrite (its copy checked in-process: a
+    // classic xref with /Size, one flat page tree of the page the opening walked), the rotation.
+    expect(qpdfRuns).toBe(4);
     expect(await checkPasses(output.path)).toBe(true);
     expect(await pageCount(output.path)).toBe(1);
     expect(await rotations(output.path)).toEqual([90]);
@@ -123,15 +127,42 @@ describe('rotate of a small, clean PDF', () => {
 });
 
 describe('repair during the opening', () => {
-  it("counts a repaired copy's pages once: in the rewrite's own check, not again after it", async () => {
-    // Damaged (no EOF marker, broken xref): the opening, the repair's three reads (trailer, root,
-    // page tree), its rewrite (qpdf warns, so the rewrite's check counts the pages), the rotation.
-    const file = 'pdfjs__scan-bad.pdf';
+  async function rotateRepairing(file: string) {
     const test = await makeToolContext({ tool: rotateTool, files: [file], options: { angle: 90 } });
     cleanups.push(test.cleanup);
-    const { output, qpdfRuns } = await openAndRunCountingQpdf(rotateTool, test.ctx);
-    expect(qpdfRuns).toBe(7);
+    return openAndRunCountingQpdf(rotateTool, test.ctx);
+  }
+
+  it('repairs a damaged file with a right /Count in one plain rewrite, its copy checked in-process', async () => {
+    // Damaged (no EOF marker, broken xref): the opening, the plain rewrite (qpdf warns about the
+    // input again; the copy's trailer, xref and page tree are read here instead of counted by qpdf),
+    // the rotation. Before: the repair's three reads (trailer, root, page tree), its rewrite and
+    // the rewrite's page count, 7 runs in all.
+    const { output, qpdfRuns } = await rotateRepairing(corpus('pdfjs__scan-bad.pdf'));
+    expect(qpdfRuns).toBe(3);
     expect(await checkPasses(output.path)).toBe(true);
+    expect(await pageCount(output.path)).toBe(1);
+    expect(await rotations(output.path)).toEqual([90]);
+  });
+
+  it('sets /Size with the JSON update when the trailer has none, without a plain rewrite first', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'quire-opening-'));
+    cleanups.push(() => rm(dir, { recursive: true, force: true }));
+    const file = await writeVariant(dir, 'no-size.pdf', hostileVariants['trailer-without-size']!());
+    const { output, qpdfRuns } = await rotateRepairing(file);
+    // The opening (qpdf warns that the trailer lacks /Size), the repair's reads (trailer, root, page
+    // tree), its rewrite with the JSON update, that rewrite's page count, the rotation and its count.
+    expect(qpdfRuns).toBe(8);
+    expect(await checkPasses(output.path)).toBe(true);
+    expect(await rotations(output.path)).toEqual([90]);
+    const tail = (await readFile(output.path, 'latin1')).slice(-512);
+    expect(tail).toMatch(/trailer\s*<<.*\/Size \d+/s);
+  });
+
+  it('mends a wrong /Count with the JSON update, without a plain rewrite first', async () => {
+    // /Count 3 over one page: the opening, the repair's reads, its rewrite, its page count, the rotation.
+    const { output, qpdfRuns } = await rotateRepairing(corpus('pdfium__document_aactions.pdf'));
+    expect(qpdfRuns).toBe(7);
     expect(await pageCount(output.path)).toBe(1);
     expect(await rotations(output.path)).toEqual([90]);
   });

@@ -1,8 +1,9 @@
 // The adapter-level pieces of the hostile-PDF fixes, table-driven: qpdf's page-tree loop maps to
-// pdf_corrupt, its repair warnings are recognised, and pdfinfo's exponent page sizes are read.
+// pdf_corrupt, its repair warnings and a trailer without /Size are recognised, and pdfinfo's
+// exponent page sizes are read.
 import { describe, expect, it } from 'vitest';
 import { parsePdfinfo } from '../../src/engines/poppler/parse.js';
-import { QPDF_RECOVERED, qpdfFailure } from '../../src/engines/qpdf/failure.js';
+import { QPDF_RECOVERED, QPDF_TRAILER_WITHOUT_SIZE, qpdfFailure } from '../../src/engines/qpdf/failure.js';
 import { runResult as result } from '../unit/engines/run-result.js';
 
 describe('hostile PDF error mapping', () => {
@@ -19,6 +20,13 @@ describe('hostile PDF error mapping', () => {
     ['WARNING: in.pdf (object 3 0): dictionary has duplicated key /MediaBox', false],
   ])('recognises %s as a repair: %s', (stderr, repaired) => {
     expect(QPDF_RECOVERED.test(stderr)).toBe(repaired);
+  });
+
+  it.each([
+    ['WARNING: in.pdf (trailer, offset 282): trailer dictionary lacks /Size key', true],
+    ['WARNING: in.pdf: file is damaged', false],
+  ])('recognises %s as a trailer the repair must give /Size: %s', (stderr, lacks) => {
+    expect(QPDF_TRAILER_WITHOUT_SIZE.test(stderr)).toBe(lacks);
   });
 
   it('reads page sizes pdfinfo prints in exponent form', () => {

@@ -4,7 +4,7 @@
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import type { ImageEntry } from '../../src/engines/poppler/poppler.js';
-import { planImagePass } from '../../src/tools/lib/image-pass.js';
+import { planImagePass } from '../../src/tools/lib/image-plan.js';
 import { estimateJpegQuality } from '../../src/tools/lib/jpeg-quality.js';
 
 const KB = 1024;

@@ -31,6 +31,12 @@ const QPDF_DAMAGED =
 export const QPDF_RECOVERED =
   /file is damaged|Attempting to reconstruct cross-reference table|recovered stream length|can't find PDF header/i;
 
+/**
+ * qpdf's warning for a trailer without its required /Size (ISO 32000-2 §7.5.5): a plain rewrite
+ * writes such a trailer without /Size again, so the repaired copy needs it set explicitly.
+ */
+export const QPDF_TRAILER_WITHOUT_SIZE = /trailer dictionary lacks \/Size key/;
+
 export interface QpdfFailureContext {
   /** Whether a password was given: decides between `pdf_encrypted` and `invalid_password`. */
   passwordGiven: boolean;

@@ -1,18 +1,38 @@
 // How qpdf opens an upload for the tool runner: the pages it really finds, whether it had to
 // reconstruct the file to get there, and a rewritten copy that every other engine can read.
 import { QuireError } from '../../errors/quire-error.js';
+import type { RunResult } from '../../process/runner.js';
 import { removeSecretFile, writeSecretFile } from '../../process/work-dir.js';
-import { QPDF_EXIT, QPDF_RECOVERED } from './failure.js';
+import { QPDF_EXIT, QPDF_RECOVERED, QPDF_TRAILER_WITHOUT_SIZE } from './failure.js';
 import { abs, JSON_MAX_BYTES, type QpdfCall, type QpdfProgram } from './run-qpdf.js';
 
 export interface Opening {
   /** Pages found by walking the page tree. */
   pages: number;
   /**
+   * A plain rewrite would keep a fault that the other engines trip on: the root's /Count disagrees
+   * with the walk, or the trailer lacks /Size (qpdf 11.3 writes a reconstructed trailer as found).
+   */
+  mendsStructure: boolean;
+  /**
    * The file needs the rewritten copy: qpdf reconstructed its xref or stream lengths, or the
    * root's /Count disagrees with the pages it holds (poppler trusts /Count and fails on it).
    */
   damaged: boolean;
+}
+
+/**
+ * The opening's verdict from a qpdf run that read the file: `declared` is the root's /Count (NaN
+ * when it is not a plain number), `pages` the pages the walk found.
+ */
+export function openingOf(result: RunResult, declared: number, pages: number): Opening {
+  const recovered = result.exitCode === QPDF_EXIT.warnings && QPDF_RECOVERED.test(result.stderrTail);
+  const lacksSize = QPDF_TRAILER_WITHOUT_SIZE.test(result.stderrTail);
+  return {
+    pages,
+    damaged: recovered || declared !== pages,
+    mendsStructure: declared !== pages || lacksSize,
+  };
 }
 
 type Dict = Record<string, unknown>;
@@ -45,8 +65,17 @@ export function qpdfOpening(qpdf: QpdfProgram) {
         throw new QuireError('pdf_corrupt', 'The PDF page list is too large to read');
       const declared = Number(/^(-?\d+)$/m.exec(result.stdout)?.[1]);
       const pages = result.stdout.match(/^page \d+: /gm)?.length ?? 0;
-      const recovered = result.exitCode === QPDF_EXIT.warnings && QPDF_RECOVERED.test(result.stderrTail);
-      return { pages, damaged: recovered || declared !== pages };
+      return openingOf(result, declared, pages);
+    },
+
+    /**
+     * The cheap repair of a damaged file that `mendsStructure` does not flag: a plain rewrite (reading reconstructs
+     * the xref and recovers stream lengths; writing makes fresh offsets, lengths and xref). Exit 3 is
+     * the input's damage reported again, so the copy is not checked here: the caller checks it
+     * (tools/lib/written-pdf.ts, without a qpdf run) and takes `repairCopy` when it does not hold.
+     */
+    async rewriteDamaged(input: string, output: string, call: QpdfCall): Promise<void> {
+      await qpdf.exec([abs(input), abs(output)], call, { progress: true });
     },
 
     /**

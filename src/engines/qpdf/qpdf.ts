@@ -11,7 +11,7 @@ import { type EncryptionSpec, encryptionJob } from './encrypt.js';
 import { QPDF_EXIT } from './failure.js';
 import { qpdfOpening } from './opening.js';
 import { abs, JSON_MAX_BYTES, type QpdfCall, type QpdfProgram, qpdfProgram } from './run-qpdf.js';
-import { streamData } from './stream-data.js';
+import { OPTIMIZE, streamData } from './stream-data.js';
 
 export type { EncryptionSpec } from './encrypt.js';
 export type { Opening } from './opening.js';
@@ -199,17 +199,24 @@ function protection({ exec, write, verifyWritten }: QpdfProgram) {
 }
 
 /** Rewriting the whole file: optimising, updating objects, linearizing, repairing, flattening. */
-function rewrites({ write }: QpdfProgram) {
+function rewrites({ exec, write, writeCounted }: QpdfProgram) {
   return {
-    /** Lossless shrink: object streams, every stream recompressed at the highest zlib level. */
-    optimize(input: string, output: string, call: QpdfCall): Promise<void> {
-      const args = [
-        '--object-streams=generate',
-        '--compress-streams=y',
-        '--recompress-flate',
-        '--compression-level=9',
-      ];
-      return write([abs(input), ...args], output, call);
+    /**
+     * Lossless shrink: object streams, every stream recompressed at the highest zlib level. Returns
+     * the written file's page count when qpdf warned (a damaged input) and it was counted.
+     */
+    optimize(input: string, output: string, call: QpdfCall): Promise<number | undefined> {
+      return writeCounted([abs(input), ...OPTIMIZE], output, call);
+    },
+
+    /**
+     * `optimize` without the page count that qpdf's warnings call for (a damaged input): returns
+     * whether qpdf warned, and the caller counts the pages (`pageCount`) before it keeps the file.
+     * For a rewrite written on speculation (compress), which is mostly discarded.
+     */
+    async optimizeUnverified(input: string, output: string, call: QpdfCall): Promise<{ warned: boolean }> {
+      const result = await exec([abs(input), ...OPTIMIZE, abs(output)], call, { progress: true });
+      return { warned: result.exitCode === QPDF_EXIT.warnings };
     },
 
     /**

@@ -44,6 +44,8 @@ export interface QpdfProgram {
   ): Promise<number | undefined>;
   /** Runs `args` followed by the output path, with progress, and verifies what was written. */
   write(args: string[], output: string, call: QpdfCall): Promise<void>;
+  /** `write`, returning the page count when the check counted them (qpdf warned). */
+  writeCounted(args: string[], output: string, call: QpdfCall): Promise<number | undefined>;
   pageCount(input: string, call: QpdfCall): Promise<number>;
 }
 
@@ -96,12 +98,15 @@ export function qpdfProgram(defaults: EngineDefaults, binary: string): QpdfProgr
     return pages;
   };
 
-  const write: QpdfProgram['write'] = async (args, output, call) => {
+  const writeCounted: QpdfProgram['writeCounted'] = async (args, output, call) => {
     const result = await exec([...args, abs(output)], call, { progress: true });
-    await verifyWritten(result, output, call);
+    return verifyWritten(result, output, call);
+  };
+  const write: QpdfProgram['write'] = async (args, output, call) => {
+    await writeCounted(args, output, call);
   };
 
-  return { binary, defaults, exec, verifyWritten, write, pageCount };
+  return { binary, defaults, exec, verifyWritten, write, writeCounted, pageCount };
 }
 
 /**

@@ -6,8 +6,8 @@ import { availableParallelism } from 'node:os';
 import { promisify } from 'node:util';
 import { inflate } from 'node:zlib';
 import sharp from 'sharp';
-import type { ImageEntry } from '../../engines/poppler/poppler.js';
 import type { StreamFile } from '../../engines/qpdf/qpdf.js';
+import type { ImageCandidate, ImagePlan, Written } from './image-plan.js';
 import { engineCall } from './inputs.js';
 import { estimateJpegQuality } from './jpeg-quality.js';
 import { workFile } from './output-name.js';
@@ -34,13 +34,6 @@ export const IMAGE_TARGETS: Readonly<Record<'low' | 'medium' | 'high', ImageTarg
   medium: { thresholdDpi: 200, dpi: 144, quality: 60 },
   high: { thresholdDpi: 100, dpi: 72, quality: 40 },
 };
-
-/**
- * The pass is taken only when the JPEGs it may re-encode hold at least this share of the file:
- * below it the rest of the file (fonts, Flate or bilevel images, content) is where Ghostscript
- * finds its gain.
- */
-export const MIN_IMAGE_SHARE = 0.5;
 
 /**
  * A JPEG that needs no downsampling is re-encoded at the level's quality only when that saves at
@@ -71,54 +64,6 @@ const RESAMPLE_KERNEL = 'cubic';
  * Either way the picture is the same; only its entropy coding differs.
  */
 const DENSE_JPEG_BITS_PER_PIXEL = 1;
-
-export interface ImageCandidate {
-  /** `N G` of the image XObject. */
-  object: string;
-  /** The highest resolution it is placed at (the lower axis of each placement). */
-  ppi: number;
-  /** Components of its PDF colour space (1 or 3): the JPEG must have as many. */
-  components: number;
-}
-
-/** pdfimages' colours that a 1- or 3-component JPEG re-encode keeps exactly (not CMYK, not indexed). */
-const JPEG_COLOURS = new Set(['gray', 'rgb', 'icc']);
-
-function reencodable(entry: ImageEntry): boolean {
-  return (
-    entry.type === 'image' &&
-    entry.encoding === 'jpeg' &&
-    entry.bpc === 8 &&
-    (entry.components === 1 || entry.components === 3) &&
-    JPEG_COLOURS.has(entry.color) &&
-    entry.object !== '0 0'
-  );
-}
-
-/**
- * The JPEG images the pass would re-encode, or undefined when they hold too little of the file for
- * the pass to beat Ghostscript. An object placed anywhere as something else (a soft mask, a
- * stencil) is never touched; its highest placed resolution decides, so no placement ends below the
- * target. Bilevel (CCITT, JBIG2), CMYK, indexed, JPEG 2000 and Flate images are never candidates.
- */
-export function planImagePass(images: readonly ImageEntry[], fileSize: number): ImageCandidate[] | undefined {
-  const byObject = new Map<string, { ok: boolean; ppi: number; bytes: number; components: number }>();
-  for (const entry of images) {
-    const seen = byObject.get(entry.object) ?? {
-      ok: true,
-      ppi: 0,
-      bytes: entry.bytes,
-      components: entry.components,
-    };
-    seen.ok &&= reencodable(entry);
-    seen.ppi = Math.max(seen.ppi, Math.min(entry.xPpi, entry.yPpi));
-    byObject.set(entry.object, seen);
-  }
-  const picked = [...byObject].filter(([, s]) => s.ok && s.ppi > 0);
-  const bytes = picked.reduce((sum, [, s]) => sum + s.bytes, 0);
-  if (picked.length === 0 || bytes < fileSize * MIN_IMAGE_SHARE) return undefined;
-  return picked.map(([object, s]) => ({ object, ppi: s.ppi, components: s.components }));
-}
 
 /**
  * The JPEG inside a stored image stream: one DCT filter, or DCT wrapped in Flate without a
@@ -192,59 +137,29 @@ async function reencode(
 }
 
 /**
- * A file at least this heavy per page is nearly all images (a 150-dpi colour page scan is ≈ 180 KB,
- * a page of text a few KB, an 18-page bilevel scan 72 KB a page): every stream of it is dumped while
- * `pdfimages -list` runs rather than the candidates after it, which takes one engine run off the
- * job's path (two engine processes at once, each under the engine limits, as pdf-to-images runs its
- * page ranges). Lighter files mostly go to Ghostscript, where the dump would be wasted.
- */
-export const DUMP_AHEAD_MIN_BYTES_PER_PAGE = 96 * 1024;
-
-export interface ImagePlan {
-  candidates: ImageCandidate[];
-  /** Every stream's stored bytes, when they were dumped alongside the list. */
-  streams?: Map<string, StreamFile>;
-}
-
-/**
- * The pass's plan (planImagePass) from `pdfimages -list`, with a heavy file's streams dumped by qpdf
- * at the same time; undefined when the pass does not apply. A failed dump only means the candidates
- * are dumped afterwards; a failed list stops the dump.
- */
-export async function planWithStreams<O>(
-  ctx: ToolContext<O>,
-  input: string,
-  size: { bytes: number; pages: number },
-): Promise<ImagePlan | undefined> {
-  const stop = new AbortController();
-  const call = { ...engineCall(ctx), signal: AbortSignal.any([ctx.signal, stop.signal]) };
-  const dump =
-    size.bytes >= size.pages * DUMP_AHEAD_MIN_BYTES_PER_PAGE
-      ? ctx.engines.qpdf
-          .rawStreams(input, [], workFile(ctx.workDir, 'stream', ''), call)
-          .catch(() => undefined)
-      : undefined;
-  try {
-    const candidates = planImagePass(await ctx.engines.poppler.images(input, call), size.bytes);
-    if (!candidates) return undefined;
-    const streams = await dump;
-    return streams ? { candidates, streams } : { candidates };
-  } finally {
-    stop.abort();
-    await dump; // a stopped dump's process is gone before anything else runs
-  }
-}
-
-/**
  * Writes the PDF with the plan's candidates re-encoded and the lossless optimisation applied, and
- * returns it with the number of images replaced (0: only the lossless rewrite).
+ * returns it with the number of images replaced (0: only the lossless rewrite) and, when qpdf
+ * warned about the input, its page count.
  */
 export async function imagePass<O>(
   ctx: ToolContext<O>,
   input: string,
   plan: ImagePlan,
   target: ImageTarget,
-): Promise<{ file: string; images: number }> {
+): Promise<Written & { images: number }> {
+  try {
+    return await writeImagePass(ctx, input, plan, target);
+  } finally {
+    await plan.rewrite; // a rewrite written ahead is done before anything else runs
+  }
+}
+
+async function writeImagePass<O>(
+  ctx: ToolContext<O>,
+  input: string,
+  plan: ImagePlan,
+  target: ImageTarget,
+): Promise<Written & { images: number }> {
   const call = engineCall(ctx);
   const { candidates } = plan;
   const streams =
@@ -270,11 +185,17 @@ export async function imagePass<O>(
   // No image gained: the JPEGs that dominate the file are already as small as the level makes
   // them, so the lossless rewrite is what is left to gain (Ghostscript runs if even that fails).
   if (images === 0) {
-    await ctx.engines.qpdf.optimize(input, file, call);
-    return { file, images };
+    const ahead = await plan.rewrite;
+    // Kept now, so counted now when qpdf warned; a copy without pages is written again, and fails.
+    const pages = ahead?.warned ? await ctx.engines.qpdf.pageCount(ahead.file, call) : undefined;
+    if (ahead && pages !== 0) return counted(ahead.file, images, pages);
+    return counted(file, images, await ctx.engines.qpdf.optimize(input, file, call));
   }
   const updateFile = workFile(ctx.workDir, 'images-update', 'json');
   await writeFile(updateFile, JSON.stringify({ qpdf: [{ jsonversion: 2 }, update] }), { mode: 0o600 });
-  await ctx.engines.qpdf.replaceStreamsOptimized(input, updateFile, file, call);
-  return { file, images };
+  return counted(file, images, await ctx.engines.qpdf.replaceStreamsOptimized(input, updateFile, file, call));
+}
+
+function counted(file: string, images: number, pages: number | undefined): Written & { images: number } {
+  return pages === undefined ? { file, images } : { file, images, pages };
 }

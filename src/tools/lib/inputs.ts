@@ -6,6 +6,7 @@ import { type EngineCallOptions, InputNeedsOpeningError } from '../../engines/ca
 import { QuireError } from '../../errors/quire-error.js';
 import { workFile } from './output-name.js';
 import { quickPageCount } from './quick-open.js';
+import { repairedCopy } from './repaired-copy.js';
 import type { AnyToolDefinition, RunContext, ToolContext, ToolInput, ToolOutput } from './types.js';
 
 /** Engine call options bound to the job: its work dir, cancel signal and per-tool limits. */
@@ -56,7 +57,7 @@ async function openInput<O>(
   // A password means an encrypted file: its trailer and encryption are not ours to rebuild.
   if (!opening.damaged || password !== undefined) return { pages: opening.pages, input };
   const repaired = workFile(ctx.workDir, `input-${index}-repaired`);
-  const pages = await ctx.engines.qpdf.repairCopy(input.path, repaired, opening.pages, call);
+  const pages = await repairedCopy(ctx, input.path, repaired, opening, call);
   if (pages === undefined) return { pages: opening.pages, input };
   const { size } = await stat(repaired);
   return { pages, input: { ...input, path: repaired, size, repairedFrom: input.path } };

@@ -96,10 +96,11 @@ export interface ToolInputs<O> {
    */
   quickOpen?: boolean;
   /**
-   * Every read of the inputs is a qpdf run, and the tool can start its work before it knows the
-   * page counts: the runner skips the opening and the tool counts the pages beside its own engine
-   * run (`openBeside` in inputs.ts). As with `quickOpen`, whatever the opening would look at more
-   * closely sends the job back to the qpdf opening, and the tool runs again.
+   * The tool can start its work before it knows the page counts: the runner skips the opening and
+   * the tool counts the pages beside its own engine runs (`openBeside` in inputs.ts). As with
+   * `quickOpen`, whatever the opening would look at more closely sends the job back to the qpdf
+   * opening, and the tool runs again (compress keeps a damaged input that a plain rewrite repairs
+   * only when its own qpdf write repairs it and holds every page).
    */
   opensBeside?: boolean;
   /** The option whose value the PDFs open with (unlock); without one, encrypted is `pdf_encrypted`. */

@@ -108,3 +108,17 @@ async function layout(file: FileHandle, expectedPages: number): Promise<WrittenP
   const id = entry(trailer, '/ID');
   return { length, startxref, size, root, catalog, pages, ...(id ? { id } : {}) };
 }
+
+/**
+ * The page count of a copy qpdf has just rewritten from a damaged file, when it is checked here
+ * without another qpdf run: laid out as readWrittenPdf reads it (classic xref, a trailer with /Size
+ * and without /Encrypt) with one flat page tree of `pages` pages. Undefined otherwise (object
+ * streams, a nested tree, no /Size): the caller then repairs the file the longer way.
+ */
+export async function rewrittenCopyPages(pdf: string, pages: number): Promise<number | undefined> {
+  try {
+    return (await readWrittenPdf(pdf, pages)).pages.length;
+  } catch {
+    return undefined;
+  }
+}
