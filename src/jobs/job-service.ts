@@ -70,8 +70,13 @@ export class JobService {
   }
 
   /** The next job for this worker in fair order, or undefined when nothing is queued. */
-  async claim(workerId: string, leaseMs: number, limits: ClaimLimits): Promise<ClaimedJob | undefined> {
-    const claim = await this.deps.jobs.claimNext(workerId, leaseMs, Date.now(), limits);
+  async claim(
+    workerId: string,
+    leaseMs: number,
+    limits: ClaimLimits,
+    expectWork = false,
+  ): Promise<ClaimedJob | undefined> {
+    const claim = await this.deps.jobs.claimNext(workerId, leaseMs, Date.now(), limits, expectWork);
     if (claim) this.deps.events.emit({ jobId: claim.job.id, kind: 'updated' });
     return claim;
   }

@@ -39,6 +39,7 @@ export interface SqlDialect {
     leaseMs: number,
     now: number,
     limits: ClaimLimits | undefined,
+    expectWork: boolean,
   ): Promise<Transition<ClaimedJob | undefined>>;
   /**
    * One GCRA step for `bucket` in a single atomic statement: the bucket's new theoretical arrival

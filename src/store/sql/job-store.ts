@@ -92,8 +92,10 @@ export class SqlJobStore implements JobStore {
     leaseMs: number,
     now = Date.now(),
     limits?: ClaimLimits,
+    expectWork = false,
   ): Promise<ClaimedJob | undefined> {
-    return this.messages.settle(await this.dialect.claimNext(this.db, workerId, leaseMs, now, limits));
+    const claimed = await this.dialect.claimNext(this.db, workerId, leaseMs, now, limits, expectWork);
+    return this.messages.settle(claimed);
   }
 
   async renewLease(id: string, token: string, leaseMs: number, now = Date.now()): Promise<boolean> {
