@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { type Kysely, sql } from 'kysely';
 import { toolFilter, waitingAccounts } from '../sql/job-claim.js';
-import { writeJobEvent } from '../sql/job-outbox.js';
+import { enabledEndpointsJson, endpoints, writeJobEvent } from '../sql/job-outbox.js';
 import type { Transition } from '../sql/queued-messages.js';
 import { type Tables, toJob } from '../sql/rows.js';
 import type { ClaimedJob, ClaimLimits } from '../types.js';
@@ -94,7 +94,7 @@ async function markClaimed(
 ): Promise<Transition<ClaimedJob>> {
   const leaseToken = randomUUID();
   const leaseExpiresAt = now + leaseMs;
-  const row = await conn
+  const { endpoints: receivers, ...row } = await conn
     .updateTable('jobs')
     .set((eb) => ({
       status: 'processing',
@@ -106,9 +106,10 @@ async function markClaimed(
     }))
     .where('id', '=', pick.job_id)
     .returningAll()
+    .returning(enabledEndpointsJson.as('endpoints'))
     .executeTakeFirstOrThrow();
   await conn.updateTable('accounts').set({ last_claim_at: now }).where('id', '=', pick.account_id).execute();
-  const queued = await writeJobEvent(conn, row, now);
+  const queued = await writeJobEvent(conn, row, now, endpoints(receivers));
   const moreQueued = Number(pick.queued) > 1;
   return { value: { job: toJob(row), leaseToken, leaseExpiresAt, plan: pick.plan, moreQueued }, queued };
 }

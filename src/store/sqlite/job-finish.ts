@@ -3,7 +3,7 @@
 import { type Kysely, sql } from 'kysely';
 import { scrubSecretOptions } from '../../model/redact.js';
 import type { JobEnding } from '../sql/dialect.js';
-import { writeJobEvent } from '../sql/job-outbox.js';
+import { enabledEndpointsJson, endpoints, writeJobEvent } from '../sql/job-outbox.js';
 import type { Transition } from '../sql/queued-messages.js';
 import { noLease, type Tables } from '../sql/rows.js';
 import { withWriteLock } from './connection.js';
@@ -26,15 +26,17 @@ export async function finishLeased(
       : { status: 'failed' as const, error: JSON.stringify(ending.error) };
   let scrubbed = false;
   const finished = await withWriteLock(db, async (conn) => {
-    const ended = await conn
+    const found = await conn
       .updateTable('jobs')
       .set({ ...outcome, completed_at: now, ...noLease })
       .where('id', '=', id)
       .where('lease_token', '=', token)
       .where('status', '=', 'processing')
       .returningAll()
+      .returning(enabledEndpointsJson.as('endpoints'))
       .executeTakeFirst();
-    if (!ended) return { value: false, queued: false };
+    if (!found) return { value: false, queued: false };
+    const { endpoints: receivers, ...ended } = found;
     const secretOptions = JSON.parse(ended.secret_options) as string[];
     const options = JSON.parse(ended.options) as Record<string, unknown>;
     // Every PDF tool declares the input password; only a job that was given a secret has one to scrub.
@@ -43,7 +45,7 @@ export async function finishLeased(
       await conn.updateTable('jobs').set({ options: ended.options }).where('id', '=', id).execute();
       scrubbed = true;
     }
-    return { value: true, queued: await writeJobEvent(conn, ended, now) };
+    return { value: true, queued: await writeJobEvent(conn, ended, now, endpoints(receivers)) };
   });
   // The WAL still holds the page images with the secrets as first written; a TRUNCATE checkpoint
   // moves the scrubbed pages into the database (secure_delete zeroes the old cells) and empties it.
