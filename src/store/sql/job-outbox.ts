@@ -21,7 +21,7 @@ export const noticeKinds: Record<JobStatus, JobChangeNotice['kind']> = {
 };
 
 /** What an event's receivers are chosen by: an enabled endpoint of the job's account. */
-interface EndpointRef {
+export interface EndpointRef {
   id: string;
   events: string;
   kind: 'endpoint' | 'job_callback';

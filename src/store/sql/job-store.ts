@@ -25,6 +25,7 @@ import {
   markResultDeleted,
   sweepExpiredLeases,
 } from './job-maintenance.js';
+import { enabledEndpointsJson, endpoints } from './job-outbox.js';
 import { keysetPage, type PageCursor } from './keyset-page.js';
 import type { QueuedMessages, Transition } from './queued-messages.js';
 import { fromNewJob, type JobRow, noLease, type Tables, toJob } from './rows.js';
@@ -43,13 +44,20 @@ export class SqlJobStore implements JobStore {
   ) {}
 
   async create(job: NewJob): Promise<JobRecord> {
+    // SQLite writes the event in TypeScript: the insert returns the receivers it needs as well.
+    const sqlite = this.dialect.name === 'sqlite';
     const created = await this.dialect.transaction(this.db, async (conn) => {
-      const row = await conn
+      const { endpoints: receivers, ...row } = await conn
         .insertInto('jobs')
         .values(fromNewJob(job))
         .returningAll()
+        .$if(sqlite, (insert) => insert.returning(enabledEndpointsJson.as('endpoints')))
         .executeTakeFirstOrThrow();
-      return { value: toJob(row), queued: await this.dialect.appendJobEvent(conn, row, job.createdAt) };
+      const known = receivers === undefined ? undefined : endpoints(receivers);
+      return {
+        value: toJob(row),
+        queued: await this.dialect.appendJobEvent(conn, row, job.createdAt, known),
+      };
     });
     return this.messages.settle(created);
   }
