@@ -130,10 +130,19 @@ export interface JobStore {
   setProgress(id: string, token: string, percent: number): Promise<boolean>;
   /** Records the step the lease holder is running (jobs of several steps); false if the lease is lost. */
   setStep(id: string, token: string, step: number): Promise<boolean>;
-  /** processing → succeeded with the result; false (and nothing written) if the lease is lost. */
-  complete(id: string, token: string, result: JobResult, expiresAt: number, now?: number): Promise<boolean>;
-  /** processing → failed; false if the lease is lost. */
-  fail(id: string, token: string, error: JobError, now?: number): Promise<boolean>;
+  /**
+   * processing → succeeded with the result: the job as it ended, or undefined (and nothing written)
+   * if the lease is lost.
+   */
+  complete(
+    id: string,
+    token: string,
+    result: JobResult,
+    expiresAt: number,
+    now?: number,
+  ): Promise<JobRecord | undefined>;
+  /** processing → failed; undefined (and nothing written) if the lease is lost. */
+  fail(id: string, token: string, error: JobError, now?: number): Promise<JobRecord | undefined>;
 
   /** queued/processing → canceled at once (the worker notices its lost lease and kills the engine). */
   cancel(accountId: string, id: string, now?: number): Promise<CancelOutcome>;

@@ -67,7 +67,7 @@ export interface SqlDialect {
   /**
    * Ends a job the caller holds (JobStore.complete and fail): only while (id, token, processing)
    * still match; the outcome, the lease's end, the secret scrub and the job's event commit together
-   * or not at all. False when the lease was lost.
+   * or not at all. The ended row; undefined when the lease was lost.
    */
   finishLeased(
     db: Kysely<Tables>,
@@ -75,7 +75,7 @@ export interface SqlDialect {
     token: string,
     ending: JobEnding,
     now: number,
-  ): Promise<Transition<boolean>>;
+  ): Promise<Transition<JobRow | undefined>>;
 }
 
 /** How a worker ends a job it holds. */

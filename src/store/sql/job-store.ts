@@ -16,7 +16,7 @@ import type {
   NewJob,
   SweepOutcome,
 } from '../types.js';
-import type { SqlDialect } from './dialect.js';
+import type { JobEnding, SqlDialect } from './dialect.js';
 import {
   countJobsByStatus,
   listEndedWithInputs,
@@ -179,12 +179,16 @@ export class SqlJobStore implements JobStore {
 
   async complete(id: string, token: string, result: JobResult, expiresAt: number, now = Date.now()) {
     const ending = { status: 'succeeded', result, expiresAt } as const;
-    return this.messages.settle(await this.dialect.finishLeased(this.db, id, token, ending, now));
+    return this.finish(id, token, ending, now);
   }
 
-  async fail(id: string, token: string, error: JobError, now = Date.now()): Promise<boolean> {
-    const ending = { status: 'failed', error } as const;
-    return this.messages.settle(await this.dialect.finishLeased(this.db, id, token, ending, now));
+  async fail(id: string, token: string, error: JobError, now = Date.now()) {
+    return this.finish(id, token, { status: 'failed', error }, now);
+  }
+
+  private async finish(id: string, token: string, ending: JobEnding, now: number) {
+    const ended = this.messages.settle(await this.dialect.finishLeased(this.db, id, token, ending, now));
+    return ended && toJob(ended);
   }
 
   async cancel(accountId: string, id: string, now = Date.now()): Promise<CancelOutcome> {

@@ -5,7 +5,7 @@ import { scrubSecretOptions } from '../../model/redact.js';
 import type { JobEnding } from '../sql/dialect.js';
 import { enabledEndpointsJson, endpoints, writeJobEvent } from '../sql/job-outbox.js';
 import type { Transition } from '../sql/queued-messages.js';
-import { noLease, type Tables } from '../sql/rows.js';
+import { type JobRow, noLease, type Tables } from '../sql/rows.js';
 import { withWriteLock } from './connection.js';
 
 export async function finishLeased(
@@ -14,7 +14,7 @@ export async function finishLeased(
   token: string,
   ending: JobEnding,
   now: number,
-): Promise<Transition<boolean>> {
+): Promise<Transition<JobRow | undefined>> {
   const outcome =
     ending.status === 'succeeded'
       ? {
@@ -35,7 +35,7 @@ export async function finishLeased(
       .returningAll()
       .returning(enabledEndpointsJson.as('endpoints'))
       .executeTakeFirst();
-    if (!found) return { value: false, queued: false };
+    if (!found) return { value: undefined, queued: false };
     const { endpoints: receivers, ...ended } = found;
     const secretOptions = JSON.parse(ended.secret_options) as string[];
     const options = JSON.parse(ended.options) as Record<string, unknown>;
@@ -45,7 +45,7 @@ export async function finishLeased(
       await conn.updateTable('jobs').set({ options: ended.options }).where('id', '=', id).execute();
       scrubbed = true;
     }
-    return { value: true, queued: await writeJobEvent(conn, ended, now, endpoints(receivers)) };
+    return { value: ended, queued: await writeJobEvent(conn, ended, now, endpoints(receivers)) };
   });
   // The WAL still holds the page images with the secrets as first written; a TRUNCATE checkpoint
   // moves the scrubbed pages into the database (secure_delete zeroes the old cells) and empties it.
