@@ -50,6 +50,24 @@ export function describeLeaseConformance(open: OpenDatabase, options: StoreConfo
       expect(second?.leaseToken).not.toBe(first?.leaseToken);
     });
 
+    test('says whether other queued jobs remained, so a worker need not claim again for nothing', async () => {
+      const a = await db().jobs.create(newJob({ createdAt: T0 }));
+      const b = await db().jobs.create(newJob({ createdAt: T0 + 1 }));
+      const first = await db().jobs.claimNext('w1', LEASE_MS, T0 + 5);
+      expect(first).toMatchObject({ job: { id: a.id }, moreQueued: true });
+      // Told there is work (a notice woke it): the same claim, however it gets there.
+      const second = await db().jobs.claimNext('w1', LEASE_MS, T0 + 5, undefined, true);
+      expect(second).toMatchObject({ job: { id: b.id }, moreQueued: false });
+      expect(await db().jobs.claimNext('w1', LEASE_MS, T0 + 5, undefined, true)).toBeUndefined();
+    });
+
+    test('counts only the queued jobs of the tools the claimer can run as remaining', async () => {
+      await db().jobs.create(newJob({ tool: 'compress', createdAt: T0 }));
+      await db().jobs.create(newJob({ tool: 'office-to-pdf', createdAt: T0 + 1 }));
+      const limits = { concurrentJobsByPlan: {}, defaultConcurrentJobs: 10, tools: ['compress'] };
+      expect(await db().jobs.claimNext('w1', LEASE_MS, T0 + 5, limits)).toMatchObject({ moreQueued: false });
+    });
+
     test('skips canceled and deleted jobs', async () => {
       const canceled = await db().jobs.create(newJob());
       const deleted = await db().jobs.create(newJob());
