@@ -70,8 +70,13 @@ export class JobService {
   }
 
   /** The next job for this worker in fair order, or undefined when nothing is queued. */
-  async claim(workerId: string, leaseMs: number, limits: ClaimLimits): Promise<ClaimedJob | undefined> {
-    const claim = await this.deps.jobs.claimNext(workerId, leaseMs, Date.now(), limits);
+  async claim(
+    workerId: string,
+    leaseMs: number,
+    limits: ClaimLimits,
+    expectWork = false,
+  ): Promise<ClaimedJob | undefined> {
+    const claim = await this.deps.jobs.claimNext(workerId, leaseMs, Date.now(), limits, expectWork);
     if (claim) this.deps.events.emit({ jobId: claim.job.id, kind: 'updated' });
     return claim;
   }
@@ -94,18 +99,20 @@ export class JobService {
     const { job, leaseToken } = claim;
     // One clock reading, so expires_at − completed_at is exactly the retention period.
     const now = Date.now();
-    if (!(await this.deps.jobs.complete(job.id, leaseToken, result, now + retentionMs, now))) {
+    const ended = await this.deps.jobs.complete(job.id, leaseToken, result, now + retentionMs, now);
+    if (!ended) {
       await this.deps.blobs.delete(result.blobKey);
       return false;
     }
-    await this.ended(job, onRecorded);
+    await this.ended(job, ended, onRecorded);
     return true;
   }
 
   /** processing → failed, while the claim's lease still holds; then the inputs go. */
   async fail(claim: ClaimedJob, error: JobError, onRecorded: OnRecorded): Promise<boolean> {
-    if (!(await this.deps.jobs.fail(claim.job.id, claim.leaseToken, error))) return false;
-    await this.ended(claim.job, onRecorded);
+    const ended = await this.deps.jobs.fail(claim.job.id, claim.leaseToken, error);
+    if (!ended) return false;
+    await this.ended(claim.job, ended, onRecorded);
     return true;
   }
 
@@ -133,9 +140,10 @@ export class JobService {
     }
   }
 
-  private async ended(job: JobRecord, onRecorded: OnRecorded): Promise<void> {
+  /** `job` as claimed (its inputs to delete), `ended` as written (for those the notice wakes). */
+  private async ended(job: JobRecord, ended: JobRecord, onRecorded: OnRecorded): Promise<void> {
     onRecorded();
-    this.deps.events.emit({ jobId: job.id, kind: 'terminal' });
+    this.deps.events.emit({ jobId: job.id, kind: 'terminal', job: ended });
     // Inputs go as soon as the job ends (docs/api.md §2); the sweeper retries whatever fails here.
     try {
       await Promise.all(job.inputs.map((f) => this.deps.blobs.delete(f.blobKey)));

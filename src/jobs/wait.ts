@@ -18,8 +18,10 @@ export async function waitForTerminal(
   const deadline = Date.now() + waitMs;
   let job = await jobs.get(accountId, id);
   while (job && !terminalStatuses.includes(job.status) && Date.now() < deadline && !signal?.aborted) {
-    await nextChange(events, id, Math.min(POLL_MS, deadline - Date.now()), signal, ENDING);
-    job = await jobs.get(accountId, id);
+    const change = await nextChange(events, id, Math.min(POLL_MS, deadline - Date.now()), signal, ENDING);
+    // The worker that ended the job in this process hands over the row it wrote: no read. The id
+    // was found under this account above, and ids are never reused.
+    job = change?.job ?? (await jobs.get(accountId, id));
   }
   return job;
 }
@@ -31,8 +33,8 @@ export async function waitForTerminal(
 const ENDING: ReadonlySet<JobChangeNotice['kind']> = new Set(['terminal', 'canceled']);
 
 /**
- * Resolves on the job's next in-process change (of one of `kinds`, when given), after `ms`, or on
- * abort — whichever is first.
+ * Resolves on the job's next in-process change (of one of `kinds`, when given) with that change,
+ * or with undefined after `ms` or on abort — whichever is first.
  */
 export function nextChange(
   events: JobEvents,
@@ -40,18 +42,19 @@ export function nextChange(
   ms: number,
   signal?: AbortSignal,
   kinds?: ReadonlySet<JobChangeNotice['kind']>,
-): Promise<void> {
+): Promise<JobChangeNotice | undefined> {
   return new Promise((resolve) => {
-    const done = () => {
+    const done = (change?: JobChangeNotice) => {
       clearTimeout(timer);
       off();
-      signal?.removeEventListener('abort', done);
-      resolve();
+      signal?.removeEventListener('abort', aborted);
+      resolve(change);
     };
+    const aborted = () => done();
     const timer = setTimeout(done, Math.max(0, ms));
     const off = events.onJob(id, (change) => {
-      if (!kinds || kinds.has(change.kind)) done();
+      if (!kinds || kinds.has(change.kind)) done(change);
     });
-    signal?.addEventListener('abort', done, { once: true });
+    signal?.addEventListener('abort', aborted, { once: true });
   });
 }

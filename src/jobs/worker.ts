@@ -27,17 +27,21 @@ export function startWorkers(deps: RunJobDeps): Workers {
   let stopped = false;
   const waiters = new IdleWaiters(pollMs);
   const wakeAll = () => waiters.wakeAll();
+  /** Jobs announced so far (created or requeued, here or by a notice from another process). */
+  let announced = 0;
   const offCreated = deps.events.onAny((change) => {
-    if (change.kind === 'created') waiters.wakeOne();
+    if (change.kind !== 'created') return;
+    announced++;
+    waiters.wakeOne();
   });
 
-  const idle = () => waiters.idle();
-
   const slot = async () => {
+    // Whether work is known to wait: a notice woke this slot, or its last claim left more queued.
+    let expectWork = false;
     while (!stopped) {
       let claim: ClaimedJob | undefined;
       try {
-        claim = await service.claim(id, leaseMs, limits);
+        claim = await service.claim(id, leaseMs, limits, expectWork);
       } catch (error) {
         deps.logger.error(
           { err: { type: (error as Error).name, stack: (error as Error).stack } },
@@ -45,9 +49,10 @@ export function startWorkers(deps: RunJobDeps): Workers {
         );
       }
       if (!claim) {
-        await idle();
+        expectWork = await waiters.idle();
         continue;
       }
+      const announcedBefore = announced;
       const signal = keeper.hold(claim.job.id, claim.leaseToken);
       const leave = jobStarted();
       try {
@@ -64,6 +69,10 @@ export function startWorkers(deps: RunJobDeps): Workers {
         // which would delay it and count a stall towards worker_lost.
         if (stopped) await service.release(claim);
       }
+      // Nothing was left at the claim and nothing announced since: claiming again would find
+      // nothing, so sleep until a notice or the poll (which still finds other processes' jobs).
+      expectWork = claim.moreQueued !== false || announced !== announcedBefore;
+      if (!expectWork && !stopped) expectWork = await waiters.idle();
     }
   };
 

@@ -3,11 +3,14 @@
 // Changes made by other processes arrive here too when the database carries them (PostgreSQL
 // NOTIFY, see Database.listenForChanges); on SQLite other processes fall back to polling.
 import { EventEmitter } from 'node:events';
+import type { JobRecord } from './job.js';
 
 /** A job changed; the same notice travels in-process and between processes. */
 export interface JobChangeNotice {
   jobId: string;
   kind: 'created' | 'updated' | 'terminal' | 'canceled';
+  /** In-process only: the job as the change left it, when the writer has it (no read needed). */
+  job?: JobRecord;
 }
 
 export class JobEvents {

@@ -3,19 +3,19 @@
 // webhook delivery slots run such loops, so it lives below both.
 
 export class IdleWaiters {
-  private readonly sleepers = new Set<() => void>();
+  private readonly sleepers = new Set<(woken?: boolean) => void>();
 
   constructor(private readonly pollMs: number) {}
 
-  /** Resolves after the poll interval, or earlier on `wakeAll`. */
-  idle(): Promise<void> {
-    return new Promise<void>((resolve) => {
-      const done = () => {
+  /** Resolves after the poll interval (false), or earlier (true) when woken. */
+  idle(): Promise<boolean> {
+    return new Promise<boolean>((resolve) => {
+      const done = (woken = true) => {
         clearTimeout(timer);
         this.sleepers.delete(done);
-        resolve();
+        resolve(woken);
       };
-      const timer = setTimeout(done, this.pollMs);
+      const timer = setTimeout(() => done(false), this.pollMs);
       this.sleepers.add(done);
     });
   }

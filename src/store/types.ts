@@ -24,6 +24,12 @@ export interface ClaimedJob {
   leaseExpiresAt: number;
   /** The owning account's plan at claim time, so the worker applies that plan's limits. */
   plan: string;
+  /**
+   * Whether other queued jobs (of the claimer's tools) were left when this one was taken; false lets
+   * a worker with nothing new announced sleep after the job instead of claiming once more for
+   * nothing. Absent means unknown: claim again.
+   */
+  moreQueued?: boolean;
 }
 
 /**
@@ -100,13 +106,16 @@ export interface JobStore {
    * Atomically takes the next job in fair order: among accounts with queued work and fewer
    * processing jobs than their plan allows, the one with the fewest running, then the one claimed
    * longest ago; then that account's oldest queued job. Status → processing, a fresh lease token, attempts + 1,
-   * started_at set on the first claim. Undefined when nothing is queued.
+   * started_at set on the first claim. Undefined when nothing is queued. `expectWork` (a notice
+   * announced a job, or the last claim left more) skips a cheap look before an SQLite claim takes
+   * the write lock; the answer is the same either way.
    */
   claimNext(
     workerId: string,
     leaseMs: number,
     now?: number,
     limits?: ClaimLimits,
+    expectWork?: boolean,
   ): Promise<ClaimedJob | undefined>;
   /** Extends the lease only while `token` still holds it; false means the lease is lost. */
   renewLease(id: string, token: string, leaseMs: number, now?: number): Promise<boolean>;
@@ -121,10 +130,19 @@ export interface JobStore {
   setProgress(id: string, token: string, percent: number): Promise<boolean>;
   /** Records the step the lease holder is running (jobs of several steps); false if the lease is lost. */
   setStep(id: string, token: string, step: number): Promise<boolean>;
-  /** processing → succeeded with the result; false (and nothing written) if the lease is lost. */
-  complete(id: string, token: string, result: JobResult, expiresAt: number, now?: number): Promise<boolean>;
-  /** processing → failed; false if the lease is lost. */
-  fail(id: string, token: string, error: JobError, now?: number): Promise<boolean>;
+  /**
+   * processing → succeeded with the result: the job as it ended, or undefined (and nothing written)
+   * if the lease is lost.
+   */
+  complete(
+    id: string,
+    token: string,
+    result: JobResult,
+    expiresAt: number,
+    now?: number,
+  ): Promise<JobRecord | undefined>;
+  /** processing → failed; undefined (and nothing written) if the lease is lost. */
+  fail(id: string, token: string, error: JobError, now?: number): Promise<JobRecord | undefined>;
 
   /** queued/processing → canceled at once (the worker notices its lost lease and kills the engine). */
   cancel(accountId: string, id: string, now?: number): Promise<CancelOutcome>;

@@ -50,6 +50,24 @@ export function describeLeaseConformance(open: OpenDatabase, options: StoreConfo
       expect(second?.leaseToken).not.toBe(first?.leaseToken);
     });
 
+    test('says whether other queued jobs remained, so a worker need not claim again for nothing', async () => {
+      const a = await db().jobs.create(newJob({ createdAt: T0 }));
+      const b = await db().jobs.create(newJob({ createdAt: T0 + 1 }));
+      const first = await db().jobs.claimNext('w1', LEASE_MS, T0 + 5);
+      expect(first).toMatchObject({ job: { id: a.id }, moreQueued: true });
+      // Told there is work (a notice woke it): the same claim, however it gets there.
+      const second = await db().jobs.claimNext('w1', LEASE_MS, T0 + 5, undefined, true);
+      expect(second).toMatchObject({ job: { id: b.id }, moreQueued: false });
+      expect(await db().jobs.claimNext('w1', LEASE_MS, T0 + 5, undefined, true)).toBeUndefined();
+    });
+
+    test('counts only the queued jobs of the tools the claimer can run as remaining', async () => {
+      await db().jobs.create(newJob({ tool: 'compress', createdAt: T0 }));
+      await db().jobs.create(newJob({ tool: 'office-to-pdf', createdAt: T0 + 1 }));
+      const limits = { concurrentJobsByPlan: {}, defaultConcurrentJobs: 10, tools: ['compress'] };
+      expect(await db().jobs.claimNext('w1', LEASE_MS, T0 + 5, limits)).toMatchObject({ moreQueued: false });
+    });
+
     test('skips canceled and deleted jobs', async () => {
       const canceled = await db().jobs.create(newJob());
       const deleted = await db().jobs.create(newJob());
@@ -133,10 +151,10 @@ export function describeLeaseConformance(open: OpenDatabase, options: StoreConfo
       const before = await db().jobs.get(job.accountId, job.id);
 
       expect(await db().jobs.setProgress(job.id, stale.leaseToken, 80)).toBe(false);
-      expect(await db().jobs.complete(job.id, stale.leaseToken, result(job.id), T0 + 9e6)).toBe(false);
+      expect(await db().jobs.complete(job.id, stale.leaseToken, result(job.id), T0 + 9e6)).toBeUndefined();
       expect(
         await db().jobs.fail(job.id, stale.leaseToken, { code: 'timeout', message: 'x', retryable: false }),
-      ).toBe(false);
+      ).toBeUndefined();
       expect(await db().jobs.renewLease(job.id, stale.leaseToken, LEASE_MS)).toBe(false);
       expect(await db().jobs.get(job.accountId, job.id)).toEqual(before);
       expect(before).toMatchObject({ status: 'processing', progress: 30, options: job.options });
@@ -147,9 +165,9 @@ export function describeLeaseConformance(open: OpenDatabase, options: StoreConfo
     test('complete stores the result, sets progress 100, ends the lease and scrubs secrets', async () => {
       const job = await db().jobs.create(secretJob());
       const { leaseToken } = (await db().jobs.claimNext('w1', LEASE_MS, T0))!;
-      expect(await db().jobs.complete(job.id, leaseToken, result(job.id), T0 + 3_600_000, T0 + 500)).toBe(
-        true,
-      );
+      expect(
+        await db().jobs.complete(job.id, leaseToken, result(job.id), T0 + 3_600_000, T0 + 500),
+      ).toMatchObject({ status: 'succeeded' });
       expect(await db().jobs.get(job.accountId, job.id)).toMatchObject({
         status: 'succeeded',
         progress: 100,
@@ -160,10 +178,10 @@ export function describeLeaseConformance(open: OpenDatabase, options: StoreConfo
         options: scrubbedOptions,
       });
       expect(await db().jobs.heldLeases([{ id: job.id, token: leaseToken }])).toEqual(new Set());
-      expect(await db().jobs.complete(job.id, leaseToken, result(job.id), T0)).toBe(false);
-      expect(await db().jobs.fail(job.id, leaseToken, { code: 'x', message: 'x', retryable: false })).toBe(
-        false,
-      );
+      expect(await db().jobs.complete(job.id, leaseToken, result(job.id), T0)).toBeUndefined();
+      expect(
+        await db().jobs.fail(job.id, leaseToken, { code: 'x', message: 'x', retryable: false }),
+      ).toBeUndefined();
     });
 
     test('fail stores the error, keeps progress, ends the lease and scrubs secrets', async () => {
@@ -175,7 +193,7 @@ export function describeLeaseConformance(open: OpenDatabase, options: StoreConfo
         message: 'The password does not open this PDF',
         retryable: false,
       };
-      expect(await db().jobs.fail(job.id, leaseToken, error, T0 + 700)).toBe(true);
+      expect(await db().jobs.fail(job.id, leaseToken, error, T0 + 700)).toMatchObject({ status: 'failed' });
       expect(await db().jobs.get(job.accountId, job.id)).toMatchObject({
         status: 'failed',
         progress: 35,
@@ -199,7 +217,7 @@ export function describeLeaseConformance(open: OpenDatabase, options: StoreConfo
         failed: [],
       });
       expect(await db().jobs.get(job.accountId, job.id)).toMatchObject({ status: 'queued', stalls: 1 });
-      expect(await db().jobs.complete(job.id, leaseToken, result(job.id), T0)).toBe(false);
+      expect(await db().jobs.complete(job.id, leaseToken, result(job.id), T0)).toBeUndefined();
       expect((await db().jobs.claimNext('w2', LEASE_MS))?.job.id).toBe(job.id);
     });
 

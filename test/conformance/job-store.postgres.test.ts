@@ -124,7 +124,9 @@ describe('postgres specifics', () => {
         const won = claims.filter((c): c is ClaimedJob => c !== undefined);
         expect(won, `round ${round}`).toHaveLength(2);
         for (const claim of won) {
-          expect(await db.jobs.complete(claim.job.id, claim.leaseToken, result(claim.job.id), T0)).toBe(true);
+          expect(
+            await db.jobs.complete(claim.job.id, claim.leaseToken, result(claim.job.id), T0),
+          ).toMatchObject({ status: 'succeeded' });
         }
       }
     } finally {

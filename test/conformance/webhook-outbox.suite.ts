@@ -50,9 +50,9 @@ export function describeWebhookOutboxConformance(open: OpenDatabase): void {
       await subscribeAll();
       const job = await db().jobs.create(newJob());
       const claim = await db().jobs.claimNext('w1', LEASE_MS, T0 + 1);
-      expect(await db().jobs.complete(job.id, claim!.leaseToken, result(job.id), T0 + 9e6, T0 + 2)).toBe(
-        true,
-      );
+      expect(
+        await db().jobs.complete(job.id, claim!.leaseToken, result(job.id), T0 + 9e6, T0 + 2),
+      ).toMatchObject({ status: 'succeeded' });
       const events = await db().webhooks.listJobEvents(job.id);
       expect(events.map((e) => [e.type, e.createdAt])).toEqual([
         ['job.created', T0],
@@ -123,10 +123,10 @@ export function describeWebhookOutboxConformance(open: OpenDatabase): void {
       const claim = await db().jobs.claimNext('w1', LEASE_MS, T0);
       await db().jobs.cancel(ALICE, job.id, T0 + 1);
       // The worker's lease is gone: its terminal writes are refused and must leave no trace.
-      expect(await db().jobs.complete(job.id, claim!.leaseToken, result(job.id), T0 + 9e6)).toBe(false);
+      expect(await db().jobs.complete(job.id, claim!.leaseToken, result(job.id), T0 + 9e6)).toBeUndefined();
       expect(
         await db().jobs.fail(job.id, claim!.leaseToken, { code: 'timeout', message: 'x', retryable: false }),
-      ).toBe(false);
+      ).toBeUndefined();
       expect((await db().jobs.cancel(ALICE, job.id, T0 + 2)).outcome).toBe('terminal');
       await db().jobs.delete(ALICE, job.id, T0 + 3);
       expect(await db().jobs.claimNext('w2', LEASE_MS, T0 + 4)).toBeUndefined();
@@ -150,7 +150,9 @@ export function describeWebhookOutboxConformance(open: OpenDatabase): void {
       const lost = await db().jobs.claimNext('w1', LEASE_MS, T0 + 3);
       await db().jobs.cancel(ALICE, other.id, T0 + 4);
       expect(heard).toBe(2);
-      expect(await db().jobs.complete(other.id, lost!.leaseToken, result(other.id), T0 + 9e6)).toBe(false);
+      expect(
+        await db().jobs.complete(other.id, lost!.leaseToken, result(other.id), T0 + 9e6),
+      ).toBeUndefined();
       expect(heard).toBe(2);
       await db().webhooks.retryMessage(ALICE, hook.id, due!.message.id, T0 + 5);
       expect(heard).toBe(3);

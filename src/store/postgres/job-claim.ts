@@ -31,6 +31,8 @@ type ClaimRow = { [K in keyof JobRow]: JobRow[K] | null } & {
   plan: string | null;
   first_candidate: string | null;
   queued: number;
+  /** Queued jobs of the claimer's tools in the statement's snapshot (the claimed one too), up to 2. */
+  queued_left: number;
 };
 
 /**
@@ -91,7 +93,9 @@ function claimStatement(claim: Claim, waitFor?: string): RawBuilder<ClaimRow> {
     ),
     ${outboxTail({ source: 'claimed', type: 'job.processing', now, origin: claim.origin, notice: 'updated' })}
     SELECT c.*, (SELECT plan FROM account) AS plan,
-      (SELECT id FROM ranked ORDER BY turn LIMIT 1) AS first_candidate, ${noticesRead}
+      (SELECT id FROM ranked ORDER BY turn LIMIT 1) AS first_candidate, ${noticesRead},
+      (SELECT count(*) FROM (SELECT 1 FROM jobs q WHERE q.status = 'queued' ${toolFilter('q', limits)}
+       LIMIT 2) s) AS queued_left
     FROM (SELECT 1) AS one LEFT JOIN claimed c ON true`;
 }
 
@@ -124,6 +128,8 @@ export async function claimNextFairly(
     leaseToken: claim.leaseToken,
     leaseExpiresAt: claim.leaseExpiresAt,
     plan: row.plan,
+    // The snapshot predates this claim, so the claimed job is among those counted.
+    moreQueued: Number(row.queued_left) > 1,
   };
   return { value, queued: Number(row.queued) > 0 };
 }

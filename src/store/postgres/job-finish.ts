@@ -5,7 +5,7 @@ import { type Kysely, sql } from 'kysely';
 import { eventTypeFor } from '../../model/job-event.js';
 import type { JobEnding } from '../sql/dialect.js';
 import type { Transition } from '../sql/queued-messages.js';
-import type { Tables } from '../sql/rows.js';
+import type { JobRow, Tables } from '../sql/rows.js';
 import { noticesRead, outboxTail, scrubbedOptions } from './outbox.js';
 
 export async function finishLeased(
@@ -15,13 +15,14 @@ export async function finishLeased(
   token: string,
   ending: JobEnding,
   now: number,
-): Promise<Transition<boolean>> {
+): Promise<Transition<JobRow | undefined>> {
   const outcome =
     ending.status === 'succeeded'
       ? sql`status = 'succeeded', progress = 100, result = ${JSON.stringify(ending.result)},
             expires_at = ${ending.expiresAt}::bigint`
       : sql`status = 'failed', error = ${JSON.stringify(ending.error)}`;
-  const { rows } = await sql<{ ended: number; queued: number }>`
+  // A row of nulls (id null) when the lease was lost: the LEFT JOIN keeps the notices' column.
+  const { rows } = await sql<{ [K in keyof JobRow]: JobRow[K] | null } & { queued: number }>`
     WITH ended AS (
       UPDATE jobs SET ${outcome}, completed_at = ${now}::bigint,
         -- No password outlives the job that needed it (docs/api.md §2).
@@ -31,6 +32,9 @@ export async function finishLeased(
       RETURNING jobs.*
     ),
     ${outboxTail({ source: 'ended', type: eventTypeFor(ending.status), now, origin, notice: 'terminal' })}
-    SELECT (SELECT count(*) FROM ended) AS ended, ${noticesRead}`.execute(db);
-  return { value: Number(rows[0]?.ended) > 0, queued: Number(rows[0]?.queued) > 0 };
+    SELECT e.*, ${noticesRead} FROM (SELECT 1) AS one LEFT JOIN ended e ON true`.execute(db);
+  const row = rows[0];
+  if (!row || row.id === null) return { value: undefined, queued: false };
+  const { queued, ...ended } = row;
+  return { value: ended as JobRow, queued: Number(queued) > 0 };
 }

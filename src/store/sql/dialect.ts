@@ -5,6 +5,7 @@ import type { Kysely, SelectQueryBuilder } from 'kysely';
 import type { JobError, JobResult } from '../../model/job.js';
 import type { JobChangeNotice } from '../../model/job-change.js';
 import type { ClaimedJob, ClaimLimits, RatePolicy } from '../types.js';
+import type { EndpointRef } from './job-outbox.js';
 import type { Transition } from './queued-messages.js';
 import type { JobRow, Tables } from './rows.js';
 
@@ -39,6 +40,7 @@ export interface SqlDialect {
     leaseMs: number,
     now: number,
     limits: ClaimLimits | undefined,
+    expectWork: boolean,
   ): Promise<Transition<ClaimedJob | undefined>>;
   /**
    * One GCRA step for `bucket` in a single atomic statement: the bucket's new theoretical arrival
@@ -58,13 +60,14 @@ export interface SqlDialect {
   /**
    * Inside the transaction of a transition made in TypeScript: writes the outbox event for `row`'s
    * new status with its messages (sql/job-outbox.ts) and sends the change notice for it. True when
-   * it queued messages.
+   * it queued messages. `known`: the account's enabled endpoints, when the transition's statement
+   * already returned them (SQLite, sql/job-outbox.ts enabledEndpointsJson).
    */
-  appendJobEvent(conn: Kysely<Tables>, row: JobRow, now: number): Promise<boolean>;
+  appendJobEvent(conn: Kysely<Tables>, row: JobRow, now: number, known?: EndpointRef[]): Promise<boolean>;
   /**
    * Ends a job the caller holds (JobStore.complete and fail): only while (id, token, processing)
    * still match; the outcome, the lease's end, the secret scrub and the job's event commit together
-   * or not at all. False when the lease was lost.
+   * or not at all. The ended row; undefined when the lease was lost.
    */
   finishLeased(
     db: Kysely<Tables>,
@@ -72,7 +75,7 @@ export interface SqlDialect {
     token: string,
     ending: JobEnding,
     now: number,
-  ): Promise<Transition<boolean>>;
+  ): Promise<Transition<JobRow | undefined>>;
 }
 
 /** How a worker ends a job it holds. */

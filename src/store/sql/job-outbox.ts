@@ -4,7 +4,7 @@
 // transition's statement (postgres/outbox.ts). Either way the set of receivers is fixed by what was
 // registered when the change happened (an endpoint added later does not get old events), and there
 // is no second stage that could lag or crash between outbox and delivery queue.
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { ulid } from 'ulid';
 import type { JobStatus } from '../../model/job.js';
 import type { JobChangeNotice } from '../../model/job-change.js';
@@ -20,20 +20,52 @@ export const noticeKinds: Record<JobStatus, JobChangeNotice['kind']> = {
   canceled: 'canceled',
 };
 
+/** What an event's receivers are chosen by: an enabled endpoint of the job's account. */
+export interface EndpointRef {
+  id: string;
+  events: string;
+  kind: 'endpoint' | 'job_callback';
+}
+
+/**
+ * The job's account's enabled endpoints as JSON, for the RETURNING clause of a statement that
+ * changes the job on SQLite (`endpoints` below): the transition and its receivers in one statement
+ * instead of a lookup after it, inside the same write lock.
+ */
+export const enabledEndpointsJson = sql<string>`(SELECT json_group_array(json_array(e.id, e.events, e.kind))
+  FROM webhook_endpoints e WHERE e.account_id = jobs.account_id AND e.status = 'enabled')`;
+
+/** `enabledEndpointsJson`'s answer as rows. */
+export function endpoints(json: string): EndpointRef[] {
+  return (JSON.parse(json) as Array<[string, string, EndpointRef['kind']]>).map(([id, events, kind]) => ({
+    id,
+    events,
+    kind,
+  }));
+}
+
 /**
  * Writes the event for `row`'s new status, with one message per enabled endpoint of the account
  * that subscribes to it; nothing when there is none, since an event nobody receives would only be
  * stored. The lookup is one probe of webhook_endpoints_account (an account has a handful of
- * endpoints at most). True when it queued messages.
+ * endpoints at most), skipped when the caller's statement returned them (`enabledEndpointsJson`).
+ * True when it queued messages.
  */
-export async function writeJobEvent(conn: Kysely<Tables>, row: JobRow, now: number): Promise<boolean> {
+export async function writeJobEvent(
+  conn: Kysely<Tables>,
+  row: JobRow,
+  now: number,
+  known?: EndpointRef[],
+): Promise<boolean> {
   const type = eventTypeFor(row.status);
-  const endpoints = await conn
-    .selectFrom('webhook_endpoints')
-    .select(['id', 'events', 'kind'])
-    .where('account_id', '=', row.account_id)
-    .where('status', '=', 'enabled')
-    .execute();
+  const endpoints =
+    known ??
+    (await conn
+      .selectFrom('webhook_endpoints')
+      .select(['id', 'events', 'kind'])
+      .where('account_id', '=', row.account_id)
+      .where('status', '=', 'enabled')
+      .execute());
   const targets = endpoints.flatMap((e): Array<{ id: string; url: string | null }> => {
     if (e.kind === 'endpoint')
       return subscribes(JSON.parse(e.events) as string[], type) ? [{ id: e.id, url: null }] : [];

@@ -16,7 +16,7 @@ import type {
   NewJob,
   SweepOutcome,
 } from '../types.js';
-import type { SqlDialect } from './dialect.js';
+import type { JobEnding, SqlDialect } from './dialect.js';
 import {
   countJobsByStatus,
   listEndedWithInputs,
@@ -25,6 +25,7 @@ import {
   markResultDeleted,
   sweepExpiredLeases,
 } from './job-maintenance.js';
+import { enabledEndpointsJson, endpoints } from './job-outbox.js';
 import { keysetPage, type PageCursor } from './keyset-page.js';
 import type { QueuedMessages, Transition } from './queued-messages.js';
 import { fromNewJob, type JobRow, noLease, type Tables, toJob } from './rows.js';
@@ -43,13 +44,20 @@ export class SqlJobStore implements JobStore {
   ) {}
 
   async create(job: NewJob): Promise<JobRecord> {
+    // SQLite writes the event in TypeScript: the insert returns the receivers it needs as well.
+    const sqlite = this.dialect.name === 'sqlite';
     const created = await this.dialect.transaction(this.db, async (conn) => {
-      const row = await conn
+      const { endpoints: receivers, ...row } = await conn
         .insertInto('jobs')
         .values(fromNewJob(job))
         .returningAll()
+        .$if(sqlite, (insert) => insert.returning(enabledEndpointsJson.as('endpoints')))
         .executeTakeFirstOrThrow();
-      return { value: toJob(row), queued: await this.dialect.appendJobEvent(conn, row, job.createdAt) };
+      const known = receivers === undefined ? undefined : endpoints(receivers);
+      return {
+        value: toJob(row),
+        queued: await this.dialect.appendJobEvent(conn, row, job.createdAt, known),
+      };
     });
     return this.messages.settle(created);
   }
@@ -92,8 +100,10 @@ export class SqlJobStore implements JobStore {
     leaseMs: number,
     now = Date.now(),
     limits?: ClaimLimits,
+    expectWork = false,
   ): Promise<ClaimedJob | undefined> {
-    return this.messages.settle(await this.dialect.claimNext(this.db, workerId, leaseMs, now, limits));
+    const claimed = await this.dialect.claimNext(this.db, workerId, leaseMs, now, limits, expectWork);
+    return this.messages.settle(claimed);
   }
 
   async renewLease(id: string, token: string, leaseMs: number, now = Date.now()): Promise<boolean> {
@@ -169,12 +179,16 @@ export class SqlJobStore implements JobStore {
 
   async complete(id: string, token: string, result: JobResult, expiresAt: number, now = Date.now()) {
     const ending = { status: 'succeeded', result, expiresAt } as const;
-    return this.messages.settle(await this.dialect.finishLeased(this.db, id, token, ending, now));
+    return this.finish(id, token, ending, now);
   }
 
-  async fail(id: string, token: string, error: JobError, now = Date.now()): Promise<boolean> {
-    const ending = { status: 'failed', error } as const;
-    return this.messages.settle(await this.dialect.finishLeased(this.db, id, token, ending, now));
+  async fail(id: string, token: string, error: JobError, now = Date.now()) {
+    return this.finish(id, token, { status: 'failed', error }, now);
+  }
+
+  private async finish(id: string, token: string, ending: JobEnding, now: number) {
+    const ended = this.messages.settle(await this.dialect.finishLeased(this.db, id, token, ending, now));
+    return ended && toJob(ended);
   }
 
   async cancel(accountId: string, id: string, now = Date.now()): Promise<CancelOutcome> {

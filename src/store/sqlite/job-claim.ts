@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { type Kysely, sql } from 'kysely';
 import { toolFilter, waitingAccounts } from '../sql/job-claim.js';
-import { writeJobEvent } from '../sql/job-outbox.js';
+import { enabledEndpointsJson, endpoints, writeJobEvent } from '../sql/job-outbox.js';
 import type { Transition } from '../sql/queued-messages.js';
 import { type Tables, toJob } from '../sql/rows.js';
 import type { ClaimedJob, ClaimLimits } from '../types.js';
@@ -17,6 +17,8 @@ interface Pick {
   job_id: string;
   account_id: string;
   plan: string;
+  /** Queued jobs of the claimer's tools counted up to 2, the picked one included. */
+  queued: number;
 }
 
 /**
@@ -30,6 +32,8 @@ interface Pick {
  * 3. Of the accounts below their limit, the one with the fewest running jobs goes first, then the
  *    one whose last claim is oldest (round robin among equals), then by id so the order is total;
  *    its oldest queued job is taken.
+ * 4. `queued` says whether another job (of these tools) waits besides it, two rows of the
+ *    jobs_queue_account index at most, so the worker knows whether to claim again after this one.
  * The literal 'queued'/'processing' let SQLite use the partial indexes (it needs the predicate
  * visibly implied). PostgreSQL makes the same choice with row locks instead of SQLite's
  * database-wide write lock (postgres/job-claim.ts).
@@ -47,7 +51,9 @@ function pickNext(db: Kysely<Tables>, limits: ClaimLimits | undefined) {
     )
     SELECT t.id AS account_id, t.plan,
       (SELECT j.id FROM jobs j WHERE j.account_id = t.id AND j.status = 'queued'
-       ${toolFilter('j', limits)} ORDER BY j.created_at, j.id LIMIT 1) AS job_id
+       ${toolFilter('j', limits)} ORDER BY j.created_at, j.id LIMIT 1) AS job_id,
+      (SELECT count(*) FROM (SELECT 1 FROM jobs q WHERE q.status = 'queued' ${toolFilter('q', limits)}
+       LIMIT 2)) AS queued
     FROM turns t
     WHERE t.running < t.allowed
     ORDER BY t.running, coalesce(t.last_claim_at, 0), t.id
@@ -60,12 +66,13 @@ export async function claimNextFairly(
   leaseMs: number,
   now: number,
   limits: ClaimLimits | undefined,
+  expectWork: boolean,
 ): Promise<Transition<ClaimedJob | undefined>> {
   const none = { value: undefined, queued: false };
   if (limits?.tools?.length === 0) return none;
   // Idle workers poll often: when nothing is claimable (empty queue, or every waiting account at
-  // its limit) a plain read answers without taking the write lock.
-  if ((await pickNext(db, limits)).rows.length === 0) return none;
+  // its limit) a plain read answers without taking the write lock. A worker told of work skips it.
+  if (!expectWork && (await pickNext(db, limits)).rows.length === 0) return none;
   return withWriteLock(db, async (conn) => {
     // Chosen again under the lock: another process may have claimed since the read above.
     const pick = (await pickNext(conn, limits)).rows[0];
@@ -87,7 +94,7 @@ async function markClaimed(
 ): Promise<Transition<ClaimedJob>> {
   const leaseToken = randomUUID();
   const leaseExpiresAt = now + leaseMs;
-  const row = await conn
+  const { endpoints: receivers, ...row } = await conn
     .updateTable('jobs')
     .set((eb) => ({
       status: 'processing',
@@ -99,8 +106,10 @@ async function markClaimed(
     }))
     .where('id', '=', pick.job_id)
     .returningAll()
+    .returning(enabledEndpointsJson.as('endpoints'))
     .executeTakeFirstOrThrow();
   await conn.updateTable('accounts').set({ last_claim_at: now }).where('id', '=', pick.account_id).execute();
-  const queued = await writeJobEvent(conn, row, now);
-  return { value: { job: toJob(row), leaseToken, leaseExpiresAt, plan: pick.plan }, queued };
+  const queued = await writeJobEvent(conn, row, now, endpoints(receivers));
+  const moreQueued = Number(pick.queued) > 1;
+  return { value: { job: toJob(row), leaseToken, leaseExpiresAt, plan: pick.plan, moreQueued }, queued };
 }

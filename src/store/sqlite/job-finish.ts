@@ -1,11 +1,12 @@
 // How a worker ends a job on SQLite: under the write lock, the conditional update, the secret scrub
-// and the job's event, committed together (PostgreSQL does it in one statement: postgres/job-finish.ts).
-import { type Kysely, sql } from 'kysely';
+// and the job's event, committed together; a job with neither scrub nor receivers in the one update
+// (PostgreSQL does it all in one statement: postgres/job-finish.ts).
+import { type Kysely, type SqlBool, sql, type Updateable } from 'kysely';
 import { scrubSecretOptions } from '../../model/redact.js';
 import type { JobEnding } from '../sql/dialect.js';
-import { writeJobEvent } from '../sql/job-outbox.js';
+import { enabledEndpointsJson, endpoints, writeJobEvent } from '../sql/job-outbox.js';
 import type { Transition } from '../sql/queued-messages.js';
-import { noLease, type Tables } from '../sql/rows.js';
+import { type JobRow, type JobsTable, noLease, type Tables } from '../sql/rows.js';
 import { withWriteLock } from './connection.js';
 
 export async function finishLeased(
@@ -14,7 +15,7 @@ export async function finishLeased(
   token: string,
   ending: JobEnding,
   now: number,
-): Promise<Transition<boolean>> {
+): Promise<Transition<JobRow | undefined>> {
   const outcome =
     ending.status === 'succeeded'
       ? {
@@ -24,17 +25,22 @@ export async function finishLeased(
           expires_at: ending.expiresAt,
         }
       : { status: 'failed' as const, error: JSON.stringify(ending.error) };
+  const changes = { ...outcome, completed_at: now, ...noLease };
+  const alone = await finishAlone(db, id, token, changes);
+  if (alone) return { value: alone, queued: false };
   let scrubbed = false;
   const finished = await withWriteLock(db, async (conn) => {
-    const ended = await conn
+    const found = await conn
       .updateTable('jobs')
-      .set({ ...outcome, completed_at: now, ...noLease })
+      .set(changes)
       .where('id', '=', id)
       .where('lease_token', '=', token)
       .where('status', '=', 'processing')
       .returningAll()
+      .returning(enabledEndpointsJson.as('endpoints'))
       .executeTakeFirst();
-    if (!ended) return { value: false, queued: false };
+    if (!found) return { value: undefined, queued: false };
+    const { endpoints: receivers, ...ended } = found;
     const secretOptions = JSON.parse(ended.secret_options) as string[];
     const options = JSON.parse(ended.options) as Record<string, unknown>;
     // Every PDF tool declares the input password; only a job that was given a secret has one to scrub.
@@ -43,10 +49,39 @@ export async function finishLeased(
       await conn.updateTable('jobs').set({ options: ended.options }).where('id', '=', id).execute();
       scrubbed = true;
     }
-    return { value: true, queued: await writeJobEvent(conn, ended, now) };
+    return { value: ended, queued: await writeJobEvent(conn, ended, now, endpoints(receivers)) };
   });
   // The WAL still holds the page images with the secrets as first written; a TRUNCATE checkpoint
   // moves the scrubbed pages into the database (secure_delete zeroes the old cells) and empties it.
   if (scrubbed) await sql`PRAGMA wal_checkpoint(TRUNCATE)`.execute(db);
   return finished;
+}
+
+/**
+ * Most jobs have no webhook receiver and no secret option to scrub: their end is then this one
+ * statement, atomic by itself, with no BEGIN/COMMIT around it (the write lock is taken for the
+ * statement alone). Its WHERE passes over any other job, which ends in the transaction above; so
+ * does a lost lease, refused there again. The secret check matches option names exactly (no JSON
+ * path quoting), as the scrub's `Object.hasOwn` does.
+ */
+async function finishAlone(
+  db: Kysely<Tables>,
+  id: string,
+  token: string,
+  changes: Updateable<JobsTable>,
+): Promise<JobRow | undefined> {
+  return db
+    .updateTable('jobs')
+    .set(changes)
+    .where('id', '=', id)
+    .where('lease_token', '=', token)
+    .where('status', '=', 'processing')
+    .where(
+      sql<SqlBool>`NOT EXISTS (SELECT 1 FROM webhook_endpoints e
+        WHERE e.account_id = jobs.account_id AND e.status = 'enabled')
+      AND NOT EXISTS (SELECT 1 FROM json_each(jobs.options) o JOIN json_each(jobs.secret_options) s
+        ON o.key = s.value)`,
+    )
+    .returningAll()
+    .executeTakeFirst();
 }
