@@ -36,6 +36,11 @@ export class UploadGuard extends Transform {
     super();
   }
 
+  /** Bytes of this file so far: all of them once the stream has ended. */
+  get size(): number {
+    return this.fileBytes;
+  }
+
   fileTooLarge(): QuireError {
     const { maxFileBytes, plan } = this.limits;
     return new QuireError(
