@@ -1,24 +1,13 @@
 // Blobs on local disk under one root directory. Objects appear atomically (written to a hidden
 // temporary file beside the target, then renamed), so a reader never sees half an object and a
 // failed upload leaves nothing behind.
-import { createHash, type Hash, randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { constants } from 'node:fs';
-import {
-  access,
-  copyFile,
-  type FileHandle,
-  link,
-  mkdir,
-  open,
-  rename,
-  rm,
-  rmdir,
-  stat,
-  unlink,
-} from 'node:fs/promises';
+import { access, copyFile, link, open, rename, rm, rmdir, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { assertValidKey, BlobNotFoundError } from './keys.js';
+import { CHUNK_BYTES, Directories, fill } from './local-write.js';
 import { signFileToken } from './signed-url.js';
 import type { BlobInfo, BlobStore, ByteRange, PutOptions, StoredBlob, TemporaryUrlOptions } from './types.js';
 
@@ -29,23 +18,13 @@ export interface LocalBlobStoreOptions {
   publicBaseUrl?: string;
 }
 
-/** Tries at creating a file in a directory that a concurrent delete keeps pruning. */
-const MAX_ATTEMPTS = 3;
-
-/**
- * Size of the read stream's chunks and of the batches `put` writes (Node's defaults are 64 KiB to
- * read and 16 KiB to buffer writes). A 9 MB upload or download then takes a few dozen file-system
- * calls and event-loop turns instead of hundreds; memory stays bounded by about one chunk per read
- * stream and two per put (one being written, one gathering).
- */
-const CHUNK_BYTES = 1024 * 1024;
-
 /** errno codes meaning "a hard link cannot be made here", where a copy must do instead. */
 const NO_LINK = new Set(['EXDEV', 'EPERM', 'EMLINK', 'ENOTSUP', 'EOPNOTSUPP']);
 
 export class LocalBlobStore implements BlobStore {
   private readonly root: string;
   private readonly baseUrl: string;
+  private readonly directories = new Directories();
 
   constructor(
     root: string,
@@ -58,8 +37,8 @@ export class LocalBlobStore implements BlobStore {
   async put(key: string, body: Readable, options: PutOptions = {}): Promise<StoredBlob> {
     const target = this.pathOf(key);
     // Created while the first bytes arrive rather than before reading them: for a new job folder
-    // that is a failed open, a mkdir and an open (up to a few hundred µs each on ext4), which the sender
-    // would otherwise wait for at the start of every file.
+    // that is a failed open, a mkdir and an open (up to a few hundred µs each on ext4), which the
+    // sender would otherwise wait for at the start of every file.
     const temp = this.createTemp(target);
     temp.catch(() => undefined); // awaited below; it must not count as unhandled while the body flows
     const hash = options.sha256 === false ? undefined : createHash('sha256');
@@ -136,12 +115,12 @@ export class LocalBlobStore implements BlobStore {
     try {
       // A hard link to the finished file is atomic by itself: the object appears whole at once, so
       // the common case (a new key) needs neither a temporary name nor a rename.
-      await inDirectory(target, () => link(source, target));
+      await this.directories.inDirectory(target, () => link(source, target));
     } catch (error) {
       const code = errnoOf(error);
       if (code !== 'EEXIST' && !NO_LINK.has(code)) throw error;
       // Replacing an object, or copying (not atomic by itself): through a temporary file + rename.
-      await inDirectory(target, async () => {
+      await this.directories.inDirectory(target, async () => {
         const temp = tempPathFor(target);
         try {
           await linkOrCopy(source, temp);
@@ -190,7 +169,7 @@ export class LocalBlobStore implements BlobStore {
 
   /** Opens a fresh temp file beside `target`. */
   private createTemp(target: string) {
-    return inDirectory(target, async () => {
+    return this.directories.inDirectory(target, async () => {
       const tempPath = tempPathFor(target);
       return { path: tempPath, handle: await open(tempPath, 'wx') };
     });
@@ -209,53 +188,6 @@ export class LocalBlobStore implements BlobStore {
   }
 }
 
-/**
- * Streams `body` into the file `handle` resolves to: the chunks that arrive while a write (or the
- * file's creation) is in flight are gathered and written together by one writev, and at most
- * CHUNK_BYTES gather before the reader waits for that write. One loop instead of a pipeline of
- * streams: a 64 KiB socket chunk costs one iteration, not a hop through each stream's buffer.
- */
-async function fill(handle: Promise<FileHandle>, body: Readable, hash: Hash | undefined): Promise<number> {
-  let size = 0;
-  let batch: Buffer[] = [];
-  let batchBytes = 0;
-  let writing: Promise<unknown> = handle;
-  for await (const chunk of body as AsyncIterable<Buffer | string>) {
-    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-    if (bytes.length === 0) continue;
-    hash?.update(bytes);
-    size += bytes.length;
-    batch.push(bytes);
-    batchBytes += bytes.length;
-    if (batchBytes >= CHUNK_BYTES) {
-      await writing;
-      writing = writeAll(await handle, batch);
-      // Awaited at the next batch or the end; a failure meanwhile must not count as unhandled.
-      writing.catch(() => undefined);
-      batch = [];
-      batchBytes = 0;
-    }
-  }
-  await writing;
-  if (batch.length > 0) await writeAll(await handle, batch);
-  return size;
-}
-
-/** writev may write less than asked (a signal, a full disk about to fail): the rest follows. */
-async function writeAll(handle: FileHandle, buffers: Buffer[]): Promise<void> {
-  let rest = buffers;
-  while (rest.length > 0) {
-    let { bytesWritten } = await handle.writev(rest);
-    // Never for a regular file that still has room (the buffers are non-empty): no endless retry.
-    if (bytesWritten === 0) throw new Error('writev wrote nothing');
-    while (rest.length > 0 && bytesWritten >= rest[0]!.length) {
-      bytesWritten -= rest[0]!.length;
-      rest = rest.slice(1);
-    }
-    if (rest.length > 0 && bytesWritten > 0) rest = [rest[0]!.subarray(bytesWritten), ...rest.slice(1)];
-  }
-}
-
 async function linkOrCopy(source: string, destination: string): Promise<void> {
   try {
     await link(source, destination);
@@ -269,23 +201,6 @@ async function linkOrCopy(source: string, destination: string): Promise<void> {
 /** Hidden (keys never start with a dot) and unique, in the target's directory so rename is atomic. */
 function tempPathFor(target: string): string {
   return path.join(path.dirname(target), `.${path.basename(target)}.${randomUUID()}.tmp`);
-}
-
-/**
- * Runs `create` (which makes a file beside `target`), making the directory only when that fails with
- * ENOENT: trying first saves a mkdir per write into an existing job folder. ENOENT is retried, as a
- * concurrent delete may prune the (then empty) directory between our mkdir and the retry; an ENOENT
- * that outlasts the retries is the caller's own (a missing source) and is thrown.
- */
-async function inDirectory<T>(target: string, create: () => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await create();
-    } catch (error) {
-      if (!isMissing(error) || attempt >= MAX_ATTEMPTS) throw error;
-      await mkdir(path.dirname(target), { recursive: true });
-    }
-  }
 }
 
 function errnoOf(error: unknown): string {
