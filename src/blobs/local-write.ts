@@ -3,7 +3,6 @@
 import type { Hash } from 'node:crypto';
 import { type FileHandle, mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import type { Readable } from 'node:stream';
 
 /**
  * Size of the read stream's chunks and of the batches `fill` writes (Node's defaults are 64 KiB to
@@ -24,14 +23,14 @@ const MAX_ATTEMPTS = 3;
  */
 export async function fill(
   handle: Promise<FileHandle>,
-  body: Readable,
+  body: AsyncIterable<Buffer | string>,
   hash: Hash | undefined,
 ): Promise<number> {
   let size = 0;
   let batch: Buffer[] = [];
   let batchBytes = 0;
   let writing: Promise<unknown> = handle;
-  for await (const chunk of body as AsyncIterable<Buffer | string>) {
+  for await (const chunk of body) {
     const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
     if (bytes.length === 0) continue;
     hash?.update(bytes);

@@ -9,7 +9,15 @@ import type { Readable } from 'node:stream';
 import { assertValidKey, BlobNotFoundError } from './keys.js';
 import { CHUNK_BYTES, Directories, fill } from './local-write.js';
 import { signFileToken } from './signed-url.js';
-import type { BlobInfo, BlobStore, ByteRange, PutOptions, StoredBlob, TemporaryUrlOptions } from './types.js';
+import type {
+  BlobInfo,
+  BlobStore,
+  ByteRange,
+  PutBody,
+  PutOptions,
+  StoredBlob,
+  TemporaryUrlOptions,
+} from './types.js';
 
 export interface LocalBlobStoreOptions {
   /** Secret for temporary-link tokens; shared by every API process serving the same root. */
@@ -34,7 +42,7 @@ export class LocalBlobStore implements BlobStore {
     this.baseUrl = (options.publicBaseUrl ?? '').replace(/\/+$/, '');
   }
 
-  async put(key: string, body: Readable, options: PutOptions = {}): Promise<StoredBlob> {
+  async put(key: string, body: PutBody, options: PutOptions = {}): Promise<StoredBlob> {
     const target = this.pathOf(key);
     // Created while the first bytes arrive rather than before reading them: for a new job folder
     // that is a failed open, a mkdir and an open (up to a few hundred µs each on ext4), which the

@@ -15,6 +15,9 @@ export interface ByteRange {
   end: number;
 }
 
+/** What `put` reads: a Readable, or a generator that passes another stream's bytes on. */
+export type PutBody = Readable | AsyncIterable<Buffer>;
+
 export interface PutOptions {
   /**
    * Whether to compute the SHA-256 of the bytes (default true). It costs about 0.5 ms of CPU per MB
@@ -42,8 +45,11 @@ export interface TemporaryUrlOptions {
  * keys.ts); every operation rejects any other key with InvalidBlobKeyError.
  */
 export interface BlobStore {
-  /** Streams `body` into `key`; the object appears whole or not at all. Returns its size and SHA-256. */
-  put(key: string, body: Readable, options?: PutOptions): Promise<StoredBlob>;
+  /**
+   * Streams `body` (a stream or any async iterable of bytes) into `key`; the object appears whole or
+   * not at all. Returns its size and SHA-256. A failure of the body rejects the put.
+   */
+  put(key: string, body: PutBody, options?: PutOptions): Promise<StoredBlob>;
   /** Rejects with BlobNotFoundError (keys.ts) when the object does not exist. */
   get(key: string, range?: ByteRange): Promise<Readable>;
   stat(key: string): Promise<BlobInfo | undefined>;

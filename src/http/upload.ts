@@ -1,7 +1,5 @@
 // Receives POST /jobs multipart bodies: text fields checked as they arrive, files sniffed and
 // streamed straight into the blob store under per-file and total limits (docs/api.md §2).
-import { pipeline } from 'node:stream';
-import { finished } from 'node:stream/promises';
 import type { MultipartFile } from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
 import { jobFolder } from '../blobs/keys.js';
@@ -184,8 +182,7 @@ export async function storeFile(
   const input: InputFile = { name: cleanFileName(part.filename, index), size: 0, contentType: '', blobKey };
   state.inputs.push(input); // registered first so a failed upload's partial object is cleaned up
   state.sha256.push(''); // this file's place in the fingerprint, filled in once it is hashed
-  // pipeline (not pipe) so a guard error also destroys the source and reaches the store's reader.
-  const body = pipeline(part.file, guard, () => undefined);
+  const body = guard.pass(part.file);
   const stored = blobs.put(blobKey, body, { sha256: state.hashFiles }).then(({ sha256 }) => {
     if (sha256 !== undefined) state.sha256[index] = sha256;
   });
@@ -193,9 +190,9 @@ export async function storeFile(
     state.failure ??= error;
   });
   state.storing.push(stored);
-  // Once every byte is read, the part's own checks run and the next part may start. A stream cut
-  // short means the put fails too, and its error (the client's, the disk's) is the one to report.
-  await Promise.race([stored, finished(body).catch(() => stored)]);
+  // Once every byte is read, the part's own checks run and the next part may start. A file cut
+  // short never passes; its put fails with the error to report (the client's, the guard's, the disk's).
+  await Promise.race([stored, guard.passed]);
   // A stream ended by the parser's own limit must not become a silently truncated input.
   if (part.file.truncated) throw guard.fileTooLarge();
   if (guard.contentType === undefined) throw unsupported(state.entry);
