@@ -3,13 +3,21 @@
 // failed upload leaves nothing behind.
 import { createHash, randomUUID } from 'node:crypto';
 import { constants } from 'node:fs';
-import { access, copyFile, link, mkdir, open, rename, rm, rmdir, stat, unlink } from 'node:fs/promises';
+import { access, copyFile, link, open, rename, rm, rmdir, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { assertValidKey, BlobNotFoundError } from './keys.js';
+import { CHUNK_BYTES, Directories, fill } from './local-write.js';
 import { signFileToken } from './signed-url.js';
-import type { BlobInfo, BlobStore, ByteRange, TemporaryUrlOptions } from './types.js';
+import type {
+  BlobInfo,
+  BlobStore,
+  ByteRange,
+  PutBody,
+  PutOptions,
+  StoredBlob,
+  TemporaryUrlOptions,
+} from './types.js';
 
 export interface LocalBlobStoreOptions {
   /** Secret for temporary-link tokens; shared by every API process serving the same root. */
@@ -18,23 +26,13 @@ export interface LocalBlobStoreOptions {
   publicBaseUrl?: string;
 }
 
-/** Tries at creating a file in a directory that a concurrent delete keeps pruning. */
-const MAX_ATTEMPTS = 3;
-
-/**
- * Chunk size of the file streams (Node's default is 64 KiB to read and 16 KiB to buffer writes). A
- * 9 MB upload or download then takes a few dozen file-system calls and event-loop turns instead of
- * hundreds, and incoming chunks gather while one write is in flight (written together by writev);
- * memory stays bounded by about one chunk per stream.
- */
-const CHUNK_BYTES = 1024 * 1024;
-
 /** errno codes meaning "a hard link cannot be made here", where a copy must do instead. */
 const NO_LINK = new Set(['EXDEV', 'EPERM', 'EMLINK', 'ENOTSUP', 'EOPNOTSUPP']);
 
 export class LocalBlobStore implements BlobStore {
   private readonly root: string;
   private readonly baseUrl: string;
+  private readonly directories = new Directories();
 
   constructor(
     root: string,
@@ -44,30 +42,32 @@ export class LocalBlobStore implements BlobStore {
     this.baseUrl = (options.publicBaseUrl ?? '').replace(/\/+$/, '');
   }
 
-  async put(key: string, body: Readable): Promise<{ size: number; sha256: string }> {
+  async put(key: string, body: PutBody, options: PutOptions = {}): Promise<StoredBlob> {
     const target = this.pathOf(key);
-    const temp = await this.createTemp(target);
-    const hash = createHash('sha256');
-    let size = 0;
+    // Created while the first bytes arrive rather than before reading them: for a new job folder
+    // that is a failed open, a mkdir and an open (up to a few hundred µs each on ext4), which the
+    // sender would otherwise wait for at the start of every file.
+    const temp = this.createTemp(target);
+    temp.catch(() => undefined); // awaited below; it must not count as unhandled while the body flows
+    const hash = options.sha256 === false ? undefined : createHash('sha256');
     try {
-      await pipeline(
+      const size = await fill(
+        temp.then((t) => t.handle),
         body,
-        async function* (source: AsyncIterable<Buffer | string>) {
-          for await (const chunk of source) {
-            const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-            hash.update(bytes);
-            size += bytes.length;
-            yield bytes;
-          }
-        },
-        temp.handle.createWriteStream({ highWaterMark: CHUNK_BYTES }),
+        hash,
       );
-      await rename(temp.path, target);
+      const { path: tempPath, handle } = await temp;
+      await handle.close();
+      await rename(tempPath, target);
+      return hash ? { size, sha256: hash.digest('hex') } : { size };
     } catch (error) {
-      await unlink(temp.path).catch(() => undefined);
+      const opened = await temp.catch(() => undefined);
+      if (opened) {
+        await opened.handle.close().catch(() => undefined);
+        await unlink(opened.path).catch(() => undefined);
+      }
       throw error;
     }
-    return { size, sha256: hash.digest('hex') };
   }
 
   async get(key: string, range?: ByteRange): Promise<Readable> {
@@ -123,12 +123,12 @@ export class LocalBlobStore implements BlobStore {
     try {
       // A hard link to the finished file is atomic by itself: the object appears whole at once, so
       // the common case (a new key) needs neither a temporary name nor a rename.
-      await inDirectory(target, () => link(source, target));
+      await this.directories.inDirectory(target, () => link(source, target));
     } catch (error) {
       const code = errnoOf(error);
       if (code !== 'EEXIST' && !NO_LINK.has(code)) throw error;
       // Replacing an object, or copying (not atomic by itself): through a temporary file + rename.
-      await inDirectory(target, async () => {
+      await this.directories.inDirectory(target, async () => {
         const temp = tempPathFor(target);
         try {
           await linkOrCopy(source, temp);
@@ -177,7 +177,7 @@ export class LocalBlobStore implements BlobStore {
 
   /** Opens a fresh temp file beside `target`. */
   private createTemp(target: string) {
-    return inDirectory(target, async () => {
+    return this.directories.inDirectory(target, async () => {
       const tempPath = tempPathFor(target);
       return { path: tempPath, handle: await open(tempPath, 'wx') };
     });
@@ -209,23 +209,6 @@ async function linkOrCopy(source: string, destination: string): Promise<void> {
 /** Hidden (keys never start with a dot) and unique, in the target's directory so rename is atomic. */
 function tempPathFor(target: string): string {
   return path.join(path.dirname(target), `.${path.basename(target)}.${randomUUID()}.tmp`);
-}
-
-/**
- * Runs `create` (which makes a file beside `target`), making the directory only when that fails with
- * ENOENT: trying first saves a mkdir per write into an existing job folder. ENOENT is retried, as a
- * concurrent delete may prune the (then empty) directory between our mkdir and the retry; an ENOENT
- * that outlasts the retries is the caller's own (a missing source) and is thrown.
- */
-async function inDirectory<T>(target: string, create: () => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await create();
-    } catch (error) {
-      if (!isMissing(error) || attempt >= MAX_ATTEMPTS) throw error;
-      await mkdir(path.dirname(target), { recursive: true });
-    }
-  }
 }
 
 function errnoOf(error: unknown): string {

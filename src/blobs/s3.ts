@@ -5,7 +5,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { open, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
-import { type Readable, Transform } from 'node:stream';
+import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import {
   DeleteObjectCommand,
@@ -21,7 +21,15 @@ import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { S3Location } from '../config/storage-url.js';
 import { attachmentDisposition } from './content-disposition.js';
 import { assertValidKey, BlobNotFoundError } from './keys.js';
-import type { BlobInfo, BlobStore, ByteRange, TemporaryUrlOptions } from './types.js';
+import type {
+  BlobInfo,
+  BlobStore,
+  ByteRange,
+  PutBody,
+  PutOptions,
+  StoredBlob,
+  TemporaryUrlOptions,
+} from './types.js';
 
 /**
  * Multipart part size. S3 refuses parts under 5 MiB (but the last) and allows 10,000 parts, so 8 MiB
@@ -67,13 +75,15 @@ export class S3BlobStore implements BlobStore {
     this.client = new S3Client(s3ClientOptions(location));
   }
 
-  async put(key: string, body: Readable): Promise<{ size: number; sha256: string }> {
+  async put(key: string, given: PutBody, options: PutOptions = {}): Promise<StoredBlob> {
     const objectKey = this.objectKey(key);
-    const hash = createHash('sha256');
+    // A generator becomes a stream so it can be piped, watched for errors and destroyed alike.
+    const body = given instanceof Readable ? given : Readable.from(given, { objectMode: false });
+    const hash = options.sha256 === false ? undefined : createHash('sha256');
     let size = 0;
     const counted = new Transform({
       transform(chunk: Buffer, _encoding, callback) {
-        hash.update(chunk);
+        hash?.update(chunk);
         size += chunk.length;
         callback(null, chunk);
       },
@@ -102,7 +112,7 @@ export class S3BlobStore implements BlobStore {
       throw sourceError ?? error;
     }
     await piping;
-    return { size, sha256: hash.digest('hex') };
+    return hash ? { size, sha256: hash.digest('hex') } : { size };
   }
 
   async get(key: string, range?: ByteRange): Promise<Readable> {

@@ -36,7 +36,8 @@ export async function receiveBatchUpload(
   blobs: BlobStore,
   limits: UploadLimits & { maxJobs: number },
 ): Promise<BatchItem[]> {
-  const template = new UploadState();
+  // Without an Idempotency-Key no fingerprint is compared, so the files need no SHA-256.
+  const template = new UploadState(request.idempotency !== undefined);
   const items: PendingItem[] = [];
   let batchBytes = 0;
   try {
@@ -53,8 +54,7 @@ export async function receiveBatchUpload(
     });
     for await (const part of parts) {
       if (part.fieldname === 'file' || part.fieldname === 'file_url') {
-        const item = await receiveItem(part, template, items.length, blobs, limits);
-        items.push(item);
+        const item = await receiveItem(part, template, items, blobs, limits);
         batchBytes += item.state.inputs[0]?.size ?? 0;
         if (batchBytes > limits.maxTotalBytes) throw batchTooLarge(limits.maxTotalBytes);
       } else if (part.fieldname === 'export') {
@@ -92,6 +92,7 @@ export async function receiveBatchUpload(
       received: finish(withTextParts(template, state), catalog),
     }));
   } catch (error) {
+    await Promise.allSettled(items.map((i) => i.state.settled()));
     await Promise.allSettled(items.flatMap((i) => i.state.inputs.map((f) => blobs.delete(f.blobKey))));
     throw error;
   }
@@ -100,27 +101,30 @@ export async function receiveBatchUpload(
 async function receiveItem(
   part: MultipartFile | MultipartValue,
   template: UploadState,
-  count: number,
+  items: PendingItem[],
   blobs: BlobStore,
   limits: UploadLimits & { maxJobs: number },
 ): Promise<PendingItem> {
-  if (count >= limits.maxJobs) {
+  if (items.length >= limits.maxJobs) {
     throw new QuireError('too_many_files', `At most ${limits.maxJobs} files per batch.`, {
       extras: { max_files: limits.maxJobs },
       headers: { Connection: 'close' },
     });
   }
   const jobId = `job_${jobUlid()}`;
-  const state = withTextParts(template, new UploadState());
+  const state = withTextParts(template, new UploadState(template.hashFiles));
+  const item = { jobId, state };
+  items.push(item); // registered first so that a file refused midway is deleted with the others
   if (part.type === 'file' && part.fieldname === 'file') {
     await storeFile(part, state, jobId, blobs, limits);
+    await state.stored();
   } else {
     await readTransferPart('file_url', partText('file_url', await partValue(part)), state, jobFolder(jobId), {
       ...limits,
       maxFiles: 1,
     });
   }
-  return { jobId, state };
+  return item;
 }
 
 /**
@@ -133,6 +137,7 @@ function withTextParts(template: UploadState, item: UploadState): UploadState {
     sha256: item.sha256,
     totalBytes: item.totalBytes,
     transfers: item.transfers,
+    storing: item.storing,
   });
   merged.transfers.webhookUrl = template.transfers.webhookUrl;
   return merged;

@@ -1,6 +1,5 @@
 // The per-file stream guard of a job upload: sniffs the content type from the first bytes and
 // enforces the plan's per-file and the request's total byte limits while the file streams.
-import { Transform, type TransformCallback } from 'node:stream';
 import { QuireError } from '../errors/quire-error.js';
 import { SNIFF_BYTES, sniffContentType } from '../tools/lib/sniff.js';
 import { unsupportedContent } from './upload-fields.js';
@@ -21,9 +20,16 @@ export interface UploadTotals {
   totalBytes: number;
 }
 
-/** Sniffs the first bytes and enforces the per-file and per-request byte limits while streaming. */
-export class UploadGuard extends Transform {
+/**
+ * Sniffs the first bytes and enforces the per-file and per-request byte limits while streaming. A
+ * generator the store reads through, not a Transform: no second stream buffer and no pipeline (whose
+ * teardown builds an AbortError per file) between the parser's stream and the store's loop.
+ */
+export class UploadGuard {
   contentType: string | undefined;
+  /** Resolves once `pass` has handed on the file's last byte; a failed file never gets there. */
+  readonly passed: Promise<void>;
+  private markPassed!: () => void;
   private head: Buffer[] = [];
   private headBytes = 0;
   private fileBytes = 0;
@@ -33,7 +39,14 @@ export class UploadGuard extends Transform {
     private readonly limits: UploadLimits,
     private readonly accepts: readonly string[] | undefined,
   ) {
-    super();
+    this.passed = new Promise((resolve) => {
+      this.markPassed = resolve;
+    });
+  }
+
+  /** Bytes of this file so far: all of them once `passed` has resolved. */
+  get size(): number {
+    return this.fileBytes;
   }
 
   fileTooLarge(): QuireError {
@@ -45,25 +58,21 @@ export class UploadGuard extends Transform {
     );
   }
 
-  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
-    try {
+  /**
+   * The file's bytes as they pass, the first held back until the type is known. A refusal throws,
+   * which ends the reader's loop and, through `for await`, destroys the source.
+   */
+  async *pass(source: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+    for await (const chunk of source) {
       this.count(chunk.length);
-      callback(null, this.sniffed(chunk));
-    } catch (error) {
-      callback(error as Error);
+      const out = this.sniffed(chunk);
+      if (out) yield out;
     }
-  }
-
-  override _flush(callback: TransformCallback): void {
-    try {
-      if (this.headBytes < SNIFF_BYTES) {
-        this.decideOrThrow();
-        if (this.head.length > 0) this.push(Buffer.concat(this.head));
-      }
-      callback();
-    } catch (error) {
-      callback(error as Error);
+    if (this.headBytes < SNIFF_BYTES) {
+      this.decideOrThrow();
+      if (this.head.length > 0) yield joined(this.head);
     }
+    this.markPassed();
   }
 
   private count(bytes: number): void {
@@ -89,18 +98,23 @@ export class UploadGuard extends Transform {
     this.headBytes += chunk.length;
     if (this.headBytes < SNIFF_BYTES) return undefined;
     this.decideOrThrow();
-    const buffered = Buffer.concat(this.head);
+    const buffered = joined(this.head);
     this.head = [];
     return buffered;
   }
 
   /** Fails fast, before the rest of a large file is stored, when the type is known to be wrong. */
   private decideOrThrow(): void {
-    this.contentType = sniffContentType(Buffer.concat(this.head));
+    this.contentType = sniffContentType(joined(this.head));
     const refused =
       this.contentType === undefined ||
       (this.accepts !== undefined && !this.accepts.includes(this.contentType));
     if (!refused) return;
     throw unsupportedContent(this.accepts);
   }
+}
+
+/** One chunk as it is (a socket's first chunk usually holds the whole head), several copied together. */
+function joined(chunks: Buffer[]): Buffer {
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
 }

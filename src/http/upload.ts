@@ -1,6 +1,5 @@
 // Receives POST /jobs multipart bodies: text fields checked as they arrive, files sniffed and
 // streamed straight into the blob store under per-file and total limits (docs/api.md §2).
-import { pipeline } from 'node:stream';
 import type { MultipartFile } from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
 import { jobFolder } from '../blobs/keys.js';
@@ -35,7 +34,10 @@ export interface ReceivedJob {
   options: Record<string, unknown>;
   metadata: Record<string, string>;
   inputs: InputFile[];
-  /** SHA-256 (hex) of each input, in order, computed while storing (the Idempotency-Key fingerprint). */
+  /**
+   * SHA-256 (hex) of each input, in order, computed while storing (the Idempotency-Key fingerprint);
+   * empty strings for uploaded files when the request has no key, as nothing compares them then.
+   */
   sha256: string[];
   /** With a `steps` part: the steps after the first (`entry`, `options`). */
   nextSteps?: JobStep[];
@@ -55,6 +57,26 @@ export class UploadState {
   readonly seen = new Set<string>();
   nextSteps: JobStep[] | undefined;
   readonly transfers = new TransferParts();
+  /**
+   * Files whose bytes are all read but whose last write, close and rename may still be in flight:
+   * the next part is read meanwhile, and `stored()` waits for them before the job can exist.
+   */
+  storing: Promise<void>[] = [];
+  /** The first of those that failed, so the next file is refused at once instead of at the end. */
+  failure: unknown;
+
+  /** `hashFiles`: compute each file's SHA-256, which only an Idempotency-Key's fingerprint uses. */
+  constructor(readonly hashFiles = true) {}
+
+  /** Every file of this request stored; rejects with the first failure. */
+  async stored(): Promise<void> {
+    await Promise.all(this.storing);
+  }
+
+  /** Every store settled, failed or not: before a failed request's files are deleted. */
+  async settled(): Promise<void> {
+    await Promise.allSettled(this.storing);
+  }
 }
 
 export async function receiveJobUpload(
@@ -65,7 +87,8 @@ export async function receiveJobUpload(
   limits: UploadLimits,
   uploads?: UploadSource,
 ): Promise<ReceivedJob> {
-  const state = new UploadState();
+  // Without an Idempotency-Key no fingerprint is compared, so the files need no SHA-256.
+  const state = new UploadState(request.idempotency !== undefined);
   try {
     for await (const part of request.parts()) {
       const value = part.type === 'field' ? fieldValue(part) : undefined;
@@ -83,8 +106,11 @@ export async function receiveJobUpload(
         readField(part.fieldname, await fileText(part as MultipartFile), state, catalog);
       else await storeFile(part as MultipartFile, state, jobId, blobs, limits);
     }
+    await state.stored();
     return finish(state, catalog);
   } catch (error) {
+    // A rename that landed after the delete would leave its file behind.
+    await state.settled();
     await Promise.allSettled(state.inputs.map((f) => blobs.delete(f.blobKey)));
     throw error;
   }
@@ -149,22 +175,29 @@ export async function storeFile(
   if (state.inputs.length >= maxFiles) {
     throw tooManyFiles(maxFiles, limits.plan, { Connection: 'close' });
   }
+  if (state.failure !== undefined) throw state.failure;
   const index = state.inputs.length;
   const blobKey = `${jobFolder(jobId)}/input-${index}`;
   const guard = new UploadGuard(state, limits, state.entry?.tool.inputs.accepts);
   const input: InputFile = { name: cleanFileName(part.filename, index), size: 0, contentType: '', blobKey };
   state.inputs.push(input); // registered first so a failed upload's partial object is cleaned up
-  // pipeline (not pipe) so a guard error also destroys the source and reaches the store's reader.
-  const { size, sha256 } = await blobs.put(
-    blobKey,
-    pipeline(part.file, guard, () => undefined),
-  );
+  state.sha256.push(''); // this file's place in the fingerprint, filled in once it is hashed
+  const body = guard.pass(part.file);
+  const stored = blobs.put(blobKey, body, { sha256: state.hashFiles }).then(({ sha256 }) => {
+    if (sha256 !== undefined) state.sha256[index] = sha256;
+  });
+  stored.catch((error: unknown) => {
+    state.failure ??= error;
+  });
+  state.storing.push(stored);
+  // Once every byte is read, the part's own checks run and the next part may start. A file cut
+  // short never passes; its put fails with the error to report (the client's, the guard's, the disk's).
+  await Promise.race([stored, guard.passed]);
   // A stream ended by the parser's own limit must not become a silently truncated input.
   if (part.file.truncated) throw guard.fileTooLarge();
   if (guard.contentType === undefined) throw unsupported(state.entry);
-  input.size = size;
+  input.size = guard.size;
   input.contentType = guard.contentType;
-  state.sha256.push(sha256);
 }
 
 export function finish(state: UploadState, catalog: ToolCatalog): ReceivedJob {

@@ -1,6 +1,7 @@
 // Runs the blob-store conformance suite on local disk, plus what only the local store promises:
 // files stay under the root, temp files and empty directories do not linger, and uploads on the
 // same disk are hard links rather than copies.
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -100,6 +101,29 @@ describe('local disk specifics', () => {
     // Fewer, larger reads than Node's 64 KiB default: the download path's file-system calls.
     expect(sizes.length).toBeLessThanOrEqual(4);
   });
+
+  test('a 128 MiB put of socket-sized chunks streams in bounded memory', async () => {
+    const store = await openBlobStore(`file://${freshRoot()}`, { secret });
+    const total = 128 * 1024 * 1024;
+    const chunk = randomBytes(64 * 1024);
+    let sent = 0;
+    // A fresh buffer per chunk, as a socket gives: memory grows unless the store lets them go.
+    const body = new Readable({
+      read() {
+        this.push(sent < total ? Buffer.from(chunk) : null);
+        sent += chunk.length;
+      },
+    });
+    const baseline = process.memoryUsage().rss;
+    let peak = baseline;
+    const sampler = setInterval(() => {
+      peak = Math.max(peak, process.memoryUsage().rss);
+    }, 10);
+    const stored = await store.put('big', body, { sha256: false }).finally(() => clearInterval(sampler));
+    expect(stored).toEqual({ size: total });
+    expect((peak - baseline) / (1024 * 1024)).toBeLessThan(48);
+    expect((await store.stat('big'))?.size).toBe(total);
+  }, 60_000);
 
   test('temporary links are absolute under the public base URL and accepted by a second store', async () => {
     const root = freshRoot();

@@ -92,6 +92,14 @@ export function describeBlobStoreConformance(
       expect((await buffer(await store.get('empty'))).length).toBe(0);
     });
 
+    test('put without the SHA-256 stores the same bytes and returns only the size', async () => {
+      const body = chunkedBody(3 * MiB + 5);
+      const stored = await store.put('jobs/job_7/input-0', body.stream(), { sha256: false });
+      expect(stored).toEqual({ size: body.bytes.length });
+      const read = await buffer(await store.get('jobs/job_7/input-0'));
+      expect(read.equals(body.bytes)).toBe(true);
+    });
+
     test('get serves inclusive byte ranges: first byte, middle and last byte', async () => {
       const body = chunkedBody(300_000);
       await store.put('ranged', body.stream());

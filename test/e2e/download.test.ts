@@ -123,6 +123,21 @@ describe('temporary download link', () => {
     }
   }, 30_000);
 
+  it('a link whose file was deleted since answers 410 result_expired, for GET and HEAD', async () => {
+    const job = await client.run({
+      tool: 'rotate',
+      options: { angle: 90 },
+      files: [corpusFile('pdf20ex__Simple_PDF_2.0_file.pdf')],
+    });
+    const redirect = await client.fetch(`/api/v1/jobs/${job.id}/download`);
+    const url = new URL(redirect.headers.get('location')!, server.url).toString();
+    expect((await client.fetch(`/api/v1/jobs/${job.id}`, { method: 'DELETE' })).status).toBe(204);
+    const response = await fetch(url);
+    expect(response.status).toBe(410);
+    expect(((await response.json()) as { code: string }).code).toBe('result_expired');
+    expect((await fetch(url, { method: 'HEAD' })).status).toBe(410);
+  });
+
   it('never writes the token to the logs', async () => {
     const url = await link();
     await fetch(url);

@@ -21,8 +21,19 @@ export function registerFileRoutes(app: FastifyInstance, deps: AppDeps): void {
           'link_invalid',
           'The link is invalid or has expired; request a new one from the job.',
         );
-      const info = await deps.blobs.stat(payload.key);
-      if (!info) throw new QuireError('result_expired', 'The file behind this link no longer exists.');
+      // A whole-file GET opens the object while it is stat'ed: right after a job ends, the worker's
+      // cleanup fills the file-system thread pool, and two calls waiting in turn cost twice.
+      const whole = request.method === 'GET' && request.headers.range === undefined;
+      const opening = whole ? deps.blobs.get(payload.key) : undefined;
+      opening?.catch(() => undefined);
+      const info = await deps.blobs.stat(payload.key).catch(async (error: unknown) => {
+        await discard(opening);
+        throw error;
+      });
+      if (!info) {
+        await discard(opening);
+        throw new QuireError('result_expired', 'The file behind this link no longer exists.');
+      }
 
       reply
         .header('Content-Type', payload.contentType)
@@ -53,7 +64,12 @@ export function registerFileRoutes(app: FastifyInstance, deps: AppDeps): void {
       }
       // An empty stream keeps our Content-Length; Fastify's HEAD handling then sends no body.
       if (request.method === 'HEAD') return reply.send(Readable.from([]));
-      return reply.send(await deps.blobs.get(payload.key, range));
+      return reply.send(await (opening ?? deps.blobs.get(payload.key, range)));
     },
   });
+}
+
+/** Closes a stream opened for an answer that will not be sent. */
+async function discard(opening: Promise<Readable> | undefined): Promise<void> {
+  (await opening?.catch(() => undefined))?.destroy();
 }

@@ -1,0 +1,104 @@
+// How the local blob store writes: a streamed body into a file in batches, and the directories
+// its files go in, made once however many writers arrive at a new one together.
+import type { Hash } from 'node:crypto';
+import { type FileHandle, mkdir } from 'node:fs/promises';
+import path from 'node:path';
+
+/**
+ * Size of the read stream's chunks and of the batches `fill` writes (Node's defaults are 64 KiB to
+ * read and 16 KiB to buffer writes). A 9 MB upload or download then takes a few dozen file-system
+ * calls and event-loop turns instead of hundreds; memory stays bounded by about one chunk per read
+ * stream and two per put (one being written, one gathering).
+ */
+export const CHUNK_BYTES = 1024 * 1024;
+
+/** Tries at creating a file in a directory that a concurrent delete keeps pruning. */
+const MAX_ATTEMPTS = 3;
+
+/**
+ * Streams `body` into the file `handle` resolves to: the chunks that arrive while a write (or the
+ * file's creation) is in flight are gathered and written together by one writev, and at most
+ * CHUNK_BYTES gather before the reader waits for that write. One loop instead of a pipeline of
+ * streams: a 64 KiB socket chunk costs one iteration, not a hop through each stream's buffer.
+ */
+export async function fill(
+  handle: Promise<FileHandle>,
+  body: AsyncIterable<Buffer | string>,
+  hash: Hash | undefined,
+): Promise<number> {
+  let size = 0;
+  let batch: Buffer[] = [];
+  let batchBytes = 0;
+  let writing: Promise<unknown> = handle;
+  for await (const chunk of body) {
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    if (bytes.length === 0) continue;
+    hash?.update(bytes);
+    size += bytes.length;
+    batch.push(bytes);
+    batchBytes += bytes.length;
+    if (batchBytes >= CHUNK_BYTES) {
+      await writing;
+      writing = writeAll(await handle, batch);
+      // Awaited at the next batch or the end; a failure meanwhile must not count as unhandled.
+      writing.catch(() => undefined);
+      batch = [];
+      batchBytes = 0;
+    }
+  }
+  await writing;
+  if (batch.length > 0) await writeAll(await handle, batch);
+  return size;
+}
+
+/** writev may write less than asked (a signal, a full disk about to fail): the rest follows. */
+async function writeAll(handle: FileHandle, buffers: Buffer[]): Promise<void> {
+  let rest = buffers;
+  while (rest.length > 0) {
+    let { bytesWritten } = await handle.writev(rest);
+    // Never for a regular file that still has room (the buffers are non-empty): no endless retry.
+    if (bytesWritten === 0) throw new Error('writev wrote nothing');
+    while (rest.length > 0 && bytesWritten >= rest[0]!.length) {
+      bytesWritten -= rest[0]!.length;
+      rest = rest.slice(1);
+    }
+    if (rest.length > 0 && bytesWritten > 0) rest = [rest[0]!.subarray(bytesWritten), ...rest.slice(1)];
+  }
+}
+
+export class Directories {
+  /** Directories being made now, so writers arriving together at a new one share one mkdir. */
+  private readonly making = new Map<string, Promise<unknown>>();
+
+  /**
+   * Runs `create` (which makes a file beside `target`), making the directory only when that fails
+   * with ENOENT: trying first saves a mkdir per write into an existing job folder. A job's files
+   * are stored while the next one is read, so several may find its new folder missing at once; they
+   * wait for the one mkdir in flight instead of each making it (a recursive mkdir that finds the
+   * folder made costs a failed mkdir and a stat). ENOENT is retried, as a concurrent delete may
+   * prune the (then empty) directory between our mkdir and the retry; an ENOENT that outlasts the
+   * retries is the caller's own (a missing source) and is thrown.
+   */
+  async inDirectory<T>(target: string, create: () => Promise<T>): Promise<T> {
+    const dir = path.dirname(target);
+    for (let attempt = 1; ; attempt++) {
+      await this.making.get(dir);
+      try {
+        return await create();
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException | undefined)?.code !== 'ENOENT' || attempt >= MAX_ATTEMPTS)
+          throw error;
+        await this.make(dir);
+      }
+    }
+  }
+
+  private make(dir: string): Promise<unknown> {
+    let making = this.making.get(dir);
+    if (!making) {
+      making = mkdir(dir, { recursive: true }).finally(() => this.making.delete(dir));
+      this.making.set(dir, making);
+    }
+    return making;
+  }
+}
