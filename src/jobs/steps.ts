@@ -129,7 +129,7 @@ class StepChain {
     const facts = {
       input_size: inputs.reduce((sum, input) => sum + input.size, 0),
       output_size: (await stat(output.path)).size,
-      ...(pages.length > 0 ? { pages: pages.reduce((a, b) => a + b, 0) } : {}),
+      ...pageFact(output.inputPages ?? pages),
       ...output.facts,
     };
     this.runs[index]!.push(file === undefined ? { facts } : { name: file, facts });
@@ -168,4 +168,9 @@ class StepChain {
     const { size } = await stat(file.path);
     return { path: file.path, name: file.name, size, contentType };
   }
+}
+
+/** The step's `pages` fact: its inputs' pages, when someone counted them. */
+function pageFact(pages: readonly number[]): { pages?: number } {
+  return pages.length > 0 ? { pages: pages.reduce((a, b) => a + b, 0) } : {};
 }

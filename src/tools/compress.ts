@@ -206,14 +206,14 @@ async function compressBeside(ctx: ToolContext<Options>): Promise<ToolOutput> {
   });
   if (!damaged) {
     const candidates = fast ? [fast] : await ghostscriptCandidates(run, input, pageCount, input.size);
-    return compressed(run, input, candidates);
+    return { ...(await compressed(run, input, candidates)), inputPages: opened.pages };
   }
   // A damaged upload read as it is: its output must hold every page qpdf walked.
   const pages = fast && (fast.pages ?? (await ctx.engines.qpdf.pageCount(fast.file, engineCall(run))));
   if (!fast || pages !== pageCount) {
     throw new InputNeedsOpeningError('the damaged input needs the repaired copy');
   }
-  return compressed(run, input, [fast]);
+  return { ...(await compressed(run, input, [fast])), inputPages: opened.pages };
 }
 
 /** A canceled job ends as any engine run it stops does: AbortedError, never a job failure. */

@@ -129,6 +129,11 @@ export interface ToolOutput {
    * a job runs on each of them rather than on the archive.
    */
   parts?: readonly ToolPart[];
+  /**
+   * The inputs' page counts when the tool opened them itself (`inputs.opensBeside`), where the
+   * runner found none: a step of a job reports them (jobs/steps.ts).
+   */
+  inputPages?: readonly number[];
 }
 
 /** One file of a ZIP output, still on disk in the work dir. */
