@@ -128,6 +128,7 @@ async function openPdfs<O>(
     }
   } finally {
     stop.abort();
+    await Promise.allSettled(started); // no read left running into the work dir once the job ends
   }
   return { counts, inputs };
 }
