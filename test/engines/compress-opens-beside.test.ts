@@ -6,14 +6,18 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEngines } from '../../src/engines/index.js';
 import { QuireError } from '../../src/errors/quire-error.js';
 import { compressTool } from '../../src/tools/compress.js';
-import { openAndRun } from '../../src/tools/lib/inputs.js';
 import type { ToolLimits } from '../../src/tools/lib/types.js';
 import { hostileVariants, writeVariant } from '../support/hostile-pdf.js';
 import { checkPasses, pageCount } from '../support/pdf-checks.js';
-import { corpus, makeToolContext, openAndRunCountingQpdf, runTool } from '../support/tool-context.js';
+import {
+  corpus,
+  makeToolContext,
+  openAndRunCanceledAtFirstQpdfRun,
+  openAndRunCountingQpdf,
+  runTool,
+} from '../support/tool-context.js';
 
 /** The same tool opened the way every other PDF tool is: the runner's qpdf opening first. */
 const compressOpenedFirst = { ...compressTool, inputs: { ...compressTool.inputs, opensBeside: false } };
@@ -145,20 +149,12 @@ describe('compress opened beside its image pass and canceled', () => {
       files: [corpus('ocrmypdf__poster.pdf')],
       options: {},
     });
-    let qpdfRuns = 0;
-    const engines = createEngines({
-      timeoutMs: 60_000,
-      memoryBytes: 2 * 1024 ** 3,
-      observe: (engine) => {
-        // Canceled when the first qpdf run of the first round ends, the others still running.
-        if (engine === 'qpdf' && ++qpdfRuns === 1) test.abort.abort(new Error('canceled by the test'));
-      },
-    });
+    // Canceled when the first qpdf run of the first round ends, the others still running.
+    const { running, qpdfRuns } = openAndRunCanceledAtFirstQpdfRun(compressTool, test);
     try {
-      const running = openAndRun(compressTool, { ...test.ctx, engines });
       await expect(running).rejects.toMatchObject({ name: 'AbortedError' });
       // The first round's two qpdf runs (the opening with the dump, the rewrite); no opening pass.
-      expect(qpdfRuns).toBeLessThanOrEqual(2);
+      expect(qpdfRuns()).toBeLessThanOrEqual(2);
     } finally {
       await test.cleanup();
     }

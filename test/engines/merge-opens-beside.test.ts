@@ -5,14 +5,18 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEngines } from '../../src/engines/index.js';
 import { QuireError } from '../../src/errors/quire-error.js';
-import { openAndRun } from '../../src/tools/lib/inputs.js';
 import type { ToolLimits } from '../../src/tools/lib/types.js';
 import { mergeTool } from '../../src/tools/merge.js';
 import { healthy, hostileVariants, writeVariant } from '../support/hostile-pdf.js';
 import { pageCount } from '../support/pdf-checks.js';
-import { corpus, makeToolContext, openAndRunCountingQpdf, runTool } from '../support/tool-context.js';
+import {
+  corpus,
+  makeToolContext,
+  openAndRunCanceledAtFirstQpdfRun,
+  openAndRunCountingQpdf,
+  runTool,
+} from '../support/tool-context.js';
 
 /** The same tool opened the way every other PDF tool is: the runner's qpdf opening first. */
 const mergeOpenedFirst = { ...mergeTool, inputs: { ...mergeTool.inputs, opensBeside: false } };
@@ -104,20 +108,12 @@ describe('a merge opened beside qpdf and canceled', () => {
       i % 2 ? 'pdfjs__freeculture.pdf' : 'pdfcpu__HL1396.pdf',
     );
     const test = await makeToolContext({ tool: mergeTool, files, options: { bookmarks: 'keep' } });
-    let qpdfRuns = 0;
-    const engines = createEngines({
-      timeoutMs: 60_000,
-      memoryBytes: 2 * 1024 ** 3,
-      observe: (engine) => {
-        // Canceled when the first read ends: the merge and the other reads are still running.
-        if (engine === 'qpdf' && ++qpdfRuns === 1) test.abort.abort(new Error('canceled by the test'));
-      },
-    });
+    // Canceled when the first read ends: the merge and the other reads are still running.
+    const { running, qpdfRuns } = openAndRunCanceledAtFirstQpdfRun(mergeTool, test);
     try {
-      const running = openAndRun(mergeTool, { ...test.ctx, engines });
       await expect(running).rejects.toThrow('canceled by the test');
       // The merge and the reads it had started; no opening pass and no second merge.
-      expect(qpdfRuns).toBeLessThanOrEqual(1 + files.length);
+      expect(qpdfRuns()).toBeLessThanOrEqual(1 + files.length);
     } finally {
       await test.cleanup();
     }

@@ -59,21 +59,42 @@ export async function makeToolContext<O>(spec: ContextSpec<O>): Promise<TestCont
   return { ctx, emitted, abort, cleanup: () => rm(workDir, { recursive: true, force: true }) };
 }
 
-/**
- * Opens and runs `tool` on `ctx` with real engines whose observer counts the qpdf runs (what
- * /metrics counts), for the tests that hold a tool to a number of engine runs.
- */
-export async function openAndRunCountingQpdf<O>(tool: AnyToolDefinition, ctx: RunContext<O>) {
+/** Real engines whose observer reports each qpdf run's number (what /metrics counts). */
+function enginesCountingQpdf(onQpdfRun: (count: number) => void) {
   let qpdfRuns = 0;
-  const engines = createEngines({
+  return createEngines({
     timeoutMs: 60_000,
     memoryBytes: 2 * 1024 ** 3,
     observe: (engine) => {
-      if (engine === 'qpdf') qpdfRuns++;
+      if (engine === 'qpdf') onQpdfRun(++qpdfRuns);
     },
+  });
+}
+
+/**
+ * Opens and runs `tool` on `ctx` with real engines whose observer counts the qpdf runs, for the
+ * tests that hold a tool to a number of engine runs.
+ */
+export async function openAndRunCountingQpdf<O>(tool: AnyToolDefinition, ctx: RunContext<O>) {
+  let qpdfRuns = 0;
+  const engines = enginesCountingQpdf((count) => {
+    qpdfRuns = count;
   });
   const output = await openAndRun(tool, { ...ctx, engines });
   return { output, qpdfRuns };
+}
+
+/**
+ * Opens and runs `tool` on `test`'s context and cancels the job as its first qpdf run ends, while
+ * the tool's other runs are still going; `qpdfRuns` reads how many there were.
+ */
+export function openAndRunCanceledAtFirstQpdfRun<O>(tool: AnyToolDefinition, test: TestContext<O>) {
+  let qpdfRuns = 0;
+  const engines = enginesCountingQpdf((count) => {
+    qpdfRuns = count;
+    if (count === 1) test.abort.abort(new Error('canceled by the test'));
+  });
+  return { running: openAndRun(tool, { ...test.ctx, engines }), qpdfRuns: () => qpdfRuns };
 }
 
 /** Runs `tool` on `files` and returns its output plus the context (caller cleans up). */
