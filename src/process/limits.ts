@@ -18,7 +18,10 @@ export const EXEC_HELPER = fileURLToPath(new URL('../../dist/bin/quire-exec', im
 export interface ResourceLimits {
   /** Address-space cap (RLIMIT_AS) in bytes. */
   memoryBytes?: number;
-  /** CPU-time cap (RLIMIT_CPU) in seconds; the kernel sends SIGXCPU, then SIGKILL. */
+  /**
+   * CPU-time cap (RLIMIT_CPU) in seconds, soft = hard as prlimit sets it: at the cap the kernel
+   * sends SIGKILL (SIGXCPU comes only at a soft cap below the hard one).
+   */
   cpuSeconds?: number;
   /**
    * Run in a fresh network namespace holding only a down loopback device: no socket can reach
@@ -50,7 +53,7 @@ export function execHelper(): string | null {
  * spawned it (the engine spawner) dies, even by SIGKILL: the engine leads its own process group, so
  * a kill of the service's group would miss it. Every wrapper sets these on itself and then execs the
  * next program in place, so the pid we spawn is the engine's pid and the limits are inherited by
- * every grandchild. `helper` is the exec helper (one exec, ~1.5 ms less per run than the chain) or
+ * every grandchild. `helper` is the exec helper (one exec: 1–2 ms sooner per run than the chain) or
  * null for util-linux's `setpriv`, `unshare` and `prlimit`, the fallback for hosts without a C
  * compiler; both take the same limits the same way and fail the same way (exit 127 and "failed to
  * execute" for a missing command, a non-zero exit before the command when a cap or the namespace
