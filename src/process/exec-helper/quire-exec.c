@@ -115,7 +115,10 @@ int main(int argc, char **argv) {
   if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) fail("cannot set the parent-death signal: %s", strerror(errno));
   /*
    * If the spawner died even before the first getppid(), this process was already handed to init
-   * (pid 1), which no engine of ours has as its parent: go the way the signal would have sent us.
+   * (pid 1), which is never the parent of an engine start (the spawner is, and the helper runs
+   * before bwrap, outside any sandbox's pid namespace): go the way the signal would have sent us.
+   * A subreaper between the spawner and init would take the orphan instead and go unnoticed; the
+   * service runs under none (tini in the image is pid 1).
    */
   if (getppid() != parent || parent == 1) raise(SIGKILL);
 
