@@ -4,9 +4,10 @@
 // 8 concurrent loops of raw qpdf.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { BenchClient, type FlowTiming, metricSum, scrapeMetrics } from './support/client.js';
 import { RssSampler, readMemory } from './support/memory.js';
-import { corpusFile, QPDF_OK } from './support/paths.js';
+import { corpusFile, QPDF_OK, repoRoot } from './support/paths.js';
 import { descendants, ownCpuMs } from './support/process-tree.js';
 import { runRawOk } from './support/raw.js';
 import { startServer } from './support/server.js';
@@ -25,20 +26,29 @@ const TARGET_OVERHEAD_MS = 12;
 const TARGET_CPU_MS = 8;
 const TARGET_THROUGHPUT = 0.5;
 
+type WithLimits = (
+  command: string,
+  args: readonly string[],
+  limits: { memoryBytes?: number; cpuSeconds?: number },
+) => [string, string[]];
+
 /**
- * What the service wraps every engine in (src/process/limits.ts `withLimits` with the default
- * QUIRE_ENGINE_MEMORY_BYTES and the CPU cap of twice QUIRE_ENGINE_TIMEOUT_MS).
+ * What the service wraps every engine in: src/process/limits.ts `withLimits` of the built service
+ * (dist/), with the default QUIRE_ENGINE_MEMORY_BYTES and the CPU cap of twice
+ * QUIRE_ENGINE_TIMEOUT_MS. So it is the exec helper when scripts/build-exec-helper.sh built it, and
+ * util-linux's setpriv + prlimit where it did not, as in the service.
  */
-export const SERVICE_WRAPPER = [
-  '/usr/bin/setpriv',
-  '--pdeathsig',
-  'KILL',
-  '--',
-  '/usr/bin/prlimit',
-  '--as=2147483648',
-  '--cpu=1200',
-  '--',
-];
+async function serviceWrapper(): Promise<string[]> {
+  const url = pathToFileURL(path.join(repoRoot, 'dist/process/limits.js')).href;
+  const { withLimits } = (await import(url)) as { withLimits: WithLimits };
+  const [file, args] = withLimits('qpdf', [], { memoryBytes: 2 * 1024 * MiB, cpuSeconds: 1200 });
+  return [file, ...args.slice(0, -1)]; // everything before the command
+}
+
+export const SERVICE_WRAPPER = await serviceWrapper();
+/** How the printed lines name it. */
+export const SERVICE_WRAPPER_NAME =
+  path.basename(SERVICE_WRAPPER[0]!) === 'quire-exec' ? 'the exec helper (quire-exec)' : 'setpriv+prlimit';
 
 /**
  * The engine runs of one rotate job of the whole document (src/tools/rotate.ts): a small, clean
@@ -244,7 +254,7 @@ function report(
     `  server (from /metrics): ${fmt(engineRuns, 2)} qpdf runs per job; route means POST /jobs ${fmt(route('POST', '/api/v1/jobs'))} ms, ` +
       `GET /jobs/:id?wait ${fmt(route('GET', '/api/v1/jobs/:id'))} ms, GET …/download ` +
       `${fmt(route('GET', '/api/v1/jobs/:id/download'))} ms, GET /files/:token ${fmt(route('GET', '/api/v1/files/:token'))} ms`,
-    `  the tool's qpdf run directly: p50 ${fmt(split.serviceLike)} ms under setpriv+prlimit as the service runs it, ` +
+    `  the tool's qpdf run directly: p50 ${fmt(split.serviceLike)} ms under ${SERVICE_WRAPPER_NAME} as the service runs it, ` +
       `${fmt(split.unwrapped)} ms without (wrapper ${fmt(split.serviceLike - split.unwrapped)} ms)`,
     `  server RSS before ${fmt(rss.rssBefore / MiB)} MiB, peak ${fmt(rss.peak / MiB)} MiB`,
   ];

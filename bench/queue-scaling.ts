@@ -16,7 +16,7 @@ import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { type PgTestServer, postgresBinDir, startPostgresServer } from '../test/support/pg-server.js';
-import { rotateToolArgvs, SERVICE_WRAPPER } from './job-overhead.js';
+import { rotateToolArgvs, SERVICE_WRAPPER, SERVICE_WRAPPER_NAME } from './job-overhead.js';
 import { BenchClient, type JobView } from './support/client.js';
 import { readMemory } from './support/memory.js';
 import { cliEntry, corpusFile, QPDF_OK, repoRoot } from './support/paths.js';
@@ -574,7 +574,7 @@ export async function queueScaling(): Promise<BenchResult> {
         `CPU = api + workers with their engines + PostgreSQL`,
       ...indent(table(e2eRows)),
       `  bare engine: the rotate tool's qpdf runs directly, sequentially: p50 ${fmt(median(engine.toolMs))} ms ` +
-        `(p10 ${fmt(percentile(engine.toolMs, 10))} ms; ${fmt(median(engine.wrappedMs))} ms under setpriv+prlimit) → ` +
+        `(p10 ${fmt(percentile(engine.toolMs, 10))} ms; ${fmt(median(engine.wrappedMs))} ms under ${SERVICE_WRAPPER_NAME}) → ` +
         `${fmt(1000 / median(engine.toolMs), 1)} jobs/s per core × ${engine.cores} cores = ${fmt(engine.jobsPerSecond, 1)} jobs/s; ` +
         `CPU ${fmt(engine.cpuMsPerJob, 1)} ms per job`,
       `  engine-bound job rate: the fastest end-to-end rate, ${fmt(bestE2e, 1)} jobs/s (${fastest.workers} workers, ` +

@@ -12,6 +12,7 @@ import type { EngineModule, EngineStatus } from '../engines/types.js';
 import { JobEvents } from '../model/job-change.js';
 import { createLogger, type Logger } from '../observability/logger.js';
 import { createMetrics, type Metrics } from '../observability/metrics.js';
+import { EXEC_HELPER, execHelper } from '../process/limits.js';
 import { withLocalRateLimits } from '../store/local-rate-limiter.js';
 import { openDatabase } from '../store/open.js';
 import type { Database } from '../store/types.js';
@@ -68,6 +69,11 @@ export async function openRuntime(
         'engine unavailable; its tools are disabled',
       );
   }
+  if (execHelper() === null)
+    logger.warn(
+      { helper: EXEC_HELPER },
+      'exec helper not built; engines start through util-linux setpriv/prlimit',
+    );
   const engines = createEngines({
     timeoutMs: config.limits.engineTimeoutMs,
     memoryBytes: config.limits.engineMemoryBytes,

@@ -1,16 +1,27 @@
-// Resource caps for engine processes (via util-linux prlimit) and the heuristic that recognises a
-// process that died because it hit its memory cap.
+// How an engine process is started under its caps: the exec helper (exec-helper/quire-exec.c) or,
+// where it was not built, util-linux's programs; and the heuristic that recognises a process that
+// died because it hit its memory cap.
+import { accessSync, constants } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
 export const PRLIMIT = '/usr/bin/prlimit';
 /** util-linux setpriv: sets the parent-death signal, then execs the next program. */
 export const SETPRIV = '/usr/bin/setpriv';
 /** util-linux unshare: `--net` moves the next program into a new network namespace (root only). */
 export const UNSHARE = '/usr/bin/unshare';
+/**
+ * Where scripts/build-exec-helper.sh puts the helper. This module is two folders below the
+ * repository root both as src/process/limits.ts (tests) and as dist/process/limits.js.
+ */
+export const EXEC_HELPER = fileURLToPath(new URL('../../dist/bin/quire-exec', import.meta.url));
 
 export interface ResourceLimits {
   /** Address-space cap (RLIMIT_AS) in bytes. */
   memoryBytes?: number;
-  /** CPU-time cap (RLIMIT_CPU) in seconds; the kernel sends SIGXCPU, then SIGKILL. */
+  /**
+   * CPU-time cap (RLIMIT_CPU) in seconds, soft = hard as prlimit sets it: at the cap the kernel
+   * sends SIGKILL (SIGXCPU comes only at a soft cap below the hard one).
+   */
   cpuSeconds?: number;
   /**
    * Run in a fresh network namespace holding only a down loopback device: no socket can reach
@@ -19,20 +30,47 @@ export interface ResourceLimits {
   isolateNetwork?: boolean;
 }
 
+let helper: string | null | undefined;
+
 /**
- * Wraps a command in setpriv and prlimit. Both set something on themselves and then exec the next
- * program, so the pid we spawn is the engine's pid and the limits are inherited by every grandchild.
- * `--pdeathsig KILL` makes the kernel kill the engine when the service process dies, even by
- * SIGKILL: the engine leads its own process group, so a kill of the service's group would miss it.
+ * The exec helper when it is built and executable, else null (util-linux's programs are used).
+ * Looked up once: it is built before the service starts, and a run must not pay a stat.
+ */
+export function execHelper(): string | null {
+  if (helper === undefined) {
+    try {
+      accessSync(EXEC_HELPER, constants.X_OK);
+      helper = EXEC_HELPER;
+    } catch {
+      helper = null;
+    }
+  }
+  return helper;
+}
+
+/**
+ * Wraps a command so it runs under `limits`, and is SIGKILLed by the kernel when the process that
+ * spawned it (the engine spawner) dies, even by SIGKILL: the engine leads its own process group, so
+ * a kill of the service's group would miss it. Every wrapper sets these on itself and then execs the
+ * next program in place, so the pid we spawn is the engine's pid and the limits are inherited by
+ * every grandchild. `helper` is the exec helper (one exec: 1–2 ms sooner per run than the chain) or
+ * null for util-linux's `setpriv`, `unshare` and `prlimit`, the fallback for hosts without a C
+ * compiler; both take the same limits the same way and fail the same way (exit 127 and "failed to
+ * execute" for a missing command, a non-zero exit before the command when a cap or the namespace
+ * cannot be set).
  */
 export function withLimits(
   command: string,
   args: readonly string[],
   limits: ResourceLimits,
+  helper: string | null = execHelper(),
 ): [string, string[]] {
   const flags: string[] = [];
   if (limits.memoryBytes !== undefined) flags.push(`--as=${Math.floor(limits.memoryBytes)}`);
   if (limits.cpuSeconds !== undefined) flags.push(`--cpu=${Math.ceil(limits.cpuSeconds)}`);
+  if (helper !== null) {
+    return [helper, [...flags, ...(limits.isolateNetwork ? ['--net'] : []), '--', command, ...args]];
+  }
   const limited = flags.length === 0 ? [command, ...args] : [PRLIMIT, ...flags, '--', command, ...args];
   // Without --fork unshare execs in place, so the pid (and process group) stays the engine's.
   const isolated = limits.isolateNetwork ? [UNSHARE, '--net', '--', ...limited] : limited;

@@ -48,6 +48,11 @@ export interface RunOptions {
    * namespace cannot be made, the run fails; callers that may fall back check network-isolation.ts.
    */
   network?: boolean;
+  /**
+   * What starts the engine under its caps (limits.ts `withLimits`): by default the exec helper when
+   * it is built, else util-linux's programs; `null` asks for those (tests hold both to one behaviour).
+   */
+  execHelper?: string | null;
 }
 
 export interface RunResult {
@@ -95,10 +100,12 @@ function minimalEnv(cwd: string, extra: Record<string, string> = {}): Record<str
 export function run(command: string, args: readonly string[], options: RunOptions): Promise<RunResult> {
   if (options.signal?.aborted) return Promise.reject(new AbortedError(options.signal.reason));
   const limits = options.limits ?? {};
-  const [file, argv] = withLimits(command, args, {
-    ...limits,
-    ...(options.network === false ? { isolateNetwork: true } : {}),
-  });
+  const [file, argv] = withLimits(
+    command,
+    args,
+    { ...limits, ...(options.network === false ? { isolateNetwork: true } : {}) },
+    options.execHelper,
+  );
   const started = performance.now();
   return new Promise((resolve, reject) => {
     const watch = supervise(command, options, started, limits.memoryBytes !== undefined, resolve, reject);
@@ -180,7 +187,8 @@ function supervise(
         stdoutTruncated: event.stdoutTruncated,
         durationMs: Math.round(performance.now() - started),
       };
-      // prlimit exits 127 when it cannot exec the command (util-linux errexec convention).
+      // The exec helper, setpriv and prlimit exit 127 when the command is not found (util-linux's
+      // errexec convention, which the helper keeps).
       if (event.exitCode === 127 && /failed to execute/.test(result.stderrTail)) {
         return reject(new QuireError('engine_unavailable', `${command} is not installed`));
       }

@@ -1,5 +1,5 @@
 // Builds dist/ once before the suite when sources are newer: the process-level tests run the real
-// `quire` CLI as a child process, exactly as an operator would.
+// `quire` CLI as a child process, exactly as an operator would. Also builds the exec helper.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -14,6 +14,8 @@ function newestMtime(dir: string): number {
 }
 
 export default function setup(): void {
+  // The exec helper engines start through (a no-op when it is built from the current source).
+  execFileSync('bash', ['scripts/build-exec-helper.sh'], { cwd: repoRoot, stdio: 'inherit' });
   const cli = path.join(repoRoot, 'dist/cli/main.js');
   if (existsSync(cli) && statSync(cli).mtimeMs >= newestMtime(path.join(repoRoot, 'src'))) return;
   try {

@@ -54,7 +54,15 @@ it('reads installed languages from tesseract --list-langs without osd', () => {
 });
 
 it('wraps an isolated engine in unshare --net without forking (the pid stays the engine)', () => {
-  const [file, argv] = withLimits('ocrmypdf', ['x'], { isolateNetwork: true });
+  const [file, argv] = withLimits('ocrmypdf', ['x'], { isolateNetwork: true }, null);
   expect(file).toBe('/usr/bin/setpriv');
   expect(argv).toEqual(['--pdeathsig', 'KILL', '--', '/usr/bin/unshare', '--net', '--', 'ocrmypdf', 'x']);
+});
+
+const HELPER = '/opt/quire/dist/bin/quire-exec';
+
+it('asks the exec helper for the network namespace when the helper is built', () => {
+  const [file, argv] = withLimits('ocrmypdf', ['x'], { isolateNetwork: true }, HELPER);
+  expect(file).toBe(HELPER);
+  expect(argv).toEqual(['--net', '--', 'ocrmypdf', 'x']);
 });
