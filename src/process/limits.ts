@@ -19,8 +19,9 @@ export interface ResourceLimits {
   /** Address-space cap (RLIMIT_AS) in bytes. */
   memoryBytes?: number;
   /**
-   * CPU-time cap (RLIMIT_CPU) in seconds, soft = hard as prlimit sets it: at the cap the kernel
-   * sends SIGKILL (SIGXCPU comes only at a soft cap below the hard one).
+   * CPU-time cap (RLIMIT_CPU) in seconds: the soft cap, with the hard one a second above it. At the
+   * soft cap the kernel sends SIGXCPU, which ends the engine and reads as `timeout`
+   * (`hitCpuLimit`); an engine that catches it is SIGKILLed at the hard cap.
    */
   cpuSeconds?: number;
   /**
@@ -29,6 +30,9 @@ export interface ResourceLimits {
    */
   isolateNetwork?: boolean;
 }
+
+/** The hard CPU cap's distance above the soft one (the helper's CPU_GRACE_SECONDS, the same). */
+const CPU_GRACE_SECONDS = 1;
 
 let helper: string | null | undefined;
 
@@ -67,10 +71,12 @@ export function withLimits(
 ): [string, string[]] {
   const flags: string[] = [];
   if (limits.memoryBytes !== undefined) flags.push(`--as=${Math.floor(limits.memoryBytes)}`);
-  if (limits.cpuSeconds !== undefined) flags.push(`--cpu=${Math.ceil(limits.cpuSeconds)}`);
+  const cpu = limits.cpuSeconds === undefined ? undefined : Math.ceil(limits.cpuSeconds);
   if (helper !== null) {
+    if (cpu !== undefined) flags.push(`--cpu=${cpu}`); // the helper adds the hard cap's second
     return [helper, [...flags, ...(limits.isolateNetwork ? ['--net'] : []), '--', command, ...args]];
   }
+  if (cpu !== undefined) flags.push(`--cpu=${cpu}:${cpu + CPU_GRACE_SECONDS}`);
   const limited = flags.length === 0 ? [command, ...args] : [PRLIMIT, ...flags, '--', command, ...args];
   // Without --fork unshare execs in place, so the pid (and process group) stays the engine's.
   const isolated = limits.isolateNetwork ? [UNSHARE, '--net', '--', ...limited] : limited;
@@ -103,7 +109,7 @@ export function looksOutOfMemory(
   return result.signal === 'SIGABRT' || result.signal === 'SIGSEGV';
 }
 
-/** SIGXCPU (or the SIGKILL after it) means the CPU-seconds cap was reached: a timeout, not a crash. */
+/** SIGXCPU means the soft CPU-seconds cap was reached: a timeout, not a crash. */
 export function hitCpuLimit(result: { signal: NodeJS.Signals | null }): boolean {
   return result.signal === 'SIGXCPU';
 }

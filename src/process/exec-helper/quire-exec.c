@@ -6,8 +6,10 @@
  *
  *   quire-exec [--as=BYTES] [--cpu=SECONDS] [--net] -- COMMAND [ARG...]
  *
+ * --as caps the address space (soft = hard); --cpu sets the soft CPU cap, the hard one a second later.
+ *
  * It does, in one exec, what util-linux's `setpriv --pdeathsig KILL -- [unshare --net --]
- * [prlimit --as=N --cpu=N --]` does in two or three (the fallback limits.ts keeps for hosts without
+ * [prlimit --as=N --cpu=N:N+1 --]` does in two or three (the fallback limits.ts keeps for hosts without
  * a C compiler), with the same semantics, so the runner maps its failures the same way:
  *   - exit 127 and "failed to execute COMMAND: <reason>" when COMMAND is not found, 126 when it is
  *     found but cannot be executed (util-linux's errexec convention; runner.ts maps 127 + that text
@@ -57,7 +59,7 @@ static rlim_t parse_limit(const char *flag, const char *text) {
   for (const char *p = text; *p; p++) {
     if (*p < '0' || *p > '9') fail("%s: not a decimal number", flag);
     rlim_t digit = (rlim_t)(*p - '0');
-    if (value > (RLIM_INFINITY - 1 - digit) / 10) fail("%s: number too large", flag);
+    if (value > (RLIM_INFINITY - 2 - digit) / 10) fail("%s: number too large", flag);
     value = value * 10 + digit;
   }
   return value;
@@ -97,10 +99,16 @@ static struct request parse(int argc, char **argv) {
   return req;
 }
 
-/* Soft and hard alike, as prlimit sets them: the engine can neither raise its cap nor lower it to
- * catch the signal a soft-only CPU cap would send first. */
-static void set_limit(int resource, rlim_t value, const char *name) {
-  struct rlimit limit = {value, value};
+/*
+ * The CPU cap's hard limit is this much above the soft one: at the soft cap the kernel sends SIGXCPU,
+ * which ends an engine that does not handle it and which the runner reports as `timeout`; one that
+ * catches it is SIGKILLed at the hard cap. (Soft = hard would SIGKILL at once, read as a crash.)
+ */
+#define CPU_GRACE_SECONDS 1
+
+/* The engine can lower its caps but never raise them: the hard limit is set too. */
+static void set_limit(int resource, rlim_t soft, rlim_t hard, const char *name) {
+  struct rlimit limit = {soft, hard};
   if (setrlimit(resource, &limit) != 0) fail("cannot set the %s limit: %s", name, strerror(errno));
 }
 
@@ -130,8 +138,8 @@ int main(int argc, char **argv) {
    * with the host's network; callers that can do without probe first (network-isolation.ts).
    */
   if (req.net && unshare(CLONE_NEWNET) != 0) fail("cannot make a network namespace: %s", strerror(errno));
-  if (req.has_as) set_limit(RLIMIT_AS, req.as, "AS");
-  if (req.has_cpu) set_limit(RLIMIT_CPU, req.cpu, "CPU");
+  if (req.has_as) set_limit(RLIMIT_AS, req.as, req.as, "AS");
+  if (req.has_cpu) set_limit(RLIMIT_CPU, req.cpu, req.cpu + CPU_GRACE_SECONDS, "CPU");
 
   /* execvp: the engine is named as the service names it (a bare name searched in the run's PATH). */
   execvp(req.command[0], req.command);
