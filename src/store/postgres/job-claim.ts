@@ -52,17 +52,18 @@ function claimStatement(claim: Claim, waitFor?: string): RawBuilder<ClaimRow> {
   const byPlan = JSON.stringify(limits?.concurrentJobsByPlan ?? {});
   const fallback = limits ? limits.defaultConcurrentJobs : UNLIMITED;
   const allowed = sql`coalesce((${byPlan}::jsonb ->> a.plan)::int, ${fallback}::int)`;
-  const candidates =
+  // `waiting` runs in both forms: besides the ranking, it answers queued_left (see queuedLeft).
+  const ranking =
     waitFor === undefined
-      ? sql`WITH RECURSIVE ${waitingAccounts(limits)},
-        ranked AS MATERIALIZED (
+      ? sql`ranked AS MATERIALIZED (
           SELECT a.id, row_number() OVER (ORDER BY a.running, coalesce(a.last_claim_at, 0), a.id) AS turn
           FROM waiting w JOIN accounts a ON a.id = w.account_id
           WHERE a.running < ${allowed}
           ORDER BY turn LIMIT ${CANDIDATES}
         )`
-      : sql`WITH ranked AS (SELECT ${waitFor}::text AS id, 1 AS turn)`;
-  return sql<ClaimRow>`${candidates},
+      : sql`ranked AS (SELECT ${waitFor}::text AS id, 1 AS turn)`;
+  return sql<ClaimRow>`WITH RECURSIVE ${waitingAccounts(limits)},
+    ${ranking},
     account AS MATERIALIZED (
       SELECT a.id, a.plan FROM accounts a JOIN ranked r ON r.id = a.id
       WHERE a.running < ${allowed}
@@ -94,9 +95,24 @@ function claimStatement(claim: Claim, waitFor?: string): RawBuilder<ClaimRow> {
     ${outboxTail({ source: 'claimed', type: 'job.processing', now, origin: claim.origin, notice: 'updated' })}
     SELECT c.*, (SELECT plan FROM account) AS plan,
       (SELECT id FROM ranked ORDER BY turn LIMIT 1) AS first_candidate, ${noticesRead},
-      (SELECT count(*) FROM (SELECT 1 FROM jobs q WHERE q.status = 'queued' ${toolFilter('q', limits)}
-       LIMIT 2) s) AS queued_left
+      ${queuedLeft(limits)} AS queued_left
     FROM (SELECT 1) AS one LEFT JOIN claimed c ON true`;
+}
+
+/**
+ * Queued jobs of the claimer's tools in the statement's snapshot, counted up to 2, from `waiting`:
+ * two accounts there mean two jobs, and one account's jobs are counted in its range of the
+ * jobs_queue_account index (ORDER BY its order, so the scan stops at the second). A count over
+ * `status = 'queued'` alone was planned as a bitmap scan, which reads every queued job's index entry
+ * before LIMIT applies: O(queue) on every claim.
+ */
+function queuedLeft(limits: ClaimLimits | undefined): RawBuilder<number> {
+  return sql<number>`CASE WHEN (SELECT count(*) FROM (
+        SELECT 1 FROM waiting WHERE account_id IS NOT NULL LIMIT 2) w) > 1 THEN 2
+      ELSE (SELECT count(*) FROM (
+        SELECT 1 FROM jobs q
+        WHERE q.account_id = (SELECT min(account_id) FROM waiting) AND q.status = 'queued' ${toolFilter('q', limits)}
+        ORDER BY q.created_at, q.id LIMIT 2) s) END`;
 }
 
 export async function claimNextFairly(
