@@ -79,7 +79,9 @@ export function describeLeaseConformance(open: OpenDatabase, options: StoreConfo
         moreQueued: true,
       });
       const unlimited = { concurrentJobsByPlan: {}, defaultConcurrentJobs: 10 };
-      expect(await db().jobs.claimNext('w1', LEASE_MS, T0 + 5, unlimited)).toMatchObject({ moreQueued: false });
+      expect(await db().jobs.claimNext('w1', LEASE_MS, T0 + 5, unlimited)).toMatchObject({
+        moreQueued: false,
+      });
     });
 
     test('skips canceled and deleted jobs', async () => {
