@@ -10,6 +10,7 @@ import { toolFilter, waitingAccounts } from '../sql/job-claim.js';
 import type { Transition } from '../sql/queued-messages.js';
 import { type JobRow, type Tables, toJob } from '../sql/rows.js';
 import type { ClaimedJob, ClaimLimits } from '../types.js';
+import { BoundStatements, type SlotOf } from './bound-statements.js';
 import { noticesRead, outboxTail } from './outbox.js';
 
 /** With no limits given, accounts still take turns but none is capped. */
@@ -17,13 +18,21 @@ const UNLIMITED = 2 ** 31 - 1;
 /** Accounts ranked per claim: enough that concurrent claimers each find an unlocked one. */
 const CANDIDATES = 8;
 
+/** What decides the statement's text: the limits, and whether one account's lock is waited for. */
+interface Shape {
+  limits: ClaimLimits | null;
+  waiting: boolean;
+}
+
+/** The values bound per call. */
 interface Claim {
   workerId: string;
   leaseToken: string;
   leaseExpiresAt: number;
   now: number;
-  limits: ClaimLimits | undefined;
   origin: string;
+  /** The account whose lock is waited for (`waiting`), else null. */
+  waitFor: string | null;
 }
 
 /** The statement's one row: the claimed job's columns (all null when none was), plus the rest. */
@@ -44,24 +53,24 @@ type ClaimRow = { [K in keyof JobRow]: JobRow[K] | null } & {
  * another claimer took meanwhile (its newest version is no longer queued).
  *
  * `ranked` orders accounts as SQLite does (sqlite/job-claim.ts): below their plan's concurrency,
- * fewest running first, then the one claimed longest ago, then by id. With `waitFor`, only that
- * account is tried, and its lock is waited for.
+ * fewest running first, then the one claimed longest ago, then by id. When `waiting`, only the
+ * account `waitFor` is tried, and its lock is waited for.
  */
-function claimStatement(claim: Claim, waitFor?: string): RawBuilder<ClaimRow> {
-  const { limits, now } = claim;
+function claimStatement(claim: SlotOf<Claim>, shape: Shape): RawBuilder<ClaimRow> {
+  const limits = shape.limits ?? undefined;
+  const now = claim('now');
   const byPlan = JSON.stringify(limits?.concurrentJobsByPlan ?? {});
   const fallback = limits ? limits.defaultConcurrentJobs : UNLIMITED;
   const allowed = sql`coalesce((${byPlan}::jsonb ->> a.plan)::int, ${fallback}::int)`;
   // `waiting` runs in both forms: besides the ranking, it answers queued_left (see queuedLeft).
-  const ranking =
-    waitFor === undefined
-      ? sql`ranked AS MATERIALIZED (
-          SELECT a.id, row_number() OVER (ORDER BY a.running, coalesce(a.last_claim_at, 0), a.id) AS turn
-          FROM waiting w JOIN accounts a ON a.id = w.account_id
-          WHERE a.running < ${allowed}
-          ORDER BY turn LIMIT ${CANDIDATES}
-        )`
-      : sql`ranked AS (SELECT ${waitFor}::text AS id, 1 AS turn)`;
+  const ranking = shape.waiting
+    ? sql`ranked AS (SELECT ${claim('waitFor')}::text AS id, 1 AS turn)`
+    : sql`ranked AS MATERIALIZED (
+        SELECT a.id, row_number() OVER (ORDER BY a.running, coalesce(a.last_claim_at, 0), a.id) AS turn
+        FROM waiting w JOIN accounts a ON a.id = w.account_id
+        WHERE a.running < ${allowed}
+        ORDER BY turn LIMIT ${CANDIDATES}
+      )`;
   return sql<ClaimRow>`WITH RECURSIVE ${waitingAccounts(limits)},
     ${ranking},
     account AS MATERIALIZED (
@@ -70,7 +79,7 @@ function claimStatement(claim: Claim, waitFor?: string): RawBuilder<ClaimRow> {
       ORDER BY r.turn LIMIT 1
       -- NO KEY UPDATE, not UPDATE: inserting a job takes KEY SHARE on its account (the foreign key),
       -- which UPDATE would block.
-      FOR NO KEY UPDATE OF a ${waitFor === undefined ? sql`SKIP LOCKED` : sql``}
+      FOR NO KEY UPDATE OF a ${shape.waiting ? sql`` : sql`SKIP LOCKED`}
     ),
     job AS MATERIALIZED (
       SELECT j.id FROM jobs j
@@ -81,9 +90,9 @@ function claimStatement(claim: Claim, waitFor?: string): RawBuilder<ClaimRow> {
     claimed AS (
       UPDATE jobs SET
         status = 'processing',
-        lease_token = ${claim.leaseToken},
-        lease_expires_at = ${claim.leaseExpiresAt}::bigint,
-        worker_id = ${claim.workerId},
+        lease_token = ${claim('leaseToken')},
+        lease_expires_at = ${claim('leaseExpiresAt')}::bigint,
+        worker_id = ${claim('workerId')},
         attempts = attempts + 1,
         started_at = coalesce(started_at, ${now}::bigint)
       FROM job WHERE jobs.id = job.id
@@ -92,7 +101,7 @@ function claimStatement(claim: Claim, waitFor?: string): RawBuilder<ClaimRow> {
     turn AS (
       UPDATE accounts SET last_claim_at = ${now}::bigint WHERE id = (SELECT account_id FROM claimed)
     ),
-    ${outboxTail({ source: 'claimed', type: 'job.processing', now, origin: claim.origin, notice: 'updated' })}
+    ${outboxTail({ source: 'claimed', type: 'job.processing', now, origin: claim('origin'), notice: 'updated' })}
     SELECT c.*, (SELECT plan FROM account) AS plan,
       (SELECT id FROM ranked ORDER BY turn LIMIT 1) AS first_candidate, ${noticesRead},
       ${queuedLeft(limits)} AS queued_left
@@ -115,6 +124,8 @@ function queuedLeft(limits: ClaimLimits | undefined): RawBuilder<number> {
         ORDER BY q.created_at, q.id LIMIT 2) s) END`;
 }
 
+const claims = new BoundStatements(claimStatement);
+
 export async function claimNextFairly(
   db: Kysely<Tables>,
   origin: string,
@@ -129,14 +140,16 @@ export async function claimNextFairly(
     leaseToken: randomUUID(),
     leaseExpiresAt: now + leaseMs,
     now,
-    limits,
     origin,
+    waitFor: null,
   };
-  let row = (await claimStatement(claim).execute(db)).rows[0];
+  const shape = { limits: limits ?? null, waiting: false };
+  let [row] = await claims.execute(db, shape, claim);
   // Ranked accounts but no claim: each was locked by another claimer, or lost its last claimable
   // job to one. Wait for the first one's claim to commit (milliseconds) and try it again.
   if (row?.id === null && row.first_candidate !== null) {
-    row = (await claimStatement(claim, row.first_candidate).execute(db)).rows[0];
+    const waitFor = row.first_candidate;
+    [row] = await claims.execute(db, { ...shape, waiting: true }, { ...claim, waitFor });
   }
   if (!row || row.id === null || row.plan === null) return { value: undefined, queued: false };
   const value = {
