@@ -3,6 +3,7 @@
 import { describe, expect, test } from 'vitest';
 import { openDatabase } from '../../src/store/open.js';
 import {
+  BOB,
   LEASE_MS,
   newJob,
   type OpenDatabase,
@@ -66,6 +67,21 @@ export function describeLeaseConformance(open: OpenDatabase, options: StoreConfo
       await db().jobs.create(newJob({ tool: 'office-to-pdf', createdAt: T0 + 1 }));
       const limits = { concurrentJobsByPlan: {}, defaultConcurrentJobs: 10, tools: ['compress'] };
       expect(await db().jobs.claimNext('w1', LEASE_MS, T0 + 5, limits)).toMatchObject({ moreQueued: false });
+    });
+
+    test("counts every account's queued jobs as remaining, one at its limit too", async () => {
+      const limits = { concurrentJobsByPlan: { free: 0 }, defaultConcurrentJobs: 10 };
+      const alices = await db().jobs.create(newJob({ createdAt: T0 + 1 }));
+      await db().jobs.create(newJob({ accountId: BOB, createdAt: T0 }));
+      // Bob's plan allows no job now: Alice's is claimed, and Bob's still waits.
+      expect(await db().jobs.claimNext('w1', LEASE_MS, T0 + 5, limits)).toMatchObject({
+        job: { id: alices.id },
+        moreQueued: true,
+      });
+      const unlimited = { concurrentJobsByPlan: {}, defaultConcurrentJobs: 10 };
+      expect(await db().jobs.claimNext('w1', LEASE_MS, T0 + 5, unlimited)).toMatchObject({
+        moreQueued: false,
+      });
     });
 
     test('skips canceled and deleted jobs', async () => {

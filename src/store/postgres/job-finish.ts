@@ -1,12 +1,49 @@
 // How a worker ends a job on PostgreSQL: one statement whose UPDATE matches only while the worker
 // still holds the lease, and whose tail writes the event and the change notice. A refused write (the
-// lease was lost) matches no row, and so writes no event either.
-import { type Kysely, sql } from 'kysely';
+// lease was lost) matches no row, and so writes no event either. Compiled once per ending
+// (bound-statements.ts): a completion is as hot as a claim.
+import { type Kysely, type RawBuilder, sql } from 'kysely';
 import { eventTypeFor } from '../../model/job-event.js';
 import type { JobEnding } from '../sql/dialect.js';
 import type { Transition } from '../sql/queued-messages.js';
 import type { JobRow, Tables } from '../sql/rows.js';
+import { BoundStatements, type SlotOf } from './bound-statements.js';
 import { noticesRead, outboxTail, scrubbedOptions } from './outbox.js';
+
+/** The values bound per call; `outcome` is the result or the error as JSON, by the ending. */
+interface Finish {
+  id: string;
+  token: string;
+  now: number;
+  origin: string;
+  outcome: string;
+  expiresAt: number | null;
+}
+
+/** A row of nulls (id null) when the lease was lost: the LEFT JOIN keeps the notices' column. */
+type FinishRow = { [K in keyof JobRow]: JobRow[K] | null } & { queued: number };
+
+function finishStatement(finish: SlotOf<Finish>, status: JobEnding['status']): RawBuilder<FinishRow> {
+  const now = finish('now');
+  const outcome =
+    status === 'succeeded'
+      ? sql`status = 'succeeded', progress = 100, result = ${finish('outcome')},
+            expires_at = ${finish('expiresAt')}::bigint`
+      : sql`status = 'failed', error = ${finish('outcome')}`;
+  return sql<FinishRow>`
+    WITH ended AS (
+      UPDATE jobs SET ${outcome}, completed_at = ${now}::bigint,
+        -- No password outlives the job that needed it (docs/api.md §2).
+        options = ${scrubbedOptions(sql.ref('options'), sql.ref('secret_options'))},
+        lease_token = NULL, lease_expires_at = NULL, worker_id = NULL
+      WHERE id = ${finish('id')} AND lease_token = ${finish('token')} AND status = 'processing'
+      RETURNING jobs.*
+    ),
+    ${outboxTail({ source: 'ended', type: eventTypeFor(status), now, origin: finish('origin'), notice: 'terminal' })}
+    SELECT e.*, ${noticesRead} FROM (SELECT 1) AS one LEFT JOIN ended e ON true`;
+}
+
+const finishes = new BoundStatements(finishStatement);
 
 export async function finishLeased(
   db: Kysely<Tables>,
@@ -16,24 +53,15 @@ export async function finishLeased(
   ending: JobEnding,
   now: number,
 ): Promise<Transition<JobRow | undefined>> {
-  const outcome =
-    ending.status === 'succeeded'
-      ? sql`status = 'succeeded', progress = 100, result = ${JSON.stringify(ending.result)},
-            expires_at = ${ending.expiresAt}::bigint`
-      : sql`status = 'failed', error = ${JSON.stringify(ending.error)}`;
-  // A row of nulls (id null) when the lease was lost: the LEFT JOIN keeps the notices' column.
-  const { rows } = await sql<{ [K in keyof JobRow]: JobRow[K] | null } & { queued: number }>`
-    WITH ended AS (
-      UPDATE jobs SET ${outcome}, completed_at = ${now}::bigint,
-        -- No password outlives the job that needed it (docs/api.md §2).
-        options = ${scrubbedOptions(sql.ref('options'), sql.ref('secret_options'))},
-        lease_token = NULL, lease_expires_at = NULL, worker_id = NULL
-      WHERE id = ${id} AND lease_token = ${token} AND status = 'processing'
-      RETURNING jobs.*
-    ),
-    ${outboxTail({ source: 'ended', type: eventTypeFor(ending.status), now, origin, notice: 'terminal' })}
-    SELECT e.*, ${noticesRead} FROM (SELECT 1) AS one LEFT JOIN ended e ON true`.execute(db);
-  const row = rows[0];
+  const succeeded = ending.status === 'succeeded';
+  const [row] = await finishes.execute(db, ending.status, {
+    id,
+    token,
+    now,
+    origin,
+    outcome: JSON.stringify(succeeded ? ending.result : ending.error),
+    expiresAt: succeeded ? ending.expiresAt : null,
+  });
   if (!row || row.id === null) return { value: undefined, queued: false };
   const { queued, ...ended } = row;
   return { value: ended as JobRow, queued: Number(queued) > 0 };

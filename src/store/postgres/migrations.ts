@@ -8,6 +8,7 @@
 import { type Kysely, sql } from 'kysely';
 import type { Migration } from '../sql/dialect.js';
 import type { Tables } from '../sql/rows.js';
+import { eventWriterMigration } from './event-writer-migration.js';
 
 export const migrations: readonly Migration[] = [
   {
@@ -245,6 +246,7 @@ export const migrations: readonly Migration[] = [
       'CREATE INDEX uploads_expiry ON uploads (expires_at)',
     ],
   },
+  eventWriterMigration,
 ];
 
 /** One fixed key for pg_advisory_lock: every Quire process migrating this database takes it. */

@@ -1,6 +1,6 @@
 // The job-event outbox on PostgreSQL (docs/api.md §6) as the tail of a transition's own statement: its
-// event, the event's messages and the change notice are CTEs after the change, so they commit with
-// it, and a claim or a completion stays one round trip (SQLite's outbox: sql/job-outbox.ts).
+// event, the event's messages and the change notice are written by CTEs after the change, so they
+// commit with it, and a claim or a completion stays one round trip (SQLite's outbox: sql/job-outbox.ts).
 import { type Expression, type Kysely, type RawBuilder, sql } from 'kysely';
 import type { JobChangeNotice } from '../../model/job-change.js';
 import type { JobEventType } from '../../model/job-event.js';
@@ -25,14 +25,16 @@ export interface OutboxTail {
 }
 
 /**
- * The CTEs `targets`, `event`, `messages` and `notice`, to follow a statement's own CTEs after a
- * comma. The event is written only when an enabled endpoint of the account subscribes to its type: an
- * event nobody receives would only be stored. The statement must read `notice` (see `noticesRead`):
- * PostgreSQL skips a plain SELECT in WITH that nothing references.
+ * The CTEs `targets`, `written` and `notice`, to follow a statement's own CTEs after a comma. The
+ * event is written only when an enabled endpoint of the account subscribes to its type: an event
+ * nobody receives would only be stored. It is written by quire_job_event (postgres/
+ * event-writer-migration.ts), called only then, so a transition nobody receives sets up no INSERT.
+ * `written` is MATERIALIZED so the function runs once per changed row. The statement must read
+ * `notice` and `written` (see `noticesRead`): PostgreSQL skips a plain SELECT in WITH that nothing
+ * references.
  */
 export function outboxTail(tail: OutboxTail): RawBuilder<unknown> {
   const source = sql.table(tail.source);
-  const now = sql`${tail.now}::bigint`;
   const content = tail.body
     ? sql`${tail.body}::bytea, NULL::text`
     : sql`NULL::bytea, ${jobState(sql.ref('s'))}`;
@@ -43,22 +45,16 @@ export function outboxTail(tail: OutboxTail): RawBuilder<unknown> {
       WHERE w.events::jsonb ?| ARRAY['*', ${tail.type}::text]
       ${isCallbackEvent(tail.type) ? callbackTargets(source) : sql``}
     ),
-    event AS (
-      INSERT INTO webhook_events (account_id, job_id, type, body, job_state, created_at)
-      SELECT s.account_id, s.id, ${tail.type}, ${content}, ${now}
-      FROM ${source} s WHERE EXISTS (SELECT 1 FROM targets t WHERE t.job_id = s.id)
-      RETURNING id, job_id, account_id
-    ),
-    messages AS (
-      -- The schedule's first delay is 0 (config enforces it): due at once.
-      INSERT INTO webhook_messages (id, event_id, endpoint_id, account_id, status, attempts, next_attempt_at, created_at, url)
-      SELECT 'msg_' || quire_ulid(${now}), e.id, t.endpoint_id, e.account_id, 'pending', 0, ${now}, ${now}, t.url
-      FROM event e JOIN targets t ON t.job_id = e.job_id
-      RETURNING id
+    written AS MATERIALIZED (
+      SELECT s.id, CASE WHEN r.targets IS NULL THEN 0 ELSE quire_job_event(s.account_id, s.id,
+          ${tail.type}::text, ${content}, ${tail.now}::bigint, r.targets) END AS queued
+      FROM ${source} s CROSS JOIN LATERAL (
+        SELECT jsonb_agg(jsonb_build_object('endpoint', t.endpoint_id, 'url', t.url)) AS targets
+        FROM targets t WHERE t.job_id = s.id) r
     ),
     notice AS (
-      SELECT ${notifySql(tail.origin, sql.ref('s.id'), tail.notice, sql<boolean>`EXISTS (SELECT 1 FROM messages)`)}
-      FROM ${source} s
+      SELECT ${notifySql(tail.origin, sql.ref('w.id'), tail.notice, sql<boolean>`w.queued > 0`)}
+      FROM written w
     )`;
 }
 
@@ -77,9 +73,10 @@ function callbackTargets(source: RawBuilder<unknown>): RawBuilder<unknown> {
 
 /**
  * The select-list items that make the statement run `outboxTail`'s notice, and say (`queued`, a
- * count) whether it queued webhook messages.
+ * count of messages) whether it queued webhook messages.
  */
-export const noticesRead = sql`(SELECT count(*) FROM notice) AS notices, (SELECT count(*) FROM messages) AS queued`;
+export const noticesRead = sql`(SELECT count(*) FROM notice) AS notices,
+  (SELECT coalesce(sum(queued), 0) FROM written) AS queued`;
 
 /**
  * A job row's options with every option named in its secret_options replaced by the redaction
