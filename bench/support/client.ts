@@ -118,7 +118,7 @@ export class BenchClient {
     files: readonly string[],
     waitS?: number,
   ): Promise<JobView> {
-    const body = await multipartBody({ tool, options: JSON.stringify(options) }, 'file', files);
+    const body = multipartBody({ tool, options: JSON.stringify(options) }, 'file', files);
     const prefer = waitS === undefined ? {} : { prefer: `wait=${waitS}` };
     const response = await this.send('POST', '/api/v1/jobs', { ...this.auth, ...prefer }, body);
     const answer = await text(response);
