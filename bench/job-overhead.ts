@@ -86,7 +86,7 @@ function serviceCpuClock(serverPid: number): CpuClock {
   };
 }
 
-/** The bench client's own CPU (this process, user + system), in ms: what a caller pays per job. */
+/** This process's CPU (user + system), in ms: what the client pays per job, plus the RSS sampler's reads. */
 function clientCpuMs(): number {
   const { user, system } = process.cpuUsage();
   return (user + system) / 1000;
@@ -307,7 +307,7 @@ function report(
       `${fmt(share * 100)} % (target ≥ ${TARGET_THROUGHPUT * 100} %: ${verdict(met.throughput)})`,
     `  client phases p50 (Prefer-wait): create+run ${phase((f) => f.createMs)} ms, long-poll after it ${phase((f) => f.waitMs)} ms ` +
       `(${run.flows.filter((f) => f.polls > 0).length} of ${RUNS} needed it), ` +
-      `link ${phase((f) => f.linkMs)} ms, body ${phase((f) => f.bodyMs)} ms; bench client CPU ${fmt(run.clientMsPerJob, 2)} ms per job ` +
+      `link ${phase((f) => f.linkMs)} ms, body ${phase((f) => f.bodyMs)} ms; bench process CPU (the client, and the RSS sampler) ${fmt(run.clientMsPerJob, 2)} ms per job ` +
       `(${fmt(rates.clientMsPerJob, 2)} with ${CLIENTS} clients)`,
     longPollLine(seq, parallel, rawP50),
     `  server (from /metrics, both flows): ${fmt(engineRuns, 2)} qpdf runs per job; route means POST /jobs ${fmt(route('POST', '/api/v1/jobs'))} ms, ` +
