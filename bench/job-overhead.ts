@@ -260,7 +260,7 @@ function longPollLine(seq: Sequential, parallel: Throughput, rawP50: number): st
   return (
     `  long-poll flow (create answers at once, then GET ?wait=30; no verdict): flow p50 ${fmt(flowP50)} ms, ` +
     `overhead ${fmt(flowP50 - rawP50)} ms; service CPU ${fmt(run.cpuMsPerJob, 2)} ms per job ` +
-    `(${fmt(rate.cpuMsPerJob, 2)} with ${CLIENTS} clients); client CPU ${fmt(run.clientMsPerJob, 2)} ms ` +
+    `(${fmt(rate.cpuMsPerJob, 2)} with ${CLIENTS} clients); bench process CPU ${fmt(run.clientMsPerJob, 2)} ms ` +
     `(${fmt(rate.clientMsPerJob, 2)}); ${CLIENTS} clients ${fmt(rate.rate)} jobs/s = ${fmt((rate.rate / parallel.raw) * 100)} %; ` +
     `phases p50: create ${phase((f) => f.createMs)} ms, wait ${phase((f) => f.waitMs)} ms, ` +
     `link ${phase((f) => f.linkMs)} ms, body ${phase((f) => f.bodyMs)} ms`
