@@ -52,7 +52,7 @@ interface CaseResult {
   label: string;
   rawMs: number[];
   flows: Record<FlowMode, FlowTiming[]>;
-  /** This process's CPU per flow (user + system: the client, and the RSS sampler's reads), by mode. */
+  /** This process's CPU per flow (user + system, all threads: the client, V8's GC, the RSS sampler), by mode. */
   clientCpuMs: Record<FlowMode, number>;
   rawPeakBytes: number | undefined;
 }
@@ -112,7 +112,7 @@ function caseLines(r: CaseResult, c: Case): string[] {
       `    ${mode} flow ${fmt(flow)} ms vs raw → ${fmt(flow / raw, 2)}x (+${fmt(flow - raw)} ms); ` +
         `runs [${flows.map((f) => fmt(f.totalMs, 0)).join(', ')}]; phases p50: ${create} ${phases((f) => f.createMs)} ms, ` +
         `long-poll ${phases((f) => f.waitMs)} ms, link ${phases((f) => f.linkMs)} ms, body ${phases((f) => f.bodyMs)} ms; ` +
-        `bench process CPU ${fmt(r.clientCpuMs[mode])} ms per flow (the client, and the 50 ms RSS sampler: ~4 ms/s)`,
+        `bench process CPU ${fmt(r.clientCpuMs[mode])} ms per flow (all its threads: the client, V8's GC, the RSS sampler)`,
     );
   }
   lines.push(

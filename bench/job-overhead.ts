@@ -86,7 +86,7 @@ function serviceCpuClock(serverPid: number): CpuClock {
   };
 }
 
-/** This process's CPU (user + system), in ms: what the client pays per job, plus the RSS sampler's reads. */
+/** This process's CPU (user + system, all threads), in ms: the client's cost per job, plus V8's GC and the RSS sampler. */
 function clientCpuMs(): number {
   const { user, system } = process.cpuUsage();
   return (user + system) / 1000;
