@@ -2,7 +2,7 @@
 // whole HTTP flow, each against the engine command(s) the tool is built on, run directly.
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { BenchClient, type FlowTiming, metricSum, scrapeMetrics } from './support/client.js';
+import { BenchClient, type FlowMode, type FlowTiming, metricSum, scrapeMetrics } from './support/client.js';
 import { RssSampler, readMemory } from './support/memory.js';
 import { corpusFile, MERGE_INPUTS, QPDF_OK, repoRoot } from './support/paths.js';
 import { peakRssOf, runRawOk } from './support/raw.js';
@@ -45,12 +45,21 @@ interface Case {
   rawText: string;
 }
 
+/** The summary uses `prefer-wait` (create held until the job ends); `long-poll` is printed beside. */
+const MODES: readonly FlowMode[] = ['prefer-wait', 'long-poll'];
+
 interface CaseResult {
   label: string;
-  flowMs: number[];
   rawMs: number[];
-  flows: FlowTiming[];
+  flows: Record<FlowMode, FlowTiming[]>;
+  /** This process's CPU per flow (user + system, all threads: the client, V8's GC, the RSS sampler), by mode. */
+  clientCpuMs: Record<FlowMode, number>;
   rawPeakBytes: number | undefined;
+}
+
+function clientCpuMs(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
 }
 
 async function timeRaw(argvs: string[][], dir: string): Promise<number> {
@@ -59,10 +68,23 @@ async function timeRaw(argvs: string[][], dir: string): Promise<number> {
   return ms;
 }
 
+/** The two flows alternate, so both see the same machine. */
+async function runFlows(client: BenchClient, c: Case): Promise<Pick<CaseResult, 'flows' | 'clientCpuMs'>> {
+  for (const mode of MODES) await client.flow(c.tool, c.options, c.files, mode); // warm-up: page cache, first-job paths
+  const flows: Record<FlowMode, FlowTiming[]> = { 'prefer-wait': [], 'long-poll': [] };
+  const cpu: Record<FlowMode, number> = { 'prefer-wait': 0, 'long-poll': 0 };
+  for (let i = 0; i < RUNS; i++) {
+    for (const mode of MODES) {
+      const before = clientCpuMs();
+      flows[mode].push(await client.flow(c.tool, c.options, c.files, mode));
+      cpu[mode] += (clientCpuMs() - before) / RUNS;
+    }
+  }
+  return { flows, clientCpuMs: cpu };
+}
+
 async function runCase(client: BenchClient, c: Case): Promise<CaseResult> {
-  await client.flow(c.tool, c.options, c.files); // warm-up: page cache, first-job paths
-  const flows: FlowTiming[] = [];
-  for (let i = 0; i < RUNS; i++) flows.push(await client.flow(c.tool, c.options, c.files));
+  const { flows, clientCpuMs } = await runFlows(client, c);
   return withTempDir('raw', async (dir) => {
     await timeRaw(c.raw(dir), dir);
     const rawMs: number[] = [];
@@ -72,8 +94,32 @@ async function runCase(client: BenchClient, c: Case): Promise<CaseResult> {
       const peak = await peakRssOf(argv, dir);
       if (peak !== undefined) rawPeakBytes = Math.max(rawPeakBytes ?? 0, peak);
     }
-    return { label: c.label, flowMs: flows.map((f) => f.totalMs), rawMs, flows, rawPeakBytes };
+    return { label: c.label, rawMs, flows, clientCpuMs, rawPeakBytes };
   });
+}
+
+/** One line per flow mode (Prefer-wait first: the one the summary uses), then the raw command. */
+function caseLines(r: CaseResult, c: Case): string[] {
+  const raw = median(r.rawMs);
+  const facts = r.flows['prefer-wait'][0]?.job.result ?? {};
+  const lines = [`  ${r.label}: raw ${fmt(raw)} ms; runs raw [${r.rawMs.map((v) => fmt(v, 0)).join(', ')}]`];
+  for (const mode of MODES) {
+    const flows = r.flows[mode];
+    const flow = median(flows.map((f) => f.totalMs));
+    const phases = (pick: (f: FlowTiming) => number) => fmt(median(flows.map(pick)));
+    const create = mode === 'prefer-wait' ? 'create+run (Prefer: wait=30)' : 'create';
+    lines.push(
+      `    ${mode} flow ${fmt(flow)} ms vs raw → ${fmt(flow / raw, 2)}x (+${fmt(flow - raw)} ms); ` +
+        `runs [${flows.map((f) => fmt(f.totalMs, 0)).join(', ')}]; phases p50: ${create} ${phases((f) => f.createMs)} ms, ` +
+        `long-poll ${phases((f) => f.waitMs)} ms, link ${phases((f) => f.linkMs)} ms, body ${phases((f) => f.bodyMs)} ms; ` +
+        `bench process CPU ${fmt(r.clientCpuMs[mode])} ms per flow (all its threads: the client, V8's GC, the RSS sampler)`,
+    );
+  }
+  lines.push(
+    `    output ${r.flows['prefer-wait'][0]?.bytes} B; facts ${JSON.stringify(Object.fromEntries(Object.entries(facts).filter(([k]) => !['name', 'content_type', 'expires_at'].includes(k))))}`,
+    `    raw: ${c.rawText}; raw engine peak RSS ${r.rawPeakBytes === undefined ? 'n/a' : `${fmt(r.rawPeakBytes / MiB)} MiB`}`,
+  );
+  return lines;
 }
 
 export async function engineRatio(): Promise<BenchResult> {
@@ -138,24 +184,16 @@ export async function engineRatio(): Promise<BenchResult> {
       metricSum(after, 'quire_engine_run_seconds_count', { engine }) -
       metricSum(before, 'quire_engine_run_seconds_count', { engine });
 
-    const lines = ['engine-ratio: engine-bound jobs over HTTP vs the raw engine command (medians)'];
+    const lines = [
+      'engine-ratio: engine-bound jobs over HTTP vs the raw engine command (medians); two client flows alternate: ' +
+        'prefer-wait (create with `Prefer: wait=30`, long-poll only if not ended; the summary uses it) and long-poll',
+    ];
     const summary: [string, string][] = [];
     results.forEach((r, i) => {
-      const c = cases[i]!;
-      const flow = median(r.flowMs);
+      lines.push(...caseLines(r, cases[i]!));
+      const flow = median(r.flows['prefer-wait'].map((f) => f.totalMs));
       const raw = median(r.rawMs);
-      const facts = r.flows[0]?.job.result ?? {};
-      const phases = (pick: (f: FlowTiming) => number) => fmt(median(r.flows.map(pick)));
-      lines.push(
-        `  ${r.label}: flow ${fmt(flow)} ms vs raw ${fmt(raw)} ms → ${fmt(flow / raw, 2)}x ` +
-          `(+${fmt(flow - raw)} ms); runs flow [${r.flowMs.map((v) => fmt(v, 0)).join(', ')}] ` +
-          `raw [${r.rawMs.map((v) => fmt(v, 0)).join(', ')}]`,
-        `    phases p50: create ${phases((f) => f.createMs)} ms, wait ${phases((f) => f.waitMs)} ms, ` +
-          `link ${phases((f) => f.linkMs)} ms, body ${phases((f) => f.bodyMs)} ms; output ${r.flows[0]?.bytes} B; ` +
-          `facts ${JSON.stringify(Object.fromEntries(Object.entries(facts).filter(([k]) => !['name', 'content_type', 'expires_at'].includes(k))))}`,
-        `    raw: ${c.rawText}; raw engine peak RSS ${r.rawPeakBytes === undefined ? 'n/a' : `${fmt(r.rawPeakBytes / MiB)} MiB`}`,
-      );
-      summary.push([r.label, `${fmt(flow)} vs ${fmt(raw)} ms = ${fmt(flow / raw, 2)}x`]);
+      summary.push([r.label, `${fmt(flow)} vs ${fmt(raw)} ms = ${fmt(flow / raw, 2)}x (Prefer-wait flow)`]);
     });
     const peak = Math.max(sampler.peakRssBytes, hwm);
     lines.push(

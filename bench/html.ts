@@ -132,7 +132,7 @@ export async function html(): Promise<BenchResult> {
           `html: one simple page, ${RUNS} interleaved runs each (load average ${fmt(load, 2)})` +
             passed.map((n) => `, ${n}=${process.env[n]}`).join(''),
           `  Quire full flow p50 ${fmt(q.ms)} ms, CPU ${fmt(q.cpu)} ms/job (server + browser; server's Node alone mean ${nodeMean(quire)} ms); runs [${runs(quire)}]`,
-          `    phases p50: create ${phase((f) => f.createMs)} ms, wait ${phase((f) => f.waitMs)} ms, link ${phase((f) => f.linkMs)} ms, body ${phase((f) => f.bodyMs)} ms; ` +
+          `    phases p50 (Prefer-wait flow): create+run ${phase((f) => f.createMs)} ms, long-poll ${phase((f) => f.waitMs)} ms, link ${phase((f) => f.linkMs)} ms, body ${phase((f) => f.bodyMs)} ms; ` +
             `server means: job run ${fmt(mean('quire_job_run_seconds', { tool: 'html-to-pdf' }))} ms, chromium ${fmt(mean('quire_engine_run_seconds', { engine: 'chromium' }))} ms`,
           `  bare playwright-core p50 ${fmt(s.ms)} ms, CPU ${fmt(s.cpu)} ms/job (script + browser; script's Node alone mean ${nodeMean(script)} ms); runs [${runs(script)}]`,
           `  ${CLIENTS} concurrent clients: ${fmt(rate, 2)} jobs/s vs the script's sequential ${fmt(scriptRate, 2)} jobs/s → ${fmt(rate / scriptRate, 2)}x (target ≥ ${CONCURRENT_TARGET}x)`,

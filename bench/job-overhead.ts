@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { BenchClient, type FlowTiming, metricSum, scrapeMetrics } from './support/client.js';
+import { BenchClient, type FlowMode, type FlowTiming, metricSum, scrapeMetrics } from './support/client.js';
 import { RssSampler, readMemory } from './support/memory.js';
 import { corpusFile, QPDF_OK, repoRoot } from './support/paths.js';
 import { descendants, ownCpuMs } from './support/process-tree.js';
@@ -96,41 +96,77 @@ function serviceCpuClock(serverPid: number): CpuClock {
   };
 }
 
-interface Sequential {
-  flows: FlowTiming[];
-  raw: number[];
-  cpuMsPerJob: number;
-  spawnerMsPerJob: number;
+/** This process's CPU (user + system, all threads), in ms: the client's cost per job, plus V8's GC and the RSS sampler. */
+function clientCpuMs(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
 }
 
-/** Flow and raw rotation alternate, so both see the same machine; the server's CPU is read around. */
+/** Per client flow: the verdicts use `prefer-wait` (create held until the job ends, docs/api.md). */
+const MODES: readonly FlowMode[] = ['prefer-wait', 'long-poll'];
+
+interface ModeRun {
+  flows: FlowTiming[];
+  cpuMsPerJob: number;
+  spawnerMsPerJob: number;
+  clientMsPerJob: number;
+}
+
+interface Sequential {
+  modes: Record<FlowMode, ModeRun>;
+  raw: number[];
+}
+
+/**
+ * Raw rotation and one flow of each mode alternate, so all see the same machine; the server's and
+ * the client's CPU are read around each flow.
+ */
 async function sequential(client: BenchClient, cpu: CpuClock, dir: string): Promise<Sequential> {
   const rawArgv = ['qpdf', '--rotate=+90', INPUT, path.join(dir, 'raw.pdf')];
-  const flows: FlowTiming[] = [];
   const raw: number[] = [];
-  let used = 0;
-  const spawnerBefore = cpu.spawner();
+  const sums = MODES.map(() => ({ flows: [] as FlowTiming[], server: 0, spawner: 0, client: 0 }));
   for (let i = 0; i < RUNS; i++) {
     raw.push((await runRawOk(rawArgv, dir, QPDF_OK)).ms);
-    const before = cpu.read();
-    flows.push(await client.flow('rotate', { angle: 90 }, [INPUT]));
-    used += cpu.read() - before;
+    for (const [m, mode] of MODES.entries()) {
+      const sum = sums[m]!;
+      const [server, spawner, own] = [cpu.read(), cpu.spawner(), clientCpuMs()];
+      sum.flows.push(await client.flow('rotate', { angle: 90 }, [INPUT], mode));
+      sum.client += clientCpuMs() - own;
+      sum.spawner += cpu.spawner() - spawner;
+      sum.server += cpu.read() - server;
+    }
   }
-  return { flows, raw, cpuMsPerJob: used / RUNS, spawnerMsPerJob: (cpu.spawner() - spawnerBefore) / RUNS };
+  const modes = Object.fromEntries(
+    MODES.map((mode, m) => {
+      const sum = sums[m]!;
+      const run: ModeRun = {
+        flows: sum.flows,
+        cpuMsPerJob: sum.server / RUNS,
+        spawnerMsPerJob: sum.spawner / RUNS,
+        clientMsPerJob: sum.client / RUNS,
+      };
+      return [mode, run];
+    }),
+  ) as Record<FlowMode, ModeRun>;
+  return { modes, raw };
+}
+
+interface Rate {
+  jobs: number;
+  seconds: number;
+  serverMs: number;
+  clientMs: number;
 }
 
 interface Throughput {
-  quire: number;
+  quire: Record<FlowMode, { rate: number; cpuMsPerJob: number; clientMsPerJob: number }>;
   raw: number;
-  cpuMsPerJob: number;
 }
 
 async function throughput(client: BenchClient, cpuMs: () => number, dir: string): Promise<Throughput> {
-  let quireJobs = 0;
-  let quireSeconds = 0;
   let rawRuns = 0;
   let rawSeconds = 0;
-  let used = 0;
+  const sums = MODES.map((): Rate => ({ jobs: 0, seconds: 0, serverMs: 0, clientMs: 0 }));
   // Each client loop writes its own output file.
   const rawOnce = (n: number) =>
     runRawOk(
@@ -142,15 +178,26 @@ async function throughput(client: BenchClient, cpuMs: () => number, dir: string)
     const rawRate = await jobsPerSecond(CLIENTS, PER_CLIENT, rawOnce);
     rawRuns += ROUND_JOBS;
     rawSeconds += ROUND_JOBS / rawRate;
-    const before = cpuMs();
-    const quireRate = await jobsPerSecond(CLIENTS, PER_CLIENT, () =>
-      client.flow('rotate', { angle: 90 }, [INPUT]),
-    );
-    used += cpuMs() - before;
-    quireJobs += ROUND_JOBS;
-    quireSeconds += ROUND_JOBS / quireRate;
+    for (const [m, mode] of MODES.entries()) {
+      const sum = sums[m]!;
+      const [server, own] = [cpuMs(), clientCpuMs()];
+      const rate = await jobsPerSecond(CLIENTS, PER_CLIENT, () =>
+        client.flow('rotate', { angle: 90 }, [INPUT], mode),
+      );
+      sum.clientMs += clientCpuMs() - own;
+      sum.serverMs += cpuMs() - server;
+      sum.jobs += ROUND_JOBS;
+      sum.seconds += ROUND_JOBS / rate;
+    }
   }
-  return { quire: quireJobs / quireSeconds, raw: rawRuns / rawSeconds, cpuMsPerJob: used / quireJobs };
+  const quire = Object.fromEntries(
+    MODES.map((mode, m) => {
+      const sum = sums[m]!;
+      const perJob = { rate: sum.jobs / sum.seconds, cpuMsPerJob: sum.serverMs / sum.jobs };
+      return [mode, { ...perJob, clientMsPerJob: sum.clientMs / sum.jobs }];
+    }),
+  ) as Throughput['quire'];
+  return { quire, raw: rawRuns / rawSeconds };
 }
 
 interface Split {
@@ -182,7 +229,7 @@ export async function jobOverhead(): Promise<BenchResult> {
     const client = new BenchClient(server.baseUrl, server.key);
     return await withTempDir('rotate', async (dir) => {
       for (let i = 0; i < WARMUP; i++) {
-        await client.flow('rotate', { angle: 90 }, [INPUT]);
+        for (const mode of MODES) await client.flow('rotate', { angle: 90 }, [INPUT], mode);
         await runRawOk(['qpdf', '--rotate=+90', INPUT, path.join(dir, 'raw.pdf')], dir, QPDF_OK);
       }
       const before = await scrapeMetrics(server.baseUrl);
@@ -214,6 +261,22 @@ export async function jobOverhead(): Promise<BenchResult> {
 
 type Scrape = Map<string, number>;
 
+/** The long-poll flow's figures, beside the verdicts' `prefer-wait` ones. */
+function longPollLine(seq: Sequential, parallel: Throughput, rawP50: number): string {
+  const run = seq.modes['long-poll'];
+  const flowP50 = median(run.flows.map((f) => f.totalMs));
+  const phase = (pick: (f: FlowTiming) => number) => fmt(median(run.flows.map(pick)));
+  const rate = parallel.quire['long-poll'];
+  return (
+    `  long-poll flow (create answers at once, then GET ?wait=30; no verdict): flow p50 ${fmt(flowP50)} ms, ` +
+    `overhead ${fmt(flowP50 - rawP50)} ms; service CPU ${fmt(run.cpuMsPerJob, 2)} ms per job ` +
+    `(${fmt(rate.cpuMsPerJob, 2)} with ${CLIENTS} clients); bench process CPU ${fmt(run.clientMsPerJob, 2)} ms ` +
+    `(${fmt(rate.clientMsPerJob, 2)}); ${CLIENTS} clients ${fmt(rate.rate)} jobs/s = ${fmt((rate.rate / parallel.raw) * 100)} %; ` +
+    `phases p50: create ${phase((f) => f.createMs)} ms, wait ${phase((f) => f.waitMs)} ms, ` +
+    `link ${phase((f) => f.linkMs)} ms, body ${phase((f) => f.bodyMs)} ms`
+  );
+}
+
 function report(
   seq: Sequential,
   parallel: Throughput,
@@ -221,37 +284,43 @@ function report(
   metrics: { before: Scrape; after: Scrape },
   rss: { rssBefore: number; peak: number },
 ): BenchResult {
-  const total = seq.flows.map((f) => f.totalMs);
+  const run = seq.modes['prefer-wait'];
+  const rates = parallel.quire['prefer-wait'];
+  const total = run.flows.map((f) => f.totalMs);
   const flowP50 = median(total);
   const rawP50 = median(seq.raw);
   const overhead = flowP50 - rawP50;
-  const share = parallel.quire / parallel.raw;
+  const share = rates.rate / parallel.raw;
   const met = {
     overhead: overhead <= TARGET_OVERHEAD_MS,
-    cpu: seq.cpuMsPerJob <= TARGET_CPU_MS,
+    cpu: run.cpuMsPerJob <= TARGET_CPU_MS,
     throughput: share >= TARGET_THROUGHPUT,
   };
   const verdict = (ok: boolean) => (ok ? 'met' : 'NOT met');
-  const phase = (pick: (f: FlowTiming) => number) => fmt(median(seq.flows.map(pick)));
+  const phase = (pick: (f: FlowTiming) => number) => fmt(median(run.flows.map(pick)));
   const { before, after } = metrics;
   const delta = (name: string, match: Record<string, string>) =>
     metricSum(after, name, match) - metricSum(before, name, match);
-  const engineRuns = delta('quire_engine_run_seconds_count', { engine: 'qpdf' }) / RUNS;
+  const engineRuns = delta('quire_engine_run_seconds_count', { engine: 'qpdf' }) / (RUNS * MODES.length);
   const route = (method: string, url: string) =>
     (delta('quire_http_request_duration_seconds_sum', { method, route: url }) * 1000) /
     delta('quire_http_request_duration_seconds_count', { method, route: url });
   const lines = [
-    `job-overhead: rotate of ${path.basename(INPUT)} (1 page), full flow (create → wait → download) vs \`qpdf --rotate=+90\`, interleaved`,
-    `  sequential, ${RUNS} jobs: flow p50 ${fmt(flowP50)} ms (p90 ${fmt(percentile(total, 90))}), raw qpdf p50 ${fmt(rawP50)} ms; ` +
+    `job-overhead: rotate of ${path.basename(INPUT)} (1 page), full flow vs \`qpdf --rotate=+90\`, interleaved; ` +
+      `verdicts on the Prefer-wait flow (create with \`Prefer: wait=30\` → long-poll only if not ended → download)`,
+    `  sequential, ${RUNS} jobs: Prefer-wait flow p50 ${fmt(flowP50)} ms (p90 ${fmt(percentile(total, 90))}), raw qpdf p50 ${fmt(rawP50)} ms; ` +
       `overhead ${fmt(overhead)} ms (target ≤ ${TARGET_OVERHEAD_MS} ms: ${verdict(met.overhead)})`,
-    `  service CPU per job (server process + its engine spawner, engines excluded) ${fmt(seq.cpuMsPerJob, 2)} ms (target ≤ ${TARGET_CPU_MS} ms: ${verdict(met.cpu)}; ` +
-      `spawner ${fmt(seq.spawnerMsPerJob, 2)} ms of it); ` +
-      `${fmt(parallel.cpuMsPerJob, 2)} ms with ${CLIENTS} clients`,
-    `  ${CLIENTS} concurrent clients: ${fmt(parallel.quire)} jobs/s vs raw qpdf ×${CLIENTS} ${fmt(parallel.raw)} runs/s = ` +
+    `  service CPU per job (server process + its engine spawner, engines excluded; Prefer-wait flow) ${fmt(run.cpuMsPerJob, 2)} ms (target ≤ ${TARGET_CPU_MS} ms: ${verdict(met.cpu)}; ` +
+      `spawner ${fmt(run.spawnerMsPerJob, 2)} ms of it); ` +
+      `${fmt(rates.cpuMsPerJob, 2)} ms with ${CLIENTS} clients`,
+    `  ${CLIENTS} concurrent clients (Prefer-wait flow): ${fmt(rates.rate)} jobs/s vs raw qpdf ×${CLIENTS} ${fmt(parallel.raw)} runs/s = ` +
       `${fmt(share * 100)} % (target ≥ ${TARGET_THROUGHPUT * 100} %: ${verdict(met.throughput)})`,
-    `  client phases p50: create ${phase((f) => f.createMs)} ms, wait ${phase((f) => f.waitMs)} ms, ` +
-      `link ${phase((f) => f.linkMs)} ms, body ${phase((f) => f.bodyMs)} ms`,
-    `  server (from /metrics): ${fmt(engineRuns, 2)} qpdf runs per job; route means POST /jobs ${fmt(route('POST', '/api/v1/jobs'))} ms, ` +
+    `  client phases p50 (Prefer-wait): create+run ${phase((f) => f.createMs)} ms, long-poll after it ${phase((f) => f.waitMs)} ms ` +
+      `(${run.flows.filter((f) => f.polls > 0).length} of ${RUNS} needed it), ` +
+      `link ${phase((f) => f.linkMs)} ms, body ${phase((f) => f.bodyMs)} ms; bench process CPU (the client, and the RSS sampler) ${fmt(run.clientMsPerJob, 2)} ms per job ` +
+      `(${fmt(rates.clientMsPerJob, 2)} with ${CLIENTS} clients)`,
+    longPollLine(seq, parallel, rawP50),
+    `  server (from /metrics, both flows): ${fmt(engineRuns, 2)} qpdf runs per job; route means POST /jobs ${fmt(route('POST', '/api/v1/jobs'))} ms, ` +
       `GET /jobs/:id?wait ${fmt(route('GET', '/api/v1/jobs/:id'))} ms, GET …/download ` +
       `${fmt(route('GET', '/api/v1/jobs/:id/download'))} ms, GET /files/:token ${fmt(route('GET', '/api/v1/files/:token'))} ms`,
     `  the tool's qpdf run directly: p50 ${fmt(split.serviceLike)} ms under ${SERVICE_WRAPPER_NAME} as the service runs it, ` +
@@ -262,12 +331,12 @@ function report(
     name: 'job-overhead',
     lines,
     summary: [
-      ['flow p50 / raw qpdf p50', `${fmt(flowP50)} / ${fmt(rawP50)} ms`],
+      ['flow p50 / raw qpdf p50 (Prefer-wait)', `${fmt(flowP50)} / ${fmt(rawP50)} ms`],
       ['overhead p50', `${fmt(overhead)} ms (target ≤ ${TARGET_OVERHEAD_MS})`],
-      ['server+spawner CPU per job', `${fmt(seq.cpuMsPerJob, 2)} ms (target ≤ ${TARGET_CPU_MS})`],
+      ['server+spawner CPU per job', `${fmt(run.cpuMsPerJob, 2)} ms (target ≤ ${TARGET_CPU_MS})`],
       [
         `${CLIENTS} clients vs raw ×${CLIENTS}`,
-        `${fmt(parallel.quire)} / ${fmt(parallel.raw)} per s = ${fmt(share * 100)} % (target ≥ 50)`,
+        `${fmt(rates.rate)} / ${fmt(parallel.raw)} per s = ${fmt(share * 100)} % (target ≥ 50)`,
       ],
       ['server peak RSS', `${fmt(rss.peak / MiB)} MiB`],
     ],
