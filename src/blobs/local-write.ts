@@ -1,8 +1,11 @@
 // How the local blob store writes: a streamed body into a file in batches, and the directories
-// its files go in, made once however many writers arrive at a new one together.
+// its files go in, made when a file's creation finds its folder missing.
 import type { Hash } from 'node:crypto';
-import { type FileHandle, mkdir } from 'node:fs/promises';
+import { mkdirSync, writev } from 'node:fs';
 import path from 'node:path';
+import { promisify } from 'node:util';
+
+const writevAt = promisify(writev);
 
 /**
  * Size of the read stream's chunks and of the batches `fill` writes (Node's defaults are 64 KiB to
@@ -16,13 +19,13 @@ export const CHUNK_BYTES = 1024 * 1024;
 const MAX_ATTEMPTS = 3;
 
 /**
- * Streams `body` into the file `handle` resolves to: the chunks that arrive while a write (or the
+ * Streams `body` into the file descriptor `handle` resolves to: the chunks that arrive while a write (or the
  * file's creation) is in flight are gathered and written together by one writev, and at most
  * CHUNK_BYTES gather before the reader waits for that write. One loop instead of a pipeline of
  * streams: a 64 KiB socket chunk costs one iteration, not a hop through each stream's buffer.
  */
 export async function fill(
-  handle: Promise<FileHandle>,
+  handle: Promise<number>,
   body: AsyncIterable<Buffer | string>,
   hash: Hash | undefined,
 ): Promise<number> {
@@ -52,10 +55,10 @@ export async function fill(
 }
 
 /** writev may write less than asked (a signal, a full disk about to fail): the rest follows. */
-async function writeAll(handle: FileHandle, buffers: Buffer[]): Promise<void> {
+async function writeAll(fd: number, buffers: Buffer[]): Promise<void> {
   let rest = buffers;
   while (rest.length > 0) {
-    let { bytesWritten } = await handle.writev(rest);
+    let { bytesWritten } = await writevAt(fd, rest);
     // Never for a regular file that still has room (the buffers are non-empty): no endless retry.
     if (bytesWritten === 0) throw new Error('writev wrote nothing');
     while (rest.length > 0 && bytesWritten >= rest[0]!.length) {
@@ -66,39 +69,21 @@ async function writeAll(handle: FileHandle, buffers: Buffer[]): Promise<void> {
   }
 }
 
-export class Directories {
-  /** Directories being made now, so writers arriving together at a new one share one mkdir. */
-  private readonly making = new Map<string, Promise<unknown>>();
-
-  /**
-   * Runs `create` (which makes a file beside `target`), making the directory only when that fails
-   * with ENOENT: trying first saves a mkdir per write into an existing job folder. A job's files
-   * are stored while the next one is read, so several may find its new folder missing at once; they
-   * wait for the one mkdir in flight instead of each making it (a recursive mkdir that finds the
-   * folder made costs a failed mkdir and a stat). ENOENT is retried, as a concurrent delete may
-   * prune the (then empty) directory between our mkdir and the retry; an ENOENT that outlasts the
-   * retries is the caller's own (a missing source) and is thrown.
-   */
-  async inDirectory<T>(target: string, create: () => Promise<T>): Promise<T> {
-    const dir = path.dirname(target);
-    for (let attempt = 1; ; attempt++) {
-      await this.making.get(dir);
-      try {
-        return await create();
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException | undefined)?.code !== 'ENOENT' || attempt >= MAX_ATTEMPTS)
-          throw error;
-        await this.make(dir);
-      }
+/**
+ * Runs `create` (which makes a file beside `target`), making the directory only when that fails
+ * with ENOENT: trying first saves a mkdir per write into an existing job folder. ENOENT is retried,
+ * as another process's delete may prune the (then empty) directory between our mkdir and the retry;
+ * an ENOENT that outlasts the retries is the caller's own (a missing source) and is thrown.
+ * Synchronous, like every metadata call of this store (local.ts says why).
+ */
+export function inDirectory<T>(target: string, create: () => T): T {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return create();
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException | undefined)?.code !== 'ENOENT' || attempt >= MAX_ATTEMPTS)
+        throw error;
+      mkdirSync(path.dirname(target), { recursive: true });
     }
-  }
-
-  private make(dir: string): Promise<unknown> {
-    let making = this.making.get(dir);
-    if (!making) {
-      making = mkdir(dir, { recursive: true }).finally(() => this.making.delete(dir));
-      this.making.set(dir, making);
-    }
-    return making;
   }
 }

@@ -1,13 +1,27 @@
 // Blobs on local disk under one root directory. Objects appear atomically (written to a hidden
 // temporary file beside the target, then renamed), so a reader never sees half an object and a
-// failed upload leaves nothing behind.
+// failed upload leaves nothing behind. Bytes move asynchronously (streamed); the calls on names
+// (open, close, link, rename, unlink, stat, mkdir, rmdir of one entry) are synchronous: on a local
+// disk each takes a few µs, while a thread-pool round trip costs the service 60–80 µs of CPU in
+// wake-ups and context switches (docs/benchmarks.md, `job-overhead`), about two dozen per job.
+// better-sqlite3 already does its I/O on this thread, on the same disk.
 import { createHash, randomUUID } from 'node:crypto';
-import { constants } from 'node:fs';
-import { access, copyFile, link, open, rename, rm, rmdir, stat, unlink } from 'node:fs/promises';
+import {
+  closeSync,
+  constants,
+  createReadStream,
+  linkSync,
+  openSync,
+  renameSync,
+  rmdirSync,
+  statSync,
+  unlinkSync,
+} from 'node:fs';
+import { access, copyFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { assertValidKey, BlobNotFoundError } from './keys.js';
-import { CHUNK_BYTES, Directories, fill } from './local-write.js';
+import { CHUNK_BYTES, fill, inDirectory } from './local-write.js';
 import { signFileToken } from './signed-url.js';
 import type {
   BlobInfo,
@@ -32,7 +46,6 @@ const NO_LINK = new Set(['EXDEV', 'EPERM', 'EMLINK', 'ENOTSUP', 'EOPNOTSUPP']);
 export class LocalBlobStore implements BlobStore {
   private readonly root: string;
   private readonly baseUrl: string;
-  private readonly directories = new Directories();
 
   constructor(
     root: string,
@@ -44,28 +57,17 @@ export class LocalBlobStore implements BlobStore {
 
   async put(key: string, body: PutBody, options: PutOptions = {}): Promise<StoredBlob> {
     const target = this.pathOf(key);
-    // Created while the first bytes arrive rather than before reading them: for a new job folder
-    // that is a failed open, a mkdir and an open (up to a few hundred µs each on ext4), which the
-    // sender would otherwise wait for at the start of every file.
-    const temp = this.createTemp(target);
-    temp.catch(() => undefined); // awaited below; it must not count as unhandled while the body flows
+    const temp = createTemp(target);
     const hash = options.sha256 === false ? undefined : createHash('sha256');
     try {
-      const size = await fill(
-        temp.then((t) => t.handle),
-        body,
-        hash,
-      );
-      const { path: tempPath, handle } = await temp;
-      await handle.close();
-      await rename(tempPath, target);
+      const size = await fill(Promise.resolve(temp.fd), body, hash);
+      closeSync(temp.fd);
+      temp.fd = -1;
+      renameSync(temp.path, target);
       return hash ? { size, sha256: hash.digest('hex') } : { size };
     } catch (error) {
-      const opened = await temp.catch(() => undefined);
-      if (opened) {
-        await opened.handle.close().catch(() => undefined);
-        await unlink(opened.path).catch(() => undefined);
-      }
+      if (temp.fd >= 0) closeQuietly(temp.fd);
+      unlinkQuietly(temp.path);
       throw error;
     }
   }
@@ -80,10 +82,14 @@ export class LocalBlobStore implements BlobStore {
     if (range && range.end < range.start) throw new RangeError('Byte range ends before it starts');
     // Opened here rather than lazily by the stream so that a missing object rejects this call
     // instead of erroring a stream the caller may already have started sending.
-    const handle = await open(this.pathOf(key), 'r').catch((error: unknown) => {
+    let fd: number;
+    try {
+      fd = openSync(this.pathOf(key), 'r');
+    } catch (error) {
       throw isMissing(error) ? new BlobNotFoundError(key) : error;
-    });
-    return handle.createReadStream({
+    }
+    return createReadStream('', {
+      fd,
       highWaterMark: CHUNK_BYTES,
       ...(range ? { start: range.start, end: range.end } : {}),
     });
@@ -91,7 +97,7 @@ export class LocalBlobStore implements BlobStore {
 
   async stat(key: string): Promise<BlobInfo | undefined> {
     try {
-      const info = await stat(this.pathOf(key), { bigint: true });
+      const info = statSync(this.pathOf(key), { bigint: true });
       // Every write makes a new file (temp + rename, or a link to a finished one), so inode, size and
       // nanosecond mtime together change whenever the content can have changed: a strong validator
       // without hashing the file.
@@ -105,16 +111,19 @@ export class LocalBlobStore implements BlobStore {
 
   async delete(key: string): Promise<void> {
     const target = this.pathOf(key);
-    await unlink(target).catch((error: unknown) => {
+    try {
+      unlinkSync(target);
+    } catch (error) {
       if (!isMissing(error)) throw error;
-    });
-    await this.pruneEmptyParents(path.dirname(target));
+    }
+    this.pruneEmptyParents(path.dirname(target));
   }
 
   async deletePrefix(prefix: string): Promise<void> {
     const folder = this.pathOf(prefix);
+    // A job folder holds up to a plan's files: removed off this thread.
     await rm(folder, { recursive: true, force: true });
-    await this.pruneEmptyParents(path.dirname(folder));
+    this.pruneEmptyParents(path.dirname(folder));
   }
 
   /** Hard-links `source` in (free, same disk); copies when the link is impossible. */
@@ -123,23 +132,22 @@ export class LocalBlobStore implements BlobStore {
     try {
       // A hard link to the finished file is atomic by itself: the object appears whole at once, so
       // the common case (a new key) needs neither a temporary name nor a rename.
-      await this.directories.inDirectory(target, () => link(source, target));
+      inDirectory(target, () => linkSync(source, target));
     } catch (error) {
       const code = errnoOf(error);
       if (code !== 'EEXIST' && !NO_LINK.has(code)) throw error;
       // Replacing an object, or copying (not atomic by itself): through a temporary file + rename.
-      await this.directories.inDirectory(target, async () => {
-        const temp = tempPathFor(target);
-        try {
-          await linkOrCopy(source, temp);
-          await rename(temp, target);
-        } catch (failure) {
-          await unlink(temp).catch(() => undefined);
-          throw failure;
-        }
-      });
+      // The folder exists: the link found the target there, or failed after making it.
+      const temp = tempPathFor(target);
+      try {
+        await linkOrCopy(source, temp);
+        renameSync(temp, target);
+      } catch (failure) {
+        unlinkQuietly(temp);
+        throw failure;
+      }
     }
-    return { size: Number((await stat(target)).size) };
+    return { size: statSync(target).size };
   }
 
   /** The destination shares the object's inode when linked: treat it as read-only. */
@@ -153,9 +161,11 @@ export class LocalBlobStore implements BlobStore {
     } catch (error) {
       if (errnoOf(error) !== 'EEXIST') notFound(error);
       // Replacing a file is rare (fresh work directories), so only then is it unlinked first.
-      await unlink(destination).catch((failure: unknown) => {
+      try {
+        unlinkSync(destination);
+      } catch (failure) {
         if (!isMissing(failure)) throw failure;
-      });
+      }
       await linkOrCopy(source, destination).catch(notFound);
     }
   }
@@ -175,19 +185,11 @@ export class LocalBlobStore implements BlobStore {
     return path.join(this.root, ...key.split('/'));
   }
 
-  /** Opens a fresh temp file beside `target`. */
-  private createTemp(target: string) {
-    return this.directories.inDirectory(target, async () => {
-      const tempPath = tempPathFor(target);
-      return { path: tempPath, handle: await open(tempPath, 'wx') };
-    });
-  }
-
   /** Removes now-empty directories up to (not including) the root, so deleted jobs leave no trace. */
-  private async pruneEmptyParents(dir: string): Promise<void> {
+  private pruneEmptyParents(dir: string): void {
     for (let current = dir; current.startsWith(this.root + path.sep); current = path.dirname(current)) {
       try {
-        await rmdir(current);
+        rmdirSync(current);
       } catch {
         // Not empty (another object or an upload in progress) or already gone: stop here.
         return;
@@ -196,9 +198,33 @@ export class LocalBlobStore implements BlobStore {
   }
 }
 
+/** Opens a fresh temp file beside `target` (`wx`: never an existing file or a planted link). */
+function createTemp(target: string): { path: string; fd: number } {
+  return inDirectory(target, () => {
+    const tempPath = tempPathFor(target);
+    return { path: tempPath, fd: openSync(tempPath, 'wx') };
+  });
+}
+
+function closeQuietly(fd: number): void {
+  try {
+    closeSync(fd);
+  } catch {
+    // Already closed, or the disk failed: the file is being removed anyway.
+  }
+}
+
+function unlinkQuietly(file: string): void {
+  try {
+    unlinkSync(file);
+  } catch {
+    // Never created, or already gone.
+  }
+}
+
 async function linkOrCopy(source: string, destination: string): Promise<void> {
   try {
-    await link(source, destination);
+    linkSync(source, destination);
   } catch (error) {
     if (!NO_LINK.has(errnoOf(error))) throw error;
     // copyFile uses copy_file_range / reflinks where the kernel offers them: no bytes through JS.

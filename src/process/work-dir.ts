@@ -1,17 +1,31 @@
 // Private scratch directories for engine runs and the 0600 files that carry secrets to engines.
 // Secrets never go into argv: any local user can read another process's argv through `ps`.
 import { randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp, readdir, rm, rmdir, stat, unlink, writeFile } from 'node:fs/promises';
+import { mkdirSync, mkdtempSync, readdirSync, rmdirSync, unlinkSync } from 'node:fs';
+import { readdir, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
-/** Creates a 0700 directory under `parent`, runs `fn` in it and removes it however `fn` ends. */
+/**
+ * Entries up to which a work dir is emptied on this thread: a job's inputs, output and a few engine
+ * files. More (a page per image, an engine's temp tree) are removed off it, by `rm`.
+ */
+const SMALL_DIR_ENTRIES = 16;
+
+/**
+ * Creates a 0700 directory under `parent`, runs `fn` in it and removes it however `fn` ends. The
+ * calls on names are synchronous, as in the local blob store (blobs/local.ts says why): a few µs
+ * each, where a thread-pool round trip costs more CPU than the call.
+ */
 export async function withWorkDir<T>(parent: string, fn: (dir: string) => Promise<T>): Promise<T> {
-  // The parent exists but on the first job (or after an operator removed it): try first, then make it.
-  const dir = await makeWorkDir(parent).catch(async (error: NodeJS.ErrnoException) => {
-    if (error.code !== 'ENOENT') throw error;
-    await mkdir(parent, { recursive: true });
-    return makeWorkDir(parent);
-  });
+  let dir: string;
+  try {
+    dir = makeWorkDir(parent);
+  } catch (error) {
+    // The parent exists but on the first job (or after an operator removed it): made, then retried.
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    mkdirSync(parent, { recursive: true });
+    dir = makeWorkDir(parent);
+  }
   try {
     return await fn(dir);
   } finally {
@@ -20,30 +34,27 @@ export async function withWorkDir<T>(parent: string, fn: (dir: string) => Promis
 }
 
 /**
- * Removes a work dir in fewer file-system calls than `rm -r`'s generic walk (which tries rmdir
- * first, then lstats every entry before unlinking it), each a thread-pool round trip for the
- * service: one listing, the unlinks side by side, one rmdir. Symbolic links are removed, never
- * followed. Anything unexpected falls back to `rm`.
+ * Removes a work dir: a small flat one (the usual case) by one listing, its unlinks and one rmdir
+ * here; anything larger, nested or unexpected by `rm -r` off this thread. Symbolic links are
+ * removed, never followed.
  */
 async function removeWorkDir(dir: string): Promise<void> {
   try {
-    const entries = await readdir(dir, { withFileTypes: true });
-    await Promise.all(
-      entries.map((entry) =>
-        entry.isDirectory()
-          ? rm(path.join(dir, entry.name), { recursive: true, force: true })
-          : unlink(path.join(dir, entry.name)),
-      ),
-    );
-    await rmdir(dir);
+    const entries = readdirSync(dir, { withFileTypes: true });
+    if (entries.length <= SMALL_DIR_ENTRIES && !entries.some((entry) => entry.isDirectory())) {
+      for (const entry of entries) unlinkSync(path.join(dir, entry.name));
+      rmdirSync(dir);
+      return;
+    }
   } catch {
-    await rm(dir, { recursive: true, force: true });
+    // Fall through to the thorough removal.
   }
+  await rm(dir, { recursive: true, force: true });
 }
 
 /** mkdtemp already creates the directory with mode 0700 on POSIX; the prefix makes strays recognisable. */
-export function makeWorkDir(parent: string): Promise<string> {
-  return mkdtemp(path.join(parent, 'quire-'));
+export function makeWorkDir(parent: string): string {
+  return mkdtempSync(path.join(parent, 'quire-'));
 }
 
 /**

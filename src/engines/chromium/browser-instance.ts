@@ -179,7 +179,7 @@ export class BrowserInstance {
   static async start(opts: { workRoot: string }): Promise<BrowserInstance> {
     const identity = await requireSandbox('Chromium');
     await mkdir(opts.workRoot, { recursive: true, mode: 0o700 });
-    const dir = await makeWorkDir(opts.workRoot);
+    const dir = makeWorkDir(opts.workRoot);
     const profile = await makeSandboxDir(path.join(dir, 'profile'), identity);
     const pidFile = path.join(dir, 'browser.pid');
     const wrapper = path.join(dir, 'chromium-sandboxed');

@@ -93,7 +93,7 @@ async function emptyDir(dir: string): Promise<void> {
 /** Host-side folders of one instance: profile, control socket and job exchange, all engine-owned. */
 async function prepareInstanceDir(workRoot: string, identity: SandboxIdentity) {
   await mkdir(workRoot, { recursive: true, mode: 0o700 });
-  const dir = await makeWorkDir(workRoot);
+  const dir = makeWorkDir(workRoot);
   const profile = await makeSandboxDir(path.join(dir, 'profile'), identity);
   await makeSandboxDir(path.join(profile, 'user'), identity);
   const settings = path.join(profile, 'user', 'registrymodifications.xcu');
