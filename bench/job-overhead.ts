@@ -28,7 +28,7 @@ const WARM_BATCH = 192;
 const RUNS = 60;
 const CLIENTS = 8;
 /** Jobs (and raw runs) per throughput round; two rounds each, alternating, so load drifts cancel. */
-const ROUND_JOBS = 96;
+const ROUND_JOBS = 192;
 const PER_CLIENT = ROUND_JOBS / CLIENTS;
 const TARGET_OVERHEAD_MS = 12;
 const TARGET_CPU_MS = 8;
