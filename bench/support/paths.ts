@@ -1,9 +1,18 @@
-// Where the benchmarks find the built service and the shared corpus. Compiled to dist/bench/support,
-// so the repository root is three levels up from here at run time.
+// Where the benchmarks find the built service and the shared corpus, whether they run compiled
+// (dist/bench/support) or from source under vitest (bench/support, as test/unit's bench tests do).
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+/** The nearest folder above `from` holding a package.json: the repository. */
+function findRepoRoot(from: string): string {
+  for (let dir = from; ; dir = path.dirname(dir)) {
+    if (existsSync(path.join(dir, 'package.json'))) return dir;
+    if (path.dirname(dir) === dir) throw new Error(`no package.json above ${from}`);
+  }
+}
+
+export const repoRoot = findRepoRoot(path.dirname(fileURLToPath(import.meta.url)));
 export const cliEntry = path.join(repoRoot, 'dist/cli/main.js');
 export const corpusDir = path.resolve(repoRoot, '../shared/corpus');
 
