@@ -88,25 +88,12 @@ describe('Schemathesis against a running server', () => {
       '--generation-database',
       'none',
     ];
-    const result = await new Promise<{ code: number; output: string }>((resolve) => {
-      // Run from .tmp/: st keeps a cache directory (.schemathesis/) in its working directory.
-      execFile(
-        st,
-        args,
-        {
-          cwd: path.join(repoRoot, '.tmp'),
-          maxBuffer: 64 * 1024 * 1024,
-          // schemathesis_hooks.py teaches st to send tus chunks (application/offset+octet-stream).
-          env: {
-            ...process.env,
-            PYTHONPATH: path.join(repoRoot, 'test/hostile'),
-            SCHEMATHESIS_HOOKS: 'schemathesis_hooks',
-          },
-        },
-        (error, stdout, stderr) =>
-          resolve({ code: error ? Number(error.code ?? 1) : 0, output: `${stdout}${stderr}` }),
-      );
-    });
+    let result = await runSchemathesis(args);
+    // CPython before 3.11.8 can fail ast.parse with this SystemError after a RecursionError (gh-106905),
+    // and Hypothesis parses a strategy's source while reporting one: a crash of the fuzzer's own
+    // interpreter, with no request behind it (seen twice in recent full suites, on this machine's 3.11.7).
+    // Only that crash is run again, once; any finding of the API fails at once.
+    if (result.code !== 0 && result.output.includes(INTERPRETER_CRASH)) result = await runSchemathesis(args);
     expect(result.code, result.output.slice(-6_000)).toBe(0);
 
     const entries = (JSON.parse(await readFile(har, 'utf8')) as { log: { entries: HarEntry[] } }).log.entries;
@@ -126,3 +113,28 @@ describe('Schemathesis against a running server', () => {
     process.stdout.write(`schemathesis: ${entries.length} requests, checks ${CHECKS.join(', ')}\n`);
   }, 220_000);
 });
+
+/** CPython's message for gh-106905 (fixed in 3.11.8 and 3.12.1). */
+const INTERPRETER_CRASH = 'SystemError: AST constructor recursion depth mismatch';
+
+function runSchemathesis(args: string[]): Promise<{ code: number; output: string }> {
+  return new Promise((resolve) => {
+    // Run from .tmp/: st keeps a cache directory (.schemathesis/) in its working directory.
+    execFile(
+      st,
+      args,
+      {
+        cwd: path.join(repoRoot, '.tmp'),
+        maxBuffer: 64 * 1024 * 1024,
+        // schemathesis_hooks.py teaches st to send tus chunks (application/offset+octet-stream).
+        env: {
+          ...process.env,
+          PYTHONPATH: path.join(repoRoot, 'test/hostile'),
+          SCHEMATHESIS_HOOKS: 'schemathesis_hooks',
+        },
+      },
+      (error, stdout, stderr) =>
+        resolve({ code: error ? Number(error.code ?? 1) : 0, output: `${stdout}${stderr}` }),
+    );
+  });
+}
