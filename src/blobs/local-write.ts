@@ -19,20 +19,20 @@ export const CHUNK_BYTES = 1024 * 1024;
 const MAX_ATTEMPTS = 3;
 
 /**
- * Streams `body` into the file descriptor `handle` resolves to: the chunks that arrive while a write (or the
- * file's creation) is in flight are gathered and written together by one writev, and at most
- * CHUNK_BYTES gather before the reader waits for that write. One loop instead of a pipeline of
- * streams: a 64 KiB socket chunk costs one iteration, not a hop through each stream's buffer.
+ * Streams `body` into the open file `fd`: the chunks that arrive while a write is in flight are
+ * gathered and written together by one writev, and at most CHUNK_BYTES gather before the reader
+ * waits for that write. One loop instead of a pipeline of streams: a 64 KiB socket chunk costs one
+ * iteration, not a hop through each stream's buffer.
  */
 export async function fill(
-  handle: Promise<number>,
+  fd: number,
   body: AsyncIterable<Buffer | string>,
   hash: Hash | undefined,
 ): Promise<number> {
   let size = 0;
   let batch: Buffer[] = [];
   let batchBytes = 0;
-  let writing: Promise<unknown> = handle;
+  let writing: Promise<void> = Promise.resolve();
   for await (const chunk of body) {
     const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
     if (bytes.length === 0) continue;
@@ -42,7 +42,7 @@ export async function fill(
     batchBytes += bytes.length;
     if (batchBytes >= CHUNK_BYTES) {
       await writing;
-      writing = writeAll(await handle, batch);
+      writing = writeAll(fd, batch);
       // Awaited at the next batch or the end; a failure meanwhile must not count as unhandled.
       writing.catch(() => undefined);
       batch = [];
@@ -50,7 +50,7 @@ export async function fill(
     }
   }
   await writing;
-  if (batch.length > 0) await writeAll(await handle, batch);
+  if (batch.length > 0) await writeAll(fd, batch);
   return size;
 }
 

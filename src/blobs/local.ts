@@ -60,7 +60,7 @@ export class LocalBlobStore implements BlobStore {
     const temp = createTemp(target);
     const hash = options.sha256 === false ? undefined : createHash('sha256');
     try {
-      const size = await fill(Promise.resolve(temp.fd), body, hash);
+      const size = await fill(temp.fd, body, hash);
       closeSync(temp.fd);
       temp.fd = -1;
       renameSync(temp.path, target);
