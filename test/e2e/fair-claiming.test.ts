@@ -9,19 +9,20 @@ import { corpusFile } from '../support/corpus.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 const small = readFileSync(corpusFile('pdf20ex__Simple_PDF_2.0_file.pdf'));
+const fourPages = readFileSync(corpusFile('pypdf-samples__pdflatex-4-pages.pdf'));
 const servers: TestServer[] = [];
 afterAll(() => Promise.all(servers.map((s) => s.close())));
 
-async function submitMany(client: Client, count: number, parallel = 8): Promise<void> {
+/** Quick rotate jobs by default; `slow` makes each job a Ghostscript compress of four pages. */
+async function submitMany(client: Client, count: number, parallel = 8, slow = false): Promise<void> {
+  const job = slow
+    ? { tool: 'compress', options: { level: 'lossless' }, files: [{ name: 'a.pdf', data: fourPages }] }
+    : { tool: 'rotate', options: { angle: 90 }, files: [{ name: 'a.pdf', data: small }] };
   let next = 0;
   const lane = async () => {
     while (next < count) {
       next++;
-      await client.submit({
-        tool: 'rotate',
-        options: { angle: 90 },
-        files: [{ name: 'a.pdf', data: small }],
-      });
+      await client.submit(job);
     }
   };
   await Promise.all(Array.from({ length: parallel }, lane));
@@ -73,17 +74,19 @@ describe('fair claiming', () => {
       createdAt: Date.now(),
     });
     const client = new Client(server.url, await server.keyFor(accountId, ['jobs:write']));
-    await submitMany(client, 12, 4);
+    // Rotate jobs end within a few ms, too quick for sampling to see two at once; compress jobs
+    // last long enough for the samples below to catch every overlap.
+    await submitMany(client, 20, 4, true);
 
     let most = 0;
     let samples = 0;
     for (const deadline = Date.now() + 60_000; Date.now() < deadline; samples++) {
       const running = (await jobsOf(server, accountId, 'processing')).length;
       most = Math.max(most, running);
-      if ((await jobsOf(server, accountId, 'succeeded')).length === 12) break;
+      if ((await jobsOf(server, accountId, 'succeeded')).length === 20) break;
       await sleep(2);
     }
-    expect((await jobsOf(server, accountId, 'succeeded')).length).toBe(12);
+    expect((await jobsOf(server, accountId, 'succeeded')).length).toBe(20);
     expect(samples).toBeGreaterThan(10);
     expect(most).toBe(2);
     // The plan's result retention applied to its jobs: free keeps results 1 h (the server allows 24 h).
