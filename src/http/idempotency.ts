@@ -35,8 +35,21 @@ const KEY = /^[\x20-\x7e]{1,255}$/;
 /** A claim left by a process that died is taken over after this; longer than any upload we allow. */
 const LOCK_MS = 60 * 60_000;
 /** Statuses of requests refused before they started (docs/api.md §4): the key stays usable. */
-// 408: a body cut for idleness was never a whole request.
-const REFUSALS = new Set([400, 401, 403, 408, 413, 415, 429]);
+// 408: a body cut for idleness was never a whole request; 412: a tus version this server does not speak.
+const REFUSALS = new Set([400, 401, 403, 408, 412, 413, 415, 429]);
+/**
+ * Headers of this one exchange rather than of the answer: a replay sends its own. Everything else
+ * the route set (Content-Type, Location, the tus headers, Preference-Applied) is stored with the body.
+ */
+const PER_EXCHANGE = new Set([
+  'connection',
+  'content-length',
+  'date',
+  'keep-alive',
+  'transfer-encoding',
+  'x-request-id',
+]);
+const perExchange = (name: string) => PER_EXCHANGE.has(name) || name.startsWith('ratelimit');
 
 /** The key from the header: 1–255 printable ASCII characters, or an sf-string (RFC 9651). */
 export function parseIdempotencyKey(header: string | string[] | undefined): string | undefined {
@@ -157,9 +170,8 @@ export function registerIdempotency(app: FastifyInstance, deps: AppDeps): void {
     const raw = payload == null ? Buffer.alloc(0) : Buffer.from(payload as string | Buffer);
     const body = request.routeOptions.config.idempotencyStoredBody?.(raw) ?? raw;
     const headers: Record<string, string> = {};
-    for (const name of ['content-type', 'location']) {
-      const value = reply.getHeader(name);
-      if (value !== undefined) headers[name] = String(value);
+    for (const [name, value] of Object.entries(reply.getHeaders())) {
+      if (value !== undefined && !perExchange(name)) headers[name] = String(value);
     }
     const expiresAt = Date.now() + deps.config.retention.idempotencyMs;
     await store.complete(

@@ -174,6 +174,30 @@ describe('tus uploads and jobs from them', () => {
     expect(await other.json()).toMatchObject({ code: 'tus_version_unsupported' });
   });
 
+  it('replays an upload’s creation with its tus headers, and leaves a key refused with 412 usable', async () => {
+    const post = (headers: Record<string, string>) =>
+      fetch(`${server.url}/api/v1/uploads`, { method: 'POST', headers: tus(owner.key, headers) });
+    const key = { 'idempotency-key': `tus-${Date.now()}`, 'upload-length': '10' };
+    // A version this server does not speak refuses the request before it starts: not stored.
+    const refused = await post({ ...key, 'tus-resumable': '0.2.2' });
+    expect(refused.status).toBe(412);
+    expect(refused.headers.get('tus-version')).toBe('1.0.0');
+    const first = await post(key);
+    expect(first.status, await first.clone().text()).toBe(201);
+    expect(first.headers.get('idempotent-replayed')).toBeNull();
+    const again = await post(key);
+    expect(again.status).toBe(201);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    for (const name of ['location', 'tus-resumable', 'upload-expires']) {
+      expect(again.headers.get(name), name).toBe(first.headers.get(name));
+    }
+    expect(again.headers.get('x-request-id')).not.toBe(first.headers.get('x-request-id'));
+    await fetch(`${server.url}${first.headers.get('location')}`, {
+      method: 'DELETE',
+      headers: tus(owner.key),
+    });
+  });
+
   it('answers Quire’s auth errors as problem+json', async () => {
     const response = await fetch(`${server.url}/api/v1/uploads`, {
       method: 'POST',
