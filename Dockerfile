@@ -2,7 +2,7 @@
 # Quire with every engine on Debian 12: the same scripts/setup.sh as the README quick start installs
 # the engines, bubblewrap and the Noto fonts with apt-get and pyHanko into /opt/quire/.venv/pyhanko
 # (PyPI), runs npm ci and builds dist/ with the exec helper engines start through (dist/bin/quire-exec,
-# a static C program: scripts/build-exec-helper.sh). One image for every role:
+# a static C program: scripts/build-helpers.sh). One image for every role:
 #   docker run … quire            → serve (API + workers, the embedded default)
 #   docker run … quire api|worker|migrate|keys …
 # See docs/deployment.md.

@@ -14,10 +14,12 @@ fi
 
 # command -> Debian package. Engines are run as subprocesses; the toolchain builds better-sqlite3
 # from source when no prebuilt binary can be downloaded, and the C compiler with libc6-dev's static
-# libc builds the exec helper engines start through (scripts/build-exec-helper.sh).
+# libc builds the exec helper engines start through, and with libqpdf-dev (found by pkg-config) the
+# qpdf forkserver (scripts/build-helpers.sh).
 declare -A wanted=(
   [qpdf]=qpdf [gs]=ghostscript [pdftotext]=poppler-utils [pdfinfo]=poppler-utils [pdftoppm]=poppler-utils [pdfimages]=poppler-utils
   [prlimit]=util-linux [g++]=g++ [make]=make [cc]=gcc [/usr/include/stdio.h]=libc6-dev [python3]=python3
+  [pkg-config]=pkg-config [/usr/include/qpdf/qpdfjob-c.h]=libqpdf-dev
   # Heavy engines (ocr, pdfa, office-to-pdf, html-to-pdf); each is optional at run time.
   [ocrmypdf]=ocrmypdf [tesseract]=tesseract-ocr [soffice]=libreoffice-writer-nogui
   [unshare]=util-linux [chromium]=chromium
@@ -175,4 +177,4 @@ fi
 log "building"
 npx --no-install tsc -p tsconfig.build.json
 chmod +x dist/cli/main.js
-bash scripts/build-exec-helper.sh
+bash scripts/build-helpers.sh

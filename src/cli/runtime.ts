@@ -8,6 +8,7 @@ import { openBlobStore } from '../blobs/open.js';
 import type { BlobStore } from '../blobs/types.js';
 import type { Config } from '../config/config.js';
 import { closeEngines, createEngines, type Engines, probeEngines } from '../engines/index.js';
+import { QPDF_FORKSERVER, qpdfForkServer } from '../engines/qpdf/forkserver/binary.js';
 import type { EngineModule, EngineStatus } from '../engines/types.js';
 import { JobEvents } from '../model/job-change.js';
 import { createLogger, type Logger } from '../observability/logger.js';
@@ -74,9 +75,12 @@ export async function openRuntime(
       { helper: EXEC_HELPER },
       'exec helper not built; engines start through util-linux setpriv/prlimit',
     );
+  if (config.limits.qpdfForkServer && qpdfForkServer() === null)
+    logger.info({ forkserver: QPDF_FORKSERVER }, 'qpdf forkserver not built; qpdf starts anew for every run');
   const engines = createEngines({
     timeoutMs: config.limits.engineTimeoutMs,
     memoryBytes: config.limits.engineMemoryBytes,
+    qpdfForkServer: config.limits.qpdfForkServer,
     observe: (engine, seconds) => metrics.engineDuration.observe({ engine }, seconds),
     heavy: {
       ...config.heavyEngines,

@@ -41,6 +41,8 @@ export interface HeavyEngineOptions {
 export interface EngineSettings {
   timeoutMs: number;
   memoryBytes: number;
+  /** Whether qpdf runs fork from the qpdf forkserver when it is built (QUIRE_QPDF_FORKSERVER). */
+  qpdfForkServer?: boolean;
   heavy: HeavyEngineOptions;
   /** The time-stamp authority `sign` asks for PAdES B-T (QUIRE_SIGN_TSA_URL); none means B-B. */
   timestampAuthority?: TimestampAuthority;

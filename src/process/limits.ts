@@ -10,7 +10,7 @@ export const SETPRIV = '/usr/bin/setpriv';
 /** util-linux unshare: `--net` moves the next program into a new network namespace (root only). */
 export const UNSHARE = '/usr/bin/unshare';
 /**
- * Where scripts/build-exec-helper.sh puts the helper. This module is two folders below the
+ * Where scripts/build-helpers.sh puts the helper. This module is two folders below the
  * repository root both as src/process/limits.ts (tests) and as dist/process/limits.js.
  */
 export const EXEC_HELPER = fileURLToPath(new URL('../../dist/bin/quire-exec', import.meta.url));

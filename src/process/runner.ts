@@ -1,5 +1,6 @@
 // The one subprocess runner every engine uses: argv only (no shell), its own process group killed
 // as a whole, wall/CPU/memory limits, bounded output capture and line callbacks for progress.
+import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { QuireError } from '../errors/quire-error.js';
 import { hitCpuLimit, looksOutOfMemory, type ResourceLimits, withLimits } from './limits.js';
@@ -53,6 +54,12 @@ export interface RunOptions {
    * it is built, else util-linux's programs; `null` asks for those (tests hold both to one behaviour).
    */
   execHelper?: string | null;
+  /**
+   * A forkserver that runs this program (spawner/forkserver.ts): the run is forked from it instead of
+   * started anew, under the same caps. Not for runs that isolate the network or take stdin; the
+   * ordinary start stays the fallback whenever the forkserver cannot be used.
+   */
+  forkServer?: string;
 }
 
 export interface RunResult {
@@ -106,6 +113,7 @@ export function run(command: string, args: readonly string[], options: RunOption
     { ...limits, ...(options.network === false ? { isolateNetwork: true } : {}) },
     options.execHelper,
   );
+  const forked = options.forkServer !== undefined && options.network !== false && options.stdin === undefined;
   const started = performance.now();
   return new Promise((resolve, reject) => {
     const watch = supervise(command, options, started, limits.memoryBytes !== undefined, resolve, reject);
@@ -120,6 +128,16 @@ export function run(command: string, args: readonly string[], options: RunOption
         stderrTailBytes: STDERR_TAIL_BYTES,
         relayStdout: options.onStdoutLine !== undefined,
         relayStderr: options.onStderrLine !== undefined,
+        ...(forked
+          ? {
+              forkServer: {
+                binary: options.forkServer!,
+                argv: [path.basename(command), ...args],
+                ...(limits.memoryBytes === undefined ? {} : { memoryBytes: limits.memoryBytes }),
+                ...(limits.cpuSeconds === undefined ? {} : { cpuSeconds: limits.cpuSeconds }),
+              },
+            }
+          : {}),
       },
       watch,
     );

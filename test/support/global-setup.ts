@@ -14,8 +14,8 @@ function newestMtime(dir: string): number {
 }
 
 export default function setup(): void {
-  // The exec helper engines start through (a no-op when it is built from the current source).
-  execFileSync('bash', ['scripts/build-exec-helper.sh'], { cwd: repoRoot, stdio: 'inherit' });
+  // The exec helper engines start through and the qpdf forkserver (no-ops when built from the current source).
+  execFileSync('bash', ['scripts/build-helpers.sh'], { cwd: repoRoot, stdio: 'inherit' });
   const cli = path.join(repoRoot, 'dist/cli/main.js');
   if (existsSync(cli) && statSync(cli).mtimeMs >= newestMtime(path.join(repoRoot, 'src'))) return;
   try {

@@ -46,7 +46,7 @@ function comm(pid: number): string {
   }
 }
 
-it('the exec helper is built (scripts/build-exec-helper.sh) and is what engines start through', () => {
+it('the exec helper is built (scripts/build-helpers.sh) and is what engines start through', () => {
   expect(execHelper()).toBe(EXEC_HELPER);
   expect(withLimits('qpdf', ['--version'], { memoryBytes: MiB })).toEqual([
     EXEC_HELPER,

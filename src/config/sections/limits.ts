@@ -1,4 +1,5 @@
 // Server-wide limits on one job and one upload, upper bounds over every plan: `config.limits`.
+import { Type } from '@sinclair/typebox';
 import { ConfigError, int, type Section, type SectionValues, setting } from '../section.js';
 
 const MiB = 1024 * 1024;
@@ -21,6 +22,14 @@ export const limits = {
   QUIRE_ENGINE_MEMORY_BYTES: setting(
     'engineMemoryBytes',
     int(64 * MiB, 256 * GiB, 2 * GiB, 'Address-space cap of one engine process (`engine_memory_exceeded`).'),
+  ),
+  QUIRE_QPDF_FORKSERVER: setting(
+    'qpdfForkServer',
+    Type.Boolean({
+      default: true,
+      description:
+        'Fork qpdf runs from the qpdf forkserver when it is built (about half the CPU of a small run); `false` starts qpdf anew for every run, each with its own address-space layout.',
+    }),
   ),
   QUIRE_UPLOAD_MAX_FILE_BYTES: setting(
     'uploadMaxFileBytes',

@@ -16,7 +16,12 @@ export const qpdfEngine: EngineModule<'qpdf', Qpdf> = {
       version: (text) => /qpdf version (\S+)/.exec(text)?.[1],
     }),
   ],
-  create: (settings) => createQpdf(engineDefaults(settings, 'qpdf')),
+  create: (settings) =>
+    createQpdf(
+      engineDefaults(settings, 'qpdf'),
+      'qpdf',
+      settings.qpdfForkServer === false ? null : undefined,
+    ),
 };
 
 /** Stamping reports no status of its own: its availability is qpdf's. */

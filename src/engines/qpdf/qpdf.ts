@@ -33,8 +33,9 @@ export type EncryptionState = 'user-password' | 'owner-only' | 'none';
  */
 const NO_PRUNE = '--remove-unreferenced-resources=no';
 
-export function createQpdf(defaults: EngineDefaults, binary = 'qpdf') {
-  const qpdf = qpdfProgram(defaults, binary);
+/** `forkServer`: as for qpdfProgram (null starts qpdf anew for every run). */
+export function createQpdf(defaults: EngineDefaults, binary = 'qpdf', forkServer?: string | null) {
+  const qpdf = qpdfProgram(defaults, binary, forkServer);
   return {
     pageCount: qpdf.pageCount,
     ...qpdfOpening(qpdf),

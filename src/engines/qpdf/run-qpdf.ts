@@ -7,6 +7,7 @@ import { removeSecretFile, writeSecretFile } from '../../process/work-dir.js';
 import type { EngineCallOptions, EngineDefaults } from '../call-options.js';
 import { InputNeedsOpeningError, toRunOptions } from '../call-options.js';
 import { QPDF_EXIT, QPDF_RECOVERED, qpdfFailure } from './failure.js';
+import { qpdfForkServer } from './forkserver/binary.js';
 import { qpdfPercentReporter } from './progress.js';
 
 /**
@@ -49,7 +50,15 @@ export interface QpdfProgram {
   pageCount(input: string, call: QpdfCall): Promise<number>;
 }
 
-export function qpdfProgram(defaults: EngineDefaults, binary: string): QpdfProgram {
+/**
+ * `forkServer` runs the command lines through the qpdf forkserver (forkserver/qpdf-forkserver.c),
+ * built against the libqpdf of the installed `qpdf`, so only for that program; null starts `binary`.
+ */
+export function qpdfProgram(
+  defaults: EngineDefaults,
+  binary: string,
+  forkServer: string | null = binary === 'qpdf' ? qpdfForkServer() : null,
+): QpdfProgram {
   const exec: QpdfProgram['exec'] = async (args, call, options = {}) => {
     const secret =
       call.password === undefined ? undefined : await writeSecretFile(call.workDir, call.password, 'pw');
@@ -67,6 +76,7 @@ export function qpdfProgram(defaults: EngineDefaults, binary: string): QpdfProgr
           captureStdout: options.stdout === true,
           ...(options.stdoutMaxBytes === undefined ? {} : { stdoutMaxBytes: options.stdoutMaxBytes }),
           ...(options.progress && onProgress ? { onStdoutLine: qpdfPercentReporter(onProgress) } : {}),
+          ...(forkServer ? { forkServer } : {}),
         }),
       );
       if (call.quickOpened && result.limitHit === undefined && opensCloser(result)) {

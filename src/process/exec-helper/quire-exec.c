@@ -16,7 +16,7 @@
  *     to `engine_unavailable`);
  *   - exit 126 with a "quire-exec: ..." message when its own arguments are wrong or a limit or the
  *     network namespace cannot be set: COMMAND never runs without what it was asked to run under.
- * Built by scripts/build-exec-helper.sh (static when libc.a is installed: no dynamic loader, no
+ * Built by scripts/build-helpers.sh (static when libc.a is installed: no dynamic loader, no
  * shared libraries to map, which is most of what each util-linux exec costs).
  */
 #define _GNU_SOURCE

@@ -3,9 +3,9 @@
 // this process of a few tens of MiB instead of the service's heap makes each engine start cheap, and
 // keeps the service's event loop running meanwhile. Started by client.ts; dies with the service.
 import { type ChildProcess, spawn } from 'node:child_process';
-import type { Readable } from 'node:stream';
 import { killGroup } from '../process-group.js';
 import { HeadBuffer, TailBuffer } from '../stderr-tail.js';
+import { ForkServer } from './forkserver.js';
 import type { ClosedEvent, SpawnerEvent, SpawnerRequest, SpawnRequest } from './protocol.js';
 
 /** Engine process groups still alive: killed when the service goes, however it goes. */
@@ -25,6 +25,12 @@ const RELAY_INTERVAL_MS = 20;
 /** Sent at once past this much, so a fast engine's output never piles up here. */
 const RELAY_MAX_BYTES = 64 * 1024;
 
+/** What a relay slows down while the IPC queue is long: the engine's pipe or its forkserver connection. */
+interface Pausable {
+  pause(): unknown;
+  resume(): unknown;
+}
+
 /** One stream's chunks on their way to the service, sent together. */
 class Relay {
   private chunks: Buffer[] = [];
@@ -32,7 +38,7 @@ class Relay {
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly stream: Readable,
+    private readonly source: Pausable,
     private readonly event: { type: 'stdout' | 'stderr'; id: number },
   ) {}
 
@@ -44,12 +50,12 @@ class Relay {
   }
 
   /**
-   * Sends what is gathered. While the IPC queue is long the stream pauses until this message is
+   * Sends what is gathered. While the IPC queue is long the source pauses until this message is
    * written, so an engine flooding its output is slowed to the service's pace, not kept here.
    */
   flush(): void {
     const chunk = this.take();
-    if (chunk && !send({ ...this.event, chunk }, () => this.stream.resume())) this.stream.pause();
+    if (chunk && !send({ ...this.event, chunk }, () => this.source.resume())) this.source.pause();
   }
 
   /** What is gathered and not sent yet (the run's last output, carried by its close report). */
@@ -64,22 +70,102 @@ class Relay {
   }
 }
 
-/** Keeps what the exit report needs of a stream and relays it when the service follows it. */
-function follow(
-  stream: Readable | null,
-  keep: (chunk: Buffer) => void,
-  relay: { type: 'stdout' | 'stderr'; id: number } | undefined,
-): Relay | undefined {
-  if (!stream) return undefined;
-  const relayed = relay ? new Relay(stream, relay) : undefined;
-  stream.on('data', (chunk: Buffer) => {
-    keep(chunk);
-    relayed?.push(chunk);
-  });
-  return relayed;
+/** What the service hears of one run, however it was started: its output kept and relayed, one end. */
+class Report {
+  private readonly stdout: HeadBuffer;
+  private readonly stderr: TailBuffer;
+  private relays: { stdout?: Relay; stderr?: Relay } = {};
+  private reported = false;
+  private pid: number | undefined;
+
+  constructor(private readonly request: SpawnRequest) {
+    this.stdout = new HeadBuffer(request.stdoutKeepBytes);
+    this.stderr = new TailBuffer(request.stderrTailBytes);
+  }
+
+  spawned(pid: number): void {
+    this.pid = pid;
+    liveGroups.add(pid);
+    send({ type: 'spawned', id: this.request.id, pid });
+  }
+
+  /** Output of `stream` will arrive through `source`, paused when the service falls behind. */
+  follow(stream: 'stdout' | 'stderr', source: Pausable): void {
+    const wanted = stream === 'stdout' ? this.request.relayStdout : this.request.relayStderr;
+    if (wanted) this.relays[stream] = new Relay(source, { type: stream, id: this.request.id });
+  }
+
+  output(stream: 'stdout' | 'stderr', chunk: Buffer): void {
+    if (stream === 'stderr') this.stderr.push(chunk);
+    else if (this.request.stdoutKeepBytes > 0) this.stdout.push(chunk);
+    this.relays[stream]?.push(chunk);
+  }
+
+  failed(code: string | undefined, message: string): void {
+    this.forget();
+    if (this.reported) return;
+    this.reported = true;
+    send({ type: 'failed', id: this.request.id, code, message });
+  }
+
+  closed(exitCode: number | null, signal: NodeJS.Signals | null): void {
+    this.forget();
+    if (this.reported) return;
+    this.reported = true;
+    const lastStdout = this.relays.stdout?.take();
+    const lastStderr = this.relays.stderr?.take();
+    const closed: ClosedEvent = {
+      type: 'closed',
+      id: this.request.id,
+      exitCode,
+      signal,
+      stdout: this.stdout.toBuffer(),
+      stdoutTruncated: this.stdout.truncated,
+      stderrTail: this.stderr.toBuffer(),
+      ...(lastStdout ? { lastStdout } : {}),
+      ...(lastStderr ? { lastStderr } : {}),
+    };
+    send(closed);
+  }
+
+  private forget(): void {
+    if (this.pid !== undefined) liveGroups.delete(this.pid);
+  }
 }
 
 function start(request: SpawnRequest): void {
+  const call = request.forkServer;
+  if (call && request.stdin === undefined) startForked(request, call.binary);
+  else startSpawned(request);
+}
+
+/** Forkservers by binary, started on first use (forkserver.ts). */
+const forkServers = new Map<string, ForkServer>();
+
+function startForked(request: SpawnRequest, binary: string): void {
+  let server = forkServers.get(binary);
+  if (!server) {
+    server = new ForkServer(binary);
+    forkServers.set(binary, server);
+  }
+  const report = new Report(request);
+  server.run(
+    { cwd: request.cwd, env: request.env, call: request.forkServer! },
+    {
+      unavailable: () => startSpawned(request),
+      spawned: (pid, connection) => {
+        report.spawned(pid);
+        report.follow('stdout', connection);
+        report.follow('stderr', connection);
+      },
+      output: (stream, chunk) => report.output(stream, chunk),
+      exited: (exitCode, signal) => report.closed(exitCode, signal),
+      failed: (message) => report.failed(undefined, message),
+    },
+  );
+}
+
+function startSpawned(request: SpawnRequest): void {
   const { id } = request;
   let child: ChildProcess;
   try {
@@ -101,53 +187,27 @@ function start(request: SpawnRequest): void {
     return;
   }
   const pid = child.pid;
-  if (pid !== undefined) {
-    liveGroups.add(pid);
-    send({ type: 'spawned', id, pid });
+  const report = new Report(request);
+  if (pid !== undefined) report.spawned(pid);
+  for (const stream of ['stdout', 'stderr'] as const) {
+    const readable = child[stream];
+    if (!readable) continue;
+    report.follow(stream, readable);
+    readable.on('data', (chunk: Buffer) => report.output(stream, chunk));
   }
-  const stdout = new HeadBuffer(request.stdoutKeepBytes);
-  const stderr = new TailBuffer(request.stderrTailBytes);
-  const keepStdout = request.stdoutKeepBytes > 0 ? (c: Buffer) => stdout.push(c) : () => {};
-  const relayOut = follow(child.stdout, keepStdout, request.relayStdout ? { type: 'stdout', id } : undefined);
-  const relayErr = follow(
-    child.stderr,
-    (c) => stderr.push(c),
-    request.relayStderr ? { type: 'stderr', id } : undefined,
-  );
   if (child.stdin && request.stdin !== undefined) {
     child.stdin.on('error', () => {}); // EPIPE when the engine exits without reading: not a failure.
     child.stdin.end(request.stdin);
   }
-
-  let reported = false;
   // The leader is gone; anything left in its group is a stray that could hold the pipes open.
   child.once('exit', () => killGroup(pid));
   child.once('error', (err: NodeJS.ErrnoException) => {
-    if (pid !== undefined) liveGroups.delete(pid);
     killGroup(pid);
-    if (reported) return;
-    reported = true;
-    send({ type: 'failed', id, code: err.code, message: err.message });
+    report.failed(err.code, err.message);
   });
-  child.once('close', (exitCode: number | null, signal: NodeJS.Signals | null) => {
-    if (pid !== undefined) liveGroups.delete(pid);
-    if (reported) return;
-    reported = true;
-    const lastStdout = relayOut?.take();
-    const lastStderr = relayErr?.take();
-    const closed: ClosedEvent = {
-      type: 'closed',
-      id,
-      exitCode,
-      signal,
-      stdout: stdout.toBuffer(),
-      stdoutTruncated: stdout.truncated,
-      stderrTail: stderr.toBuffer(),
-      ...(lastStdout ? { lastStdout } : {}),
-      ...(lastStderr ? { lastStderr } : {}),
-    };
-    send(closed);
-  });
+  child.once('close', (exitCode: number | null, signal: NodeJS.Signals | null) =>
+    report.closed(exitCode, signal),
+  );
 }
 
 /** The service is gone: so are its engines, grandchildren included (their groups are killed whole). */

@@ -18,9 +18,22 @@ export interface SpawnRequest {
   /** Send every chunk of the stream as it comes (the service splits it into lines for progress). */
   relayStdout: boolean;
   relayStderr: boolean;
+  forkServer?: ForkServerCall;
 }
 
 export type SpawnerRequest = SpawnRequest;
+
+/**
+ * The same run through a forkserver (forkserver.ts): `argv` is the program's own command line
+ * (argv[0] names it), and the caps are set by the forkserver's child, as the exec helper sets them.
+ * `file` and `args` still start it the ordinary way when the forkserver cannot be used.
+ */
+export interface ForkServerCall {
+  binary: string;
+  argv: string[];
+  memoryBytes?: number;
+  cpuSeconds?: number;
+}
 
 /** The engine exists: its pid is also its process group id, which the service may kill directly. */
 export interface SpawnedEvent {

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Builds the two native helpers into dist/bin/, where the service looks for them both from dist/ and
+# from src/ under vitest:
+#   - quire-exec (src/process/exec-helper/quire-exec.c), the exec helper engines start through.
+#     Static when libc.a is installed (libc6-dev), else dynamic. Without it engines start through
+#     util-linux's setpriv/unshare/prlimit: slower, the same limits.
+#   - quire-qpdf-forkserver (src/engines/qpdf/forkserver/qpdf-forkserver.c), which forks qpdf runs
+#     instead of starting qpdf anew. Linked against libqpdf (libqpdf-dev), and only built when that
+#     library is the installed qpdf's own version. Without it every qpdf run starts qpdf.
+# Each is rebuilt only when its source, flags, compiler or library changed (a stamp beside it).
+# Without a C compiler nothing is built and it says so (docs/operations.md).
+# Run by scripts/setup.sh (so by the Dockerfile and the test command) and by the tests' global setup.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+log() { printf '[helpers] %s\n' "$*" >&2; }
+
+cc=$(command -v cc || command -v gcc || true)
+if [ -z "$cc" ]; then
+  log "no C compiler; engines start through util-linux's setpriv/prlimit and qpdf starts anew per run"
+  exit 0
+fi
+flags=(-std=gnu11 -O2 -Wall -Wextra -s)
+
+# build NAME SOURCE STATIC(yes|no) STAMP-EXTRA [LINKER ARGS...]
+build() {
+  local out=dist/bin/$1 src=$2 static=$3 extra=$4
+  shift 4
+  local sum
+  sum=$({ cat "$src"; echo "${flags[*]} $*"; echo "$extra"; "$cc" --version | head -n 1; } | sha256sum | cut -d' ' -f1)
+  if [ -x "$out" ] && [ -f "$out.sha256" ] && [ "$(cat "$out.sha256")" = "$sum" ]; then return 0; fi
+  mkdir -p dist/bin
+  # Built beside and renamed into place: a service starting engines meanwhile sees the old binary or
+  # the new one, never half of one (and rename works while the old one is being executed).
+  local tmp
+  tmp=$(mktemp "$out.XXXXXX")
+  if [ "$static" = yes ] && "$cc" "${flags[@]}" -static -o "$tmp" "$src" "$@" 2>/dev/null; then
+    log "built $out (static)"
+  elif "$cc" "${flags[@]}" -o "$tmp" "$src" "$@"; then
+    log "built $out"
+  else
+    rm -f "$tmp"
+    return 1
+  fi
+  chmod 0755 "$tmp"
+  mv -f "$tmp" "$out"
+  echo "$sum" >"$out.sha256"
+}
+
+build quire-exec src/process/exec-helper/quire-exec.c yes ""
+
+forkserver=dist/bin/quire-qpdf-forkserver
+qpdf_version=$(qpdf --version 2>/dev/null | sed -n 's/^qpdf version //p' || true)
+lib_version=$(pkg-config --modversion libqpdf 2>/dev/null || true)
+if [ -z "$lib_version" ] || [ "$lib_version" != "$qpdf_version" ]; then
+  rm -f "$forkserver" "$forkserver.sha256"
+  log "no libqpdf-dev matching qpdf ${qpdf_version:-(none)}; qpdf starts anew for every run"
+elif ! build quire-qpdf-forkserver src/engines/qpdf/forkserver/qpdf-forkserver.c no "libqpdf $lib_version" \
+  $(pkg-config --cflags --libs libqpdf); then
+  rm -f "$forkserver" "$forkserver.sha256"
+  log "the qpdf forkserver did not build; qpdf starts anew for every run"
+fi

@@ -1,0 +1,138 @@
+// The engine spawner's side of a forkserver (src/engines/qpdf/forkserver/qpdf-forkserver.c): one
+// long-lived process per binary, started on first use, that forks a child per run instead of the
+// spawner starting the program anew. A run asks over its own connection to the forkserver's socket
+// and hears back the child's pid, its output and its exit as frames. When the forkserver cannot be
+// started or has gone, the run is started the ordinary way (main.ts); the service sees no difference.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import type { ForkServerCall } from './protocol.js';
+
+/** After this many failed starts the forkserver is given up for the spawner's lifetime. */
+const MAX_STARTS_FAILED = 3;
+const FRAME_HEAD_BYTES = 5;
+
+export interface ForkedRun {
+  cwd: string;
+  env: Record<string, string>;
+  call: ForkServerCall;
+}
+
+/** What a run reports; `unavailable` means "nothing was started: start it the ordinary way". */
+export interface ForkedHandlers {
+  unavailable(): void;
+  spawned(pid: number, connection: net.Socket): void;
+  output(stream: 'stdout' | 'stderr', chunk: Buffer): void;
+  exited(exitCode: number | null, signal: NodeJS.Signals | null): void;
+  failed(message: string): void;
+}
+
+const SIGNAL_NAMES = new Map(
+  Object.entries(os.constants.signals).map(([name, number]) => [number, name as NodeJS.Signals]),
+);
+
+/** The request the forkserver reads: its length, then NUL-terminated fields (see the C source). */
+function encode(run: ForkedRun): Buffer {
+  const env = Object.entries(run.env).map(([name, value]) => `${name}=${value}`);
+  const { memoryBytes, cpuSeconds, argv } = run.call;
+  const fields = [run.cwd, memoryBytes ?? '', cpuSeconds ?? '', env.length, ...env, ...argv];
+  const body = Buffer.from(`${fields.join('\0')}\0`);
+  const head = Buffer.alloc(4);
+  head.writeUInt32BE(body.length);
+  return Buffer.concat([head, body]);
+}
+
+export class ForkServer {
+  /** The socket of the running forkserver; undefined when none is running or it cannot run. */
+  private ready: Promise<string | undefined> | undefined;
+  private startsFailed = 0;
+
+  constructor(private readonly binary: string) {}
+
+  run(request: ForkedRun, handlers: ForkedHandlers): void {
+    void this.socket().then((socket) => {
+      if (socket === undefined) handlers.unavailable();
+      else this.ask(socket, request, handlers);
+    });
+  }
+
+  private ask(socket: string, request: ForkedRun, handlers: ForkedHandlers): void {
+    const connection = net.createConnection(socket);
+    let pid: number | undefined;
+    let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+    let failure: string | undefined;
+    let pending: Buffer = Buffer.alloc(0);
+    const frame = (type: number, payload: Buffer) => {
+      if (type === 0x70 /* p */) {
+        pid = payload.readUInt32BE(0);
+        handlers.spawned(pid, connection);
+      } else if (type === 0x6f /* o */) handlers.output('stdout', payload);
+      else if (type === 0x65 /* e */) handlers.output('stderr', payload);
+      else if (type === 0x78 /* x */) {
+        const code = payload.readInt32BE(0);
+        const signal = payload.readInt32BE(4);
+        exit = {
+          code: code < 0 ? null : code,
+          signal: signal < 0 ? null : (SIGNAL_NAMES.get(signal) ?? null),
+        };
+      } else if (type === 0x66 /* f */) failure = `the forkserver could not fork: ${payload.toString()}`;
+    };
+    connection.on('connect', () => connection.end(encode(request)));
+    connection.on('data', (chunk: Buffer) => {
+      pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
+      let at = 0;
+      while (pending.length - at >= FRAME_HEAD_BYTES) {
+        const size = pending.readUInt32BE(at + 1);
+        if (pending.length - at - FRAME_HEAD_BYTES < size) break;
+        frame(pending[at]!, pending.subarray(at + FRAME_HEAD_BYTES, at + FRAME_HEAD_BYTES + size));
+        at += FRAME_HEAD_BYTES + size;
+      }
+      pending = pending.subarray(at);
+    });
+    connection.on('error', (error: NodeJS.ErrnoException) => {
+      // Refused or gone before the child existed: the forkserver died; the next run starts another.
+      if (pid === undefined && exit === undefined) failure ??= `forkserver: ${error.code ?? error.message}`;
+    });
+    connection.on('close', () => {
+      if (exit) return handlers.exited(exit.code, exit.signal);
+      if (pid === undefined && failure?.startsWith('forkserver:')) {
+        this.ready = undefined;
+        return handlers.unavailable();
+      }
+      handlers.failed(failure ?? 'the forkserver ended the run without its exit status');
+    });
+  }
+
+  /** The socket of a running forkserver, started if need be; undefined when it cannot be run. */
+  private socket(): Promise<string | undefined> {
+    if (this.ready) return this.ready;
+    if (this.startsFailed >= MAX_STARTS_FAILED) return Promise.resolve(undefined);
+    this.ready = new Promise((resolve) => {
+      // mkdtemp makes the directory 0700: only this user reaches the socket inside it.
+      const dir = mkdtempSync(path.join(os.tmpdir(), 'quire-forkserver-'));
+      const socket = path.join(dir, 'socket');
+      const child = spawn(this.binary, [socket], { stdio: ['ignore', 'pipe', 'inherit'] });
+      let started = false;
+      let ended = false;
+      const gone = () => {
+        if (ended) return;
+        ended = true;
+        rmSync(dir, { recursive: true, force: true });
+        if (!started) this.startsFailed++;
+        this.ready = undefined;
+        resolve(undefined);
+      };
+      child.once('error', gone);
+      child.once('exit', gone);
+      child.stdout!.once('data', (line: Buffer) => {
+        started = line.toString().startsWith('ready');
+        resolve(started ? socket : undefined);
+      });
+      child.unref();
+      (child.stdout as net.Socket).unref();
+    });
+    return this.ready;
+  }
+}

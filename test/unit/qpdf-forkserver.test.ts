@@ -1,0 +1,167 @@
+// The qpdf forkserver (src/engines/qpdf/forkserver/) through the real runner and engine spawner:
+// every qpdf command line the engine uses answers as the qpdf program answers it (exit code, stdout,
+// stderr, progress), under the same caps and kills, and a forkserver that cannot run falls back to
+// starting qpdf.
+import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { QPDF_FORKSERVER, qpdfForkServer } from '../../src/engines/qpdf/forkserver/binary.js';
+import { type RunOptions, type RunResult, run } from '../../src/process/runner.js';
+import { corpusFile } from '../support/corpus.js';
+import { eventually, isAlive } from '../support/process-state.js';
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'quire-forkserver-test-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const MiB = 1024 * 1024;
+const small = corpusFile('pdf20ex__Simple_PDF_2.0_file.pdf');
+const fourteen = corpusFile('pdfjs__tracemonkey.pdf');
+const encrypted = corpusFile('qpdf__enc-R2-V1-U-view-O-master.pdf');
+const notPdf = corpusFile('ocrmypdf__invalid.pdf');
+
+function options(forkServer: string | undefined, extra: Partial<RunOptions> = {}): RunOptions {
+  return {
+    cwd: dir,
+    timeoutMs: 30_000,
+    limits: { memoryBytes: 2048 * MiB, cpuSeconds: 60 },
+    captureStdout: true,
+    ...(forkServer ? { forkServer } : {}),
+    ...extra,
+  };
+}
+
+/** Runs `args` with qpdf both ways; the output file (if any) is `out` with the way's suffix. */
+async function bothWays(args: (out: string) => string[]): Promise<[RunResult, RunResult]> {
+  const lines: string[][] = [[], []];
+  const forked = await run('qpdf', args(path.join(dir, 'forked.pdf')), {
+    ...options(QPDF_FORKSERVER),
+    onStdoutLine: (line) => lines[0]!.push(line),
+  });
+  const started = await run('qpdf', args(path.join(dir, 'started.pdf')), {
+    ...options(undefined),
+    onStdoutLine: (line) => lines[1]!.push(line),
+  });
+  expect(lines[0]!.length).toBe(lines[1]!.length);
+  return [forked, started];
+}
+
+/**
+ * What the engine reads of a run. A usage error is the one message that differs: the qpdf program
+ * adds a "For help:" block around it, libqpdf's entry point prints the message line alone.
+ */
+const same = (result: RunResult) => ({
+  exitCode: result.exitCode,
+  signal: result.signal,
+  stdout: result.stdout.replaceAll(/forked|started/g, 'out'),
+  stderrTail: result.stderrTail
+    .replaceAll(/forked|started/g, 'out')
+    .replace(/^\n?(qpdf: .*\n)\nFor help:\n( {2}qpdf --help.*\n)+\n?$/, '$1'),
+  limitHit: result.limitHit,
+});
+
+it('is built (scripts/build-helpers.sh) against the installed qpdf', () => {
+  expect(qpdfForkServer()).toBe(QPDF_FORKSERVER);
+});
+
+describe('a qpdf command line through the forkserver answers as the qpdf program does', () => {
+  it.each<[string, (out: string) => string[]]>([
+    ['a page count', () => ['--show-npages', fourteen]],
+    ['JSON of the pages', () => ['--json', '--json-key=pages', small]],
+    ['a rotation with progress', (out) => ['--progress', small, '--rotate=+90:1-z', out]],
+    ['a merge', (out) => ['--empty', '--pages', fourteen, small, '--', out]],
+    ['an encrypted file without its password', () => ['--show-npages', encrypted]],
+    ['an encrypted file with it', (out) => ['--password=view', '--decrypt', encrypted, out]],
+    ['a file that is not a PDF', () => ['--show-npages', notPdf]],
+    ['a missing file', () => ['--show-npages', path.join(dir, 'nothing-here.pdf')]],
+    ['an unknown option', () => ['--no-such-option']],
+  ])('%s', async (_, args) => {
+    const [forked, started] = await bothWays(args);
+    expect(same(forked)).toEqual(same(started));
+  });
+
+  it('writes the same file, bar its random /ID', async () => {
+    await bothWays((out) => ['--static-id', fourteen, '--rotate=+90:2-4', out]);
+    const forked = readFileSync(path.join(dir, 'forked.pdf'));
+    expect(forked.equals(readFileSync(path.join(dir, 'started.pdf')))).toBe(true);
+  });
+
+  it('runs in the forkserver’s child, which this process’s engine spawner started', async () => {
+    await run('qpdf', ['--show-npages', small], options(QPDF_FORKSERVER));
+    expect(ourForkServer()).toBeDefined();
+  });
+});
+
+/** Processes whose parent is `pid`. */
+function childrenOf(pid: number): number[] {
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .map(Number)
+    .filter((child) => {
+      try {
+        return Number(readFileSync(`/proc/${child}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]) === pid;
+      } catch {
+        return false;
+      }
+    });
+}
+
+function cmdline(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+/** The forkserver under this test process's engine spawner. */
+function ourForkServer(): number | undefined {
+  const spawner = childrenOf(process.pid).find((pid) => cmdline(pid).includes('process/spawner/main.js'));
+  if (spawner === undefined) return undefined;
+  return childrenOf(spawner).find((pid) => cmdline(pid).startsWith(`${QPDF_FORKSERVER}\0`));
+}
+
+describe('caps and kills', () => {
+  it('a run over its memory cap fails as memory (engine_memory_exceeded)', async () => {
+    const result = await run(
+      'qpdf',
+      ['--empty', '--pages', fourteen, fourteen, fourteen, '--', path.join(dir, 'big.pdf')],
+      options(QPDF_FORKSERVER, { limits: { memoryBytes: 8 * MiB, cpuSeconds: 60 } }),
+    );
+    expect(result.limitHit).toBe('memory');
+  });
+
+  it('a run past its time is killed and fails `timeout`; the forkserver stays', async () => {
+    await run('qpdf', ['--show-npages', small], options(QPDF_FORKSERVER));
+    const server = ourForkServer()!;
+    // Some seconds of work: 8,400 pages.
+    const pages = Array.from({ length: 600 }, () => fourteen);
+    let running: number[] = [];
+    const slow = run('qpdf', ['--progress', '--empty', '--pages', ...pages, '--', path.join(dir, 'x.pdf')], {
+      ...options(QPDF_FORKSERVER, { timeoutMs: 150 }),
+      onStdoutLine: () => {
+        if (running.length === 0) running = childrenOf(server);
+      },
+    });
+    await expect(slow).rejects.toMatchObject({ code: 'timeout' });
+    expect(running.length).toBe(1);
+    await eventually(() => !isAlive(running[0]!));
+    expect(isAlive(server)).toBe(true);
+  });
+
+  it('falls back to starting qpdf when the forkserver cannot run', async () => {
+    const missing = path.join(dir, 'no-forkserver');
+    const broken = path.join(dir, 'broken-forkserver');
+    await writeFile(broken, '#!/bin/sh\nexit 1\n', { mode: 0o755 });
+    for (const forkServer of [missing, broken]) {
+      const result = await run('qpdf', ['--show-npages', fourteen], options(forkServer));
+      expect(result).toMatchObject({ exitCode: 0, stdout: '14\n' });
+    }
+  });
+});
