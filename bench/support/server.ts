@@ -75,12 +75,29 @@ export interface CliChild {
  */
 const NODE_FLAGS = (process.env.QUIRE_BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
 
+/**
+ * Settings added to every server a benchmark starts, as space-separated NAME=value pairs, for A/B
+ * runs of one knob, e.g. `QUIRE_BENCH_SERVER_ENV=QUIRE_QPDF_FORKSERVER=false`. A benchmark's own
+ * settings win.
+ */
+const SERVER_ENV = Object.fromEntries(
+  (process.env.QUIRE_BENCH_SERVER_ENV ?? '')
+    .split(' ')
+    .filter((pair) => pair.includes('='))
+    .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
+);
+
 /** Starts `quire <args>` in its own process group; the exit hook kills the group if it is left running. */
 export function spawnCli(args: string[], env: Record<string, string>): CliChild {
   installHooks();
   const child = spawn(process.execPath, [...NODE_FLAGS, cliEntry, ...args], {
     cwd: repoRoot,
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', ...env },
+    env: {
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      HOME: process.env.HOME ?? '/tmp',
+      ...SERVER_ENV,
+      ...env,
+    },
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -67,7 +67,17 @@ const slowJob = {
 };
 
 /** The worker's engines: they lead their own process groups, but are still below it in the tree. */
-const enginesOf = (pid: number) => descendants(pid).filter((p) => !p.args.startsWith(process.execPath));
+/**
+ * Engine processes under a worker: not its Node processes (the worker, its spawner) nor the qpdf
+ * forkserver the spawner keeps (a child of a Node process); the forkserver's own children are runs.
+ */
+const enginesOf = (pid: number) => {
+  const all = descendants(pid);
+  const node = new Set(all.filter((p) => p.args.startsWith(process.execPath)).map((p) => p.pid));
+  return all.filter(
+    (p) => !node.has(p.pid) && !(node.has(p.ppid) && p.args.includes('quire-qpdf-forkserver')),
+  );
+};
 
 describe.each(['s3', 'file'] as const)('two API processes and a worker, %s storage', (storage) => {
   let cluster: QuireCluster;

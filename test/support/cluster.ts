@@ -139,20 +139,20 @@ function labelled(label: string, text: string): string {
 }
 
 /** Every process below `pid` (children, grandchildren, …), with its arguments. */
-export function descendants(pid: number): Array<{ pid: number; args: string }> {
+export function descendants(pid: number): Array<{ pid: number; ppid: number; args: string }> {
   const table = execFileSync('ps', ['-eo', 'pid=,ppid=,args='], { encoding: 'utf8' })
     .split('\n')
     .map((line) => /^\s*(\d+)\s+(\d+)\s+(.*)$/.exec(line))
     .filter((m): m is RegExpExecArray => m !== null)
     .map((m) => ({ pid: Number(m[1]), ppid: Number(m[2]), args: m[3] as string }));
-  const found: Array<{ pid: number; args: string }> = [];
+  const found: Array<{ pid: number; ppid: number; args: string }> = [];
   const parents = new Set([pid]);
   for (let grew = true; grew; ) {
     grew = false;
     for (const row of table) {
       if (parents.has(row.ppid) && !parents.has(row.pid)) {
         parents.add(row.pid);
-        found.push({ pid: row.pid, args: row.args });
+        found.push(row);
         grew = true;
       }
     }
