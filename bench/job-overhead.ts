@@ -373,7 +373,7 @@ function report(
     `  server (from /metrics, both flows): ${fmt(engineRuns, 2)} qpdf runs per job; route means POST /jobs ${fmt(route('POST', '/api/v1/jobs'))} ms, ` +
       `GET /jobs/:id?wait ${fmt(route('GET', '/api/v1/jobs/:id'))} ms, GET …/download ` +
       `${fmt(route('GET', '/api/v1/jobs/:id/download'))} ms, GET /files/:token ${fmt(route('GET', '/api/v1/files/:token'))} ms`,
-    `  the tool's qpdf run directly: p50 ${fmt(split.serviceLike)} ms under ${SERVICE_WRAPPER_NAME} as the service runs it, ` +
+    `  the tool's qpdf run started directly: p50 ${fmt(split.serviceLike)} ms under ${SERVICE_WRAPPER_NAME} (how the service starts engines; qpdf runs fork from the qpdf forkserver when it is built), ` +
       `${fmt(split.unwrapped)} ms without (wrapper ${fmt(split.serviceLike - split.unwrapped)} ms)`,
     `  server RSS before ${fmt(rss.rssBefore / MiB)} MiB, peak ${fmt(rss.peak / MiB)} MiB`,
   ];

@@ -3,7 +3,7 @@
 // spawner starting the program anew. A run asks over its own connection to the forkserver's socket
 // and hears back the child's pid, its output and its exit as frames. When the forkserver cannot be
 // started or has gone, the run is started the ordinary way (main.ts); the service sees no difference.
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -48,8 +48,17 @@ export class ForkServer {
   /** The socket of the running forkserver; undefined when none is running or it cannot run. */
   private ready: Promise<string | undefined> | undefined;
   private startsFailed = 0;
+  private running: { child: ChildProcess; dir: string } | undefined;
 
   constructor(private readonly binary: string) {}
+
+  /** Stops the forkserver (its runs die with it: their parent-death signal) and removes its socket. */
+  close(): void {
+    if (!this.running) return;
+    this.running.child.kill('SIGKILL');
+    rmSync(this.running.dir, { recursive: true, force: true });
+    this.running = undefined;
+  }
 
   run(request: ForkedRun, handlers: ForkedHandlers): void {
     void this.socket().then((socket) => {
@@ -114,11 +123,13 @@ export class ForkServer {
       const dir = mkdtempSync(path.join(os.tmpdir(), 'quire-forkserver-'));
       const socket = path.join(dir, 'socket');
       const child = spawn(this.binary, [socket], { stdio: ['ignore', 'pipe', 'inherit'] });
+      this.running = { child, dir };
       let started = false;
       let ended = false;
       const gone = () => {
         if (ended) return;
         ended = true;
+        if (this.running?.child === child) this.running = undefined;
         rmSync(dir, { recursive: true, force: true });
         if (!started) this.startsFailed++;
         this.ready = undefined;

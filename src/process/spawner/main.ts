@@ -213,6 +213,7 @@ function startSpawned(request: SpawnRequest): void {
 /** The service is gone: so are its engines, grandchildren included (their groups are killed whole). */
 function shutDown(): void {
   for (const pid of liveGroups) killGroup(pid);
+  for (const server of forkServers.values()) server.close();
   process.exit(0);
 }
 
