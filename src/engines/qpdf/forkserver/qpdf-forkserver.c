@@ -8,9 +8,9 @@
  * reads one request and forks a child that runs the request's qpdf command line through libqpdf's own
  * CLI entry point (qpdfjob_run_from_argv: the qpdf program's argument parsing, messages and exit codes)
  * and exits. Each run is still its own process, in its own process group, under the request's limits;
- * what it no longer pays is exec, the dynamic linking of libqpdf and its dependencies and C++ start-up,
- * which were 80 % of a one-page qpdf run (docs/benchmarks.md, `job-overhead`). The one thing weaker
- * than an exec is that every child shares the forkserver's address-space layout (docs/security.md).
+ * what it no longer pays is exec, the dynamic linking of libqpdf and its dependencies and C++ start-up:
+ * half the CPU of a one-page qpdf run (docs/benchmarks.md, "qpdf forkserver"). The one thing weaker
+ * than an exec is that every child shares the forkserver's address-space layout (docs/operations.md).
  *
  * Request: a 4-byte big-endian length, then NUL-terminated fields:
  *   cwd, address-space cap in bytes ("" for none), CPU cap in seconds ("" for none),
@@ -275,20 +275,6 @@ static void start(int conn, pid_t server) {
   free(request);
 }
 
-/*
- * One empty write before the first fork, so that what qpdf sets up once per process (the crypto
- * provider, its random source, lazily built tables) is done here and inherited by every child.
- */
-static void warm_up(void) {
-  qpdflogger_handle logger = qpdflogger_default_logger();
-  qpdflogger_set_info(logger, qpdf_log_dest_discard, NULL, NULL);
-  qpdflogger_set_warn(logger, qpdf_log_dest_discard, NULL, NULL);
-  qpdflogger_set_error(logger, qpdf_log_dest_discard, NULL, NULL);
-  qpdflogger_cleanup(&logger);
-  char const *argv[] = {"qpdf", "--empty", "--static-id", "/dev/null", NULL};
-  qpdfjob_run_from_argv(argv);
-}
-
 static void reap(void) {
   int status;
   pid_t pid;
@@ -335,7 +321,6 @@ int main(int argc, char **argv) {
     perror("quire-qpdf-forkserver");
     return 1;
   }
-  warm_up();
   if (write_all(1, "ready\n", 6) != 0) return 1;
 
   pid_t self = getpid();
