@@ -34,23 +34,28 @@ export interface ResourceLimits {
 /** The hard CPU cap's distance above the soft one (the helper's CPU_GRACE_SECONDS, the same). */
 const CPU_GRACE_SECONDS = 1;
 
-let helper: string | null | undefined;
-
 /**
- * The exec helper when it is built and executable, else null (util-linux's programs are used).
- * Looked up once: it is built before the service starts, and a run must not pay a stat.
+ * A native helper built into dist/bin/ (scripts/build-helpers.sh): its path when it is there and
+ * executable, else null. Looked up once: it is built before the service starts, and a run must not
+ * pay a stat.
  */
-export function execHelper(): string | null {
-  if (helper === undefined) {
-    try {
-      accessSync(EXEC_HELPER, constants.X_OK);
-      helper = EXEC_HELPER;
-    } catch {
-      helper = null;
+export function builtHelper(file: string): () => string | null {
+  let found: string | null | undefined;
+  return () => {
+    if (found === undefined) {
+      try {
+        accessSync(file, constants.X_OK);
+        found = file;
+      } catch {
+        found = null;
+      }
     }
-  }
-  return helper;
+    return found;
+  };
 }
+
+/** The exec helper when it is built, else null (util-linux's programs are used). */
+export const execHelper = builtHelper(EXEC_HELPER);
 
 /**
  * Wraps a command so it runs under `limits`, and is SIGKILLed by the kernel when the process that

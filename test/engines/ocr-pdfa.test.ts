@@ -11,6 +11,7 @@ import { ocrTool } from '../../src/tools/ocr.js';
 import { pdfaTool } from '../../src/tools/pdfa.js';
 import { concatPdfs, imagePdf, scanPng, textPdf } from '../support/heavy-fixtures.js';
 import { pageText } from '../support/pdf.js';
+import { eventually } from '../support/process-state.js';
 import { corpus, makeToolContext } from '../support/tool-context.js';
 import { ensureVerapdf, verapdf } from '../support/verapdf.js';
 
@@ -109,6 +110,8 @@ describe('ocr', () => {
       (e: unknown) => e,
     );
     expect(isAbortedError(error)).toBe(true);
+    // The whole group is SIGKILLed; a grandchild (ocrmypdf's gs) can take a moment to be gone.
+    await eventually(() => enginesIn(test.ctx.workDir).length === 0);
     expect(enginesIn(test.ctx.workDir)).toEqual([]);
     await test.cleanup();
   });
