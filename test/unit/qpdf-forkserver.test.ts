@@ -155,11 +155,29 @@ describe('caps and kills', () => {
     expect(isAlive(server)).toBe(true);
   });
 
+  it('falls back to starting qpdf when the forkserver is not ready within 5 s', async () => {
+    const silent = path.join(dir, 'silent-forkserver');
+    await writeFile(silent, '#!/bin/sh\nexec sleep 60\n', { mode: 0o755 });
+    const started = Date.now();
+    const result = await run('qpdf', ['--show-npages', fourteen], options(silent));
+    expect(result).toMatchObject({ exitCode: 0, stdout: '14\n' });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(4_900);
+    // The silent one (now `sleep 60`) was killed, not left waiting.
+    const sleeping = () =>
+      childrenOf(process.pid)
+        .flatMap(childrenOf)
+        .filter((pid) => cmdline(pid) === 'sleep\u000060\u0000');
+    expect(await eventually(() => sleeping().length === 0)).toBe(true);
+  }, 15_000);
+
   it('falls back to starting qpdf when the forkserver cannot run', async () => {
     const missing = path.join(dir, 'no-forkserver');
     const broken = path.join(dir, 'broken-forkserver');
     await writeFile(broken, '#!/bin/sh\nexit 1\n', { mode: 0o755 });
-    for (const forkServer of [missing, broken]) {
+    // Prints something else than "ready", then waits: refused at once (and killed).
+    const wrong = path.join(dir, 'wrong-forkserver');
+    await writeFile(wrong, '#!/bin/sh\necho hello\nexec sleep 60\n', { mode: 0o755 });
+    for (const forkServer of [missing, broken, wrong]) {
       const result = await run('qpdf', ['--show-npages', fourteen], options(forkServer));
       expect(result).toMatchObject({ exitCode: 0, stdout: '14\n' });
     }

@@ -12,6 +12,8 @@ import type { ForkServerCall } from './protocol.js';
 
 /** After this many failed starts the forkserver is given up for the spawner's lifetime. */
 const MAX_STARTS_FAILED = 3;
+/** A forkserver not ready this long after its start is killed: its runs start the ordinary way. */
+const READY_TIMEOUT_MS = 5_000;
 const FRAME_HEAD_BYTES = 5;
 
 export interface ForkedRun {
@@ -119,16 +121,25 @@ export class ForkServer {
     if (this.ready) return this.ready;
     if (this.startsFailed >= MAX_STARTS_FAILED) return Promise.resolve(undefined);
     this.ready = new Promise((resolve) => {
-      // mkdtemp makes the directory 0700: only this user reaches the socket inside it.
-      const dir = mkdtempSync(path.join(os.tmpdir(), 'quire-forkserver-'));
+      let dir: string;
+      try {
+        // mkdtemp makes the directory 0700: only this user reaches the socket inside it.
+        dir = mkdtempSync(path.join(os.tmpdir(), 'quire-forkserver-'));
+      } catch {
+        this.startsFailed++;
+        this.ready = undefined;
+        return resolve(undefined);
+      }
       const socket = path.join(dir, 'socket');
       const child = spawn(this.binary, [socket], { stdio: ['ignore', 'pipe', 'inherit'] });
       this.running = { child, dir };
+      const late = setTimeout(() => child.kill('SIGKILL'), READY_TIMEOUT_MS);
       let started = false;
       let ended = false;
       const gone = () => {
         if (ended) return;
         ended = true;
+        clearTimeout(late);
         if (this.running?.child === child) this.running = undefined;
         rmSync(dir, { recursive: true, force: true });
         if (!started) this.startsFailed++;
@@ -138,7 +149,9 @@ export class ForkServer {
       child.once('error', gone);
       child.once('exit', gone);
       child.stdout!.once('data', (line: Buffer) => {
+        clearTimeout(late);
         started = line.toString().startsWith('ready');
+        if (!started) child.kill('SIGKILL');
         resolve(started ? socket : undefined);
       });
       child.unref();
