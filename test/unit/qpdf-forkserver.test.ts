@@ -7,7 +7,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { QPDF_FORKSERVER, qpdfForkServer } from '../../src/engines/qpdf/forkserver/binary.js';
+import { loadConfig } from '../../src/config/config.js';
+import { forkServerFor, QPDF_FORKSERVER, qpdfForkServer } from '../../src/engines/qpdf/forkserver/binary.js';
 import { type RunOptions, type RunResult, run } from '../../src/process/runner.js';
 import { corpusFile } from '../support/corpus.js';
 import { eventually, isAlive } from '../support/process-state.js';
@@ -68,6 +69,16 @@ const same = (result: RunResult) => ({
 
 it('is built (scripts/build-helpers.sh) against the installed qpdf', () => {
   expect(qpdfForkServer()).toBe(QPDF_FORKSERVER);
+});
+
+it('serves only the installed qpdf, and not when QUIRE_QPDF_FORKSERVER is false', () => {
+  expect(forkServerFor('qpdf')).toBe(QPDF_FORKSERVER);
+  expect(forkServerFor('qpdf', false)).toBeNull();
+  expect(forkServerFor('/opt/other/qpdf')).toBeNull();
+  expect(loadConfig({ QUIRE_DATA_DIR: dir, QUIRE_QPDF_FORKSERVER: 'false' }).limits.qpdfForkServer).toBe(
+    false,
+  );
+  expect(loadConfig({ QUIRE_DATA_DIR: dir }).limits.qpdfForkServer).toBe(true);
 });
 
 describe('a qpdf command line through the forkserver answers as the qpdf program does', () => {

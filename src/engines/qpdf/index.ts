@@ -3,6 +3,7 @@
 import { engineDefaults } from '../call-options.js';
 import { probeVersion } from '../program.js';
 import type { EngineModule } from '../types.js';
+import { forkServerFor } from './forkserver/binary.js';
 import { createQpdfOverlay, type QpdfOverlay } from './overlay.js';
 import { createQpdf, type Qpdf } from './qpdf.js';
 
@@ -28,5 +29,10 @@ export const qpdfEngine: EngineModule<'qpdf', Qpdf> = {
 export const qpdfOverlayEngine: EngineModule<'qpdfOverlay', QpdfOverlay> = {
   name: 'qpdfOverlay',
   probe: async () => [],
-  create: (settings) => createQpdfOverlay(engineDefaults(settings, 'qpdf')),
+  create: (settings) =>
+    createQpdfOverlay(
+      engineDefaults(settings, 'qpdf'),
+      'qpdf',
+      forkServerFor('qpdf', settings.qpdfForkServer),
+    ),
 };

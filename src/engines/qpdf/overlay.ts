@@ -7,6 +7,7 @@ import { run } from '../../process/runner.js';
 import type { EngineCallOptions, EngineDefaults } from '../call-options.js';
 import { toRunOptions } from '../call-options.js';
 import { QPDF_EXIT, qpdfFailure } from './failure.js';
+import { forkServerFor, viaForkServer } from './forkserver/binary.js';
 import { qpdfPercentReporter } from './progress.js';
 
 export interface StampSpec {
@@ -22,7 +23,13 @@ export interface StampSpec {
   from: string;
 }
 
-export function createQpdfOverlay(defaults: EngineDefaults, binary = 'qpdf') {
+/** `forkServer`: as for qpdfProgram (run-qpdf.ts). */
+export function createQpdfOverlay(
+  defaults: EngineDefaults,
+  binary = 'qpdf',
+  forkServer: string | null = forkServerFor(binary),
+) {
+  const via = viaForkServer(forkServer);
   return {
     /**
      * qpdf fits each stamp page into the destination page's trim box and turns it by the page's
@@ -44,14 +51,17 @@ export function createQpdfOverlay(defaults: EngineDefaults, binary = 'qpdf') {
       const result = await run(
         binary,
         args,
-        toRunOptions(defaults, call, onProgress ? { onStdoutLine: qpdfPercentReporter(onProgress) } : {}),
+        toRunOptions(defaults, call, {
+          ...via,
+          ...(onProgress ? { onStdoutLine: qpdfPercentReporter(onProgress) } : {}),
+        }),
       );
       const failure = qpdfFailure(result, { passwordGiven: false });
       if (failure) throw failure;
       // Exit 3 (warnings) on a damaged input can still mean an unusable output: make sure it opens.
       if (result.exitCode === QPDF_EXIT.warnings) {
         const check = await run(binary, ['--show-npages', path.resolve(output)], {
-          ...toRunOptions(defaults, call),
+          ...toRunOptions(defaults, call, via),
           captureStdout: true,
         });
         if (check.exitCode !== 0 || !(Number.parseInt(check.stdout, 10) > 0)) {

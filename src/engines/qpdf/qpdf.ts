@@ -9,6 +9,7 @@ import type { EngineCallOptions, EngineDefaults } from '../call-options.js';
 import { toRunOptions } from '../call-options.js';
 import { type EncryptionSpec, encryptionJob } from './encrypt.js';
 import { QPDF_EXIT } from './failure.js';
+import { forkServerFor, viaForkServer } from './forkserver/binary.js';
 import { qpdfOpening } from './opening.js';
 import { abs, JSON_MAX_BYTES, type QpdfCall, type QpdfProgram, qpdfProgram } from './run-qpdf.js';
 import { OPTIMIZE, streamData } from './stream-data.js';
@@ -34,7 +35,11 @@ export type EncryptionState = 'user-password' | 'owner-only' | 'none';
 const NO_PRUNE = '--remove-unreferenced-resources=no';
 
 /** `forkServer`: as for qpdfProgram (null starts qpdf anew for every run). */
-export function createQpdf(defaults: EngineDefaults, binary = 'qpdf', forkServer?: string | null) {
+export function createQpdf(
+  defaults: EngineDefaults,
+  binary = 'qpdf',
+  forkServer: string | null = forkServerFor(binary),
+) {
   const qpdf = qpdfProgram(defaults, binary, forkServer);
   return {
     pageCount: qpdf.pageCount,
@@ -50,7 +55,7 @@ export function createQpdf(defaults: EngineDefaults, binary = 'qpdf', forkServer
 export type Qpdf = ReturnType<typeof createQpdf>;
 
 /** Reading what a file is: checks, encryption, JSON. */
-function inspection({ binary, defaults, exec }: QpdfProgram) {
+function inspection({ binary, forkServer, defaults, exec }: QpdfProgram) {
   return {
     /** Structural check (`qpdf --check`): true when qpdf found neither errors nor warnings. */
     async check(input: string, call: QpdfCall): Promise<{ clean: boolean }> {
@@ -59,7 +64,11 @@ function inspection({ binary, defaults, exec }: QpdfProgram) {
     },
 
     async encryptionState(input: string, call: EngineCallOptions): Promise<EncryptionState> {
-      const result = await run(binary, ['--requires-password', abs(input)], toRunOptions(defaults, call));
+      const result = await run(
+        binary,
+        ['--requires-password', abs(input)],
+        toRunOptions(defaults, call, viaForkServer(forkServer)),
+      );
       if (result.exitCode === 0) return 'user-password';
       if (result.exitCode === 3) return 'owner-only';
       return 'none';

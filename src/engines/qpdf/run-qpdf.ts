@@ -7,7 +7,7 @@ import { removeSecretFile, writeSecretFile } from '../../process/work-dir.js';
 import type { EngineCallOptions, EngineDefaults } from '../call-options.js';
 import { InputNeedsOpeningError, toRunOptions } from '../call-options.js';
 import { QPDF_EXIT, QPDF_RECOVERED, qpdfFailure } from './failure.js';
-import { qpdfForkServer } from './forkserver/binary.js';
+import { forkServerFor, viaForkServer } from './forkserver/binary.js';
 import { qpdfPercentReporter } from './progress.js';
 
 /**
@@ -26,6 +26,8 @@ export interface QpdfCall extends EngineCallOptions {
 
 export interface QpdfProgram {
   readonly binary: string;
+  /** The qpdf forkserver its runs fork from, or null (see qpdfProgram). */
+  readonly forkServer: string | null;
   readonly defaults: EngineDefaults;
   /** Runs qpdf with `args`; throws the mapped error unless it exited 0 or 3 (warnings). */
   exec(
@@ -51,13 +53,13 @@ export interface QpdfProgram {
 }
 
 /**
- * `forkServer` runs the command lines through the qpdf forkserver (forkserver/qpdf-forkserver.c),
- * built against the libqpdf of the installed `qpdf`, so only for that program; null starts `binary`.
+ * `forkServer` runs the command lines through the qpdf forkserver (forkserver/qpdf-forkserver.c);
+ * null starts `binary` for every run.
  */
 export function qpdfProgram(
   defaults: EngineDefaults,
   binary: string,
-  forkServer: string | null = binary === 'qpdf' ? qpdfForkServer() : null,
+  forkServer: string | null = forkServerFor(binary),
 ): QpdfProgram {
   const exec: QpdfProgram['exec'] = async (args, call, options = {}) => {
     const secret =
@@ -76,7 +78,7 @@ export function qpdfProgram(
           captureStdout: options.stdout === true,
           ...(options.stdoutMaxBytes === undefined ? {} : { stdoutMaxBytes: options.stdoutMaxBytes }),
           ...(options.progress && onProgress ? { onStdoutLine: qpdfPercentReporter(onProgress) } : {}),
-          ...(forkServer ? { forkServer } : {}),
+          ...viaForkServer(forkServer),
         }),
       );
       if (call.quickOpened && result.limitHit === undefined && opensCloser(result)) {
@@ -116,7 +118,7 @@ export function qpdfProgram(
     await writeCounted(args, output, call);
   };
 
-  return { binary, defaults, exec, verifyWritten, write, writeCounted, pageCount };
+  return { binary, forkServer, defaults, exec, verifyWritten, write, writeCounted, pageCount };
 }
 
 /**
