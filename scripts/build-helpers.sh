@@ -4,7 +4,7 @@
 #   - quire-exec (src/process/exec-helper/quire-exec.c), the exec helper engines start through.
 #     Static when libc.a is installed (libc6-dev), else dynamic. Without it engines start through
 #     util-linux's setpriv/unshare/prlimit: slower, the same limits.
-#   - quire-qpdf-forkserver (src/engines/qpdf/forkserver/qpdf-forkserver.c), which forks qpdf runs
+#   - quire-qpdf-forkserver (src/engines/qpdf/forkserver/*.c), which forks qpdf runs
 #     instead of starting qpdf anew. Linked against libqpdf (libqpdf-dev), and only built when that
 #     library is the installed qpdf's own version. Without it every qpdf run starts qpdf.
 # Each is rebuilt only when its source, flags, compiler or library changed (a stamp beside it).
@@ -22,21 +22,22 @@ if [ -z "$cc" ]; then
 fi
 flags=(-std=gnu11 -O2 -Wall -Wextra -s)
 
-# build NAME SOURCE STATIC(yes|no) STAMP-EXTRA [LINKER ARGS...]
+# build NAME DIR STATIC(yes|no) STAMP-EXTRA [LINKER ARGS...]: every .c file of DIR, its .h files in the stamp
 build() {
-  local out=dist/bin/$1 src=$2 static=$3 extra=$4
+  local out=dist/bin/$1 dir=$2 static=$3 extra=$4
   shift 4
-  local sum
-  sum=$({ cat "$src"; echo "${flags[*]} $*"; echo "$extra"; "$cc" --version | head -n 1; } | sha256sum | cut -d' ' -f1)
+  local src=("$dir"/*.c) sum
+  sum=$({ cat "${src[@]}" "$dir"/*.h 2>/dev/null; echo "${flags[*]} $*"; echo "$extra"; "$cc" --version | head -n 1; } |
+    sha256sum | cut -d' ' -f1)
   if [ -x "$out" ] && [ -f "$out.sha256" ] && [ "$(cat "$out.sha256")" = "$sum" ]; then return 0; fi
   mkdir -p dist/bin
   # Built beside and renamed into place: a service starting engines meanwhile sees the old binary or
   # the new one, never half of one (and rename works while the old one is being executed).
   local tmp
   tmp=$(mktemp "$out.XXXXXX")
-  if [ "$static" = yes ] && "$cc" "${flags[@]}" -static -o "$tmp" "$src" "$@" 2>/dev/null; then
+  if [ "$static" = yes ] && "$cc" "${flags[@]}" -static -o "$tmp" "${src[@]}" "$@" 2>/dev/null; then
     log "built $out (static)"
-  elif "$cc" "${flags[@]}" -o "$tmp" "$src" "$@"; then
+  elif "$cc" "${flags[@]}" -o "$tmp" "${src[@]}" "$@"; then
     log "built $out"
   else
     rm -f "$tmp"
@@ -47,7 +48,7 @@ build() {
   echo "$sum" >"$out.sha256"
 }
 
-build quire-exec src/process/exec-helper/quire-exec.c yes ""
+build quire-exec src/process/exec-helper yes ""
 
 forkserver=dist/bin/quire-qpdf-forkserver
 qpdf_version=$(qpdf --version 2>/dev/null | sed -n 's/^qpdf version //p' || true)
@@ -55,7 +56,7 @@ lib_version=$(pkg-config --modversion libqpdf 2>/dev/null || true)
 if [ -z "$lib_version" ] || [ "$lib_version" != "$qpdf_version" ]; then
   rm -f "$forkserver" "$forkserver.sha256"
   log "no libqpdf-dev matching qpdf ${qpdf_version:-(none)}; qpdf starts anew for every run"
-elif ! build quire-qpdf-forkserver src/engines/qpdf/forkserver/qpdf-forkserver.c no "libqpdf $lib_version" \
+elif ! build quire-qpdf-forkserver src/engines/qpdf/forkserver no "libqpdf $lib_version" \
   $(pkg-config --cflags --libs libqpdf); then
   rm -f "$forkserver" "$forkserver.sha256"
   log "the qpdf forkserver did not build; qpdf starts anew for every run"
