@@ -97,6 +97,14 @@ describe('a qpdf command line through the forkserver answers as the qpdf program
     expect(same(forked)).toEqual(same(started));
   });
 
+  it('refuses an argument holding a NUL byte as a started run does, never splitting it in two', async () => {
+    const args = ['--show-npages', `${fourteen}\u0000--version`];
+    const forked = await run('qpdf', args, options(QPDF_FORKSERVER)).catch((error: unknown) => error);
+    const started = await run('qpdf', args, options(undefined)).catch((error: unknown) => error);
+    expect(forked).toBeInstanceOf(Error);
+    expect(String(forked)).toBe(String(started));
+  });
+
   it('writes the same file, bar its random /ID', async () => {
     await bothWays((out) => ['--static-id', fourteen, '--rotate=+90:2-4', out]);
     const forked = readFileSync(path.join(dir, 'forked.pdf'));

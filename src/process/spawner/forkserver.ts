@@ -35,11 +35,16 @@ const SIGNAL_NAMES = new Map(
   Object.entries(os.constants.signals).map(([name, number]) => [number, name as NodeJS.Signals]),
 );
 
-/** The request the forkserver reads: its length, then NUL-terminated fields (see the C source). */
-function encode(run: ForkedRun): Buffer {
+/**
+ * The request the forkserver reads: its length, then NUL-terminated fields (see the C source).
+ * Undefined when a field holds a NUL itself, which would split it into two: such a run is started
+ * the ordinary way, where spawn refuses it as it always has.
+ */
+function encode(run: ForkedRun): Buffer | undefined {
   const env = Object.entries(run.env).map(([name, value]) => `${name}=${value}`);
   const { memoryBytes, cpuSeconds, argv } = run.call;
-  const fields = [run.cwd, memoryBytes ?? '', cpuSeconds ?? '', env.length, ...env, ...argv];
+  const fields = [run.cwd, memoryBytes ?? '', cpuSeconds ?? '', env.length, ...env, ...argv].map(String);
+  if (fields.some((field) => field.includes('\0'))) return undefined;
   const body = Buffer.from(`${fields.join('\0')}\0`);
   const head = Buffer.alloc(4);
   head.writeUInt32BE(body.length);
@@ -63,13 +68,18 @@ export class ForkServer {
   }
 
   run(request: ForkedRun, handlers: ForkedHandlers): void {
+    const encoded = encode(request);
+    if (!encoded) {
+      handlers.unavailable();
+      return;
+    }
     void this.socket().then((socket) => {
       if (socket === undefined) handlers.unavailable();
-      else this.ask(socket, request, handlers);
+      else this.ask(socket, encoded, handlers);
     });
   }
 
-  private ask(socket: string, request: ForkedRun, handlers: ForkedHandlers): void {
+  private ask(socket: string, request: Buffer, handlers: ForkedHandlers): void {
     const connection = net.createConnection(socket);
     let pid: number | undefined;
     let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
@@ -90,7 +100,7 @@ export class ForkServer {
         };
       } else if (type === 0x66 /* f */) failure = `the forkserver could not fork: ${payload.toString()}`;
     };
-    connection.on('connect', () => connection.end(encode(request)));
+    connection.on('connect', () => connection.end(request));
     connection.on('data', (chunk: Buffer) => {
       pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
       let at = 0;
