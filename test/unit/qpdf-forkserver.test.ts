@@ -2,8 +2,9 @@
 // every qpdf command line the engine uses answers as the qpdf program answers it (exit code, stdout,
 // stderr, progress), under the same caps and kills, and a forkserver that cannot run falls back to
 // starting qpdf.
-import { readdirSync, readFileSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -172,6 +173,24 @@ describe('caps and kills', () => {
     expect(running.length).toBe(1);
     await eventually(() => !isAlive(running[0]!));
     expect(isAlive(server)).toBe(true);
+  });
+
+  it('removes the socket directories of spawners that are gone when it starts one', async () => {
+    const gone = spawnSync('true').pid;
+    const orphan = path.join(tmpdir(), `quire-forkserver-${gone}-test`);
+    const ours = path.join(tmpdir(), `quire-forkserver-${process.pid}-test`);
+    await mkdir(orphan);
+    await mkdir(ours);
+    try {
+      // A binary not used before in this process: a forkserver of its own, so a start (and a sweep).
+      const result = await run('qpdf', ['--show-npages', small], options(path.join(dir, 'new-forkserver')));
+      expect(result.exitCode).toBe(0);
+      expect(existsSync(orphan)).toBe(false);
+      expect(existsSync(ours)).toBe(true);
+    } finally {
+      await rm(orphan, { recursive: true, force: true });
+      await rm(ours, { recursive: true, force: true });
+    }
   });
 
   it('falls back to starting qpdf when the forkserver is not ready within 5 s', async () => {

@@ -4,7 +4,7 @@
 // and hears back the child's pid, its output and its exit as frames. When the forkserver cannot be
 // started or has gone, the run is started the ordinary way (main.ts); the service sees no difference.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -15,6 +15,37 @@ const MAX_STARTS_FAILED = 3;
 /** A forkserver not ready this long after its start is killed: its runs start the ordinary way. */
 const READY_TIMEOUT_MS = 5_000;
 const FRAME_HEAD_BYTES = 5;
+/** A socket directory's name: the spawner's pid, so one left by a spawner that is gone is known. */
+const DIR_PREFIX = 'quire-forkserver-';
+const DIR_OWNER = /^quire-forkserver-(\d+)-/;
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Removes the socket directories of spawners that are gone: a SIGKILL (an OOM kill, a supervisor's
+ * last resort, the chaos tests) skips `close()`, and each would leave its empty directory behind.
+ */
+function sweepOrphans(): void {
+  let names: string[];
+  try {
+    names = readdirSync(os.tmpdir());
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const owner = DIR_OWNER.exec(name);
+    if (owner && !isAlive(Number(owner[1]))) {
+      rmSync(path.join(os.tmpdir(), name), { recursive: true, force: true });
+    }
+  }
+}
 
 export interface ForkedRun {
   cwd: string;
@@ -55,6 +86,7 @@ export class ForkServer {
   /** The socket of the running forkserver; undefined when none is running or it cannot run. */
   private ready: Promise<string | undefined> | undefined;
   private startsFailed = 0;
+  private swept = false;
   private running: { child: ChildProcess; dir: string } | undefined;
 
   constructor(private readonly binary: string) {}
@@ -130,11 +162,15 @@ export class ForkServer {
   private socket(): Promise<string | undefined> {
     if (this.ready) return this.ready;
     if (this.startsFailed >= MAX_STARTS_FAILED) return Promise.resolve(undefined);
+    if (!this.swept) {
+      this.swept = true;
+      sweepOrphans();
+    }
     this.ready = new Promise((resolve) => {
       let dir: string;
       try {
         // mkdtemp makes the directory 0700: only this user reaches the socket inside it.
-        dir = mkdtempSync(path.join(os.tmpdir(), 'quire-forkserver-'));
+        dir = mkdtempSync(path.join(os.tmpdir(), `${DIR_PREFIX}${process.pid}-`));
       } catch {
         this.startsFailed++;
         this.ready = undefined;
