@@ -58,6 +58,17 @@ export function builtHelper(file: string): () => string | null {
 export const execHelper = builtHelper(EXEC_HELPER);
 
 /**
+ * The caps as whole numbers, as every starter sets them: bytes rounded down, CPU seconds up (the
+ * exec helper, prlimit and the qpdf forkserver read decimal integers only).
+ */
+export function wholeCaps(limits: ResourceLimits): { memoryBytes?: number; cpuSeconds?: number } {
+  return {
+    ...(limits.memoryBytes === undefined ? {} : { memoryBytes: Math.floor(limits.memoryBytes) }),
+    ...(limits.cpuSeconds === undefined ? {} : { cpuSeconds: Math.ceil(limits.cpuSeconds) }),
+  };
+}
+
+/**
  * Wraps a command so it runs under `limits`, and is SIGKILLed by the kernel when the process that
  * spawned it (the engine spawner) dies, even by SIGKILL: the engine leads its own process group, so
  * a kill of the service's group would miss it. Every wrapper sets these on itself and then execs the
@@ -75,8 +86,8 @@ export function withLimits(
   helper: string | null = execHelper(),
 ): [string, string[]] {
   const flags: string[] = [];
-  if (limits.memoryBytes !== undefined) flags.push(`--as=${Math.floor(limits.memoryBytes)}`);
-  const cpu = limits.cpuSeconds === undefined ? undefined : Math.ceil(limits.cpuSeconds);
+  const { memoryBytes, cpuSeconds: cpu } = wholeCaps(limits);
+  if (memoryBytes !== undefined) flags.push(`--as=${memoryBytes}`);
   if (helper !== null) {
     if (cpu !== undefined) flags.push(`--cpu=${cpu}`); // the helper adds the hard cap's second
     return [helper, [...flags, ...(limits.isolateNetwork ? ['--net'] : []), '--', command, ...args]];

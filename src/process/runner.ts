@@ -3,7 +3,7 @@
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { QuireError } from '../errors/quire-error.js';
-import { hitCpuLimit, looksOutOfMemory, type ResourceLimits, withLimits } from './limits.js';
+import { hitCpuLimit, looksOutOfMemory, type ResourceLimits, wholeCaps, withLimits } from './limits.js';
 import { killGroup } from './process-group.js';
 import { type EngineHandlers, startEngine } from './spawner/client.js';
 import { createLineSplitter } from './stderr-tail.js';
@@ -133,8 +133,7 @@ export function run(command: string, args: readonly string[], options: RunOption
               forkServer: {
                 binary: options.forkServer!,
                 argv: [path.basename(command), ...args],
-                ...(limits.memoryBytes === undefined ? {} : { memoryBytes: limits.memoryBytes }),
-                ...(limits.cpuSeconds === undefined ? {} : { cpuSeconds: limits.cpuSeconds }),
+                ...wholeCaps(limits),
               },
             }
           : {}),
