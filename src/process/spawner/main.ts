@@ -6,7 +6,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { killGroup } from '../process-group.js';
 import { HeadBuffer, TailBuffer } from '../stderr-tail.js';
 import { ForkServer } from './forkserver.js';
-import type { ClosedEvent, SpawnerEvent, SpawnerRequest, SpawnRequest } from './protocol.js';
+import type { ClosedEvent, ForkServerCall, SpawnerEvent, SpawnerRequest, SpawnRequest } from './protocol.js';
 
 /** Engine process groups still alive: killed when the service goes, however it goes. */
 const liveGroups = new Set<number>();
@@ -134,23 +134,22 @@ class Report {
 }
 
 function start(request: SpawnRequest): void {
-  const call = request.forkServer;
-  if (call && request.stdin === undefined) startForked(request, call.binary);
+  if (request.forkServer) startForked(request, request.forkServer);
   else startSpawned(request);
 }
 
 /** Forkservers by binary, started on first use (forkserver.ts). */
 const forkServers = new Map<string, ForkServer>();
 
-function startForked(request: SpawnRequest, binary: string): void {
-  let server = forkServers.get(binary);
+function startForked(request: SpawnRequest, call: ForkServerCall): void {
+  let server = forkServers.get(call.binary);
   if (!server) {
-    server = new ForkServer(binary);
-    forkServers.set(binary, server);
+    server = new ForkServer(call.binary);
+    forkServers.set(call.binary, server);
   }
   const report = new Report(request);
   server.run(
-    { cwd: request.cwd, env: request.env, call: request.forkServer! },
+    { cwd: request.cwd, env: request.env, call },
     {
       unavailable: () => startSpawned(request),
       spawned: (pid, connection) => {

@@ -26,7 +26,8 @@ export type SpawnerRequest = SpawnRequest;
 /**
  * The same run through a forkserver (forkserver.ts): `argv` is the program's own command line
  * (argv[0] names it), and the caps are set by the forkserver's child, as the exec helper sets them.
- * `file` and `args` still start it the ordinary way when the forkserver cannot be used.
+ * `file` and `args` still start it the ordinary way when the forkserver cannot be used. Never sent
+ * with `stdin` or for a network-isolated run (runner.ts decides).
  */
 export interface ForkServerCall {
   binary: string;
