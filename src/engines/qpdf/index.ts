@@ -18,11 +18,7 @@ export const qpdfEngine: EngineModule<'qpdf', Qpdf> = {
     }),
   ],
   create: (settings) =>
-    createQpdf(
-      engineDefaults(settings, 'qpdf'),
-      'qpdf',
-      settings.qpdfForkServer === false ? null : undefined,
-    ),
+    createQpdf(engineDefaults(settings, 'qpdf'), 'qpdf', forkServerFor('qpdf', settings.qpdfForkServer)),
 };
 
 /** Stamping reports no status of its own: its availability is qpdf's. */
