@@ -111,11 +111,7 @@ export class LocalBlobStore implements BlobStore {
 
   async delete(key: string): Promise<void> {
     const target = this.pathOf(key);
-    try {
-      unlinkSync(target);
-    } catch (error) {
-      if (!isMissing(error)) throw error;
-    }
+    unlinkIfPresent(target);
     this.pruneEmptyParents(path.dirname(target));
   }
 
@@ -161,11 +157,7 @@ export class LocalBlobStore implements BlobStore {
     } catch (error) {
       if (errnoOf(error) !== 'EEXIST') notFound(error);
       // Replacing a file is rare (fresh work directories), so only then is it unlinked first.
-      try {
-        unlinkSync(destination);
-      } catch (failure) {
-        if (!isMissing(failure)) throw failure;
-      }
+      unlinkIfPresent(destination);
       await linkOrCopy(source, destination).catch(notFound);
     }
   }
@@ -211,6 +203,15 @@ function closeQuietly(fd: number): void {
     closeSync(fd);
   } catch {
     // Already closed, or the disk failed: the file is being removed anyway.
+  }
+}
+
+/** Removes `file`; one already gone is no error, any other failure is. */
+function unlinkIfPresent(file: string): void {
+  try {
+    unlinkSync(file);
+  } catch (error) {
+    if (!isMissing(error)) throw error;
   }
 }
 
