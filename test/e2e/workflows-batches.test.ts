@@ -121,7 +121,9 @@ describe('batches', () => {
     expect(batch.status).toBe('completed');
     expect(batch.counts).toEqual({ queued: 0, processing: 0, succeeded: 40, failed: 0, canceled: 0 });
     expect(batch.progress).toBe(100);
-    expect(samples).toBeGreaterThan(20);
+    // The loop sampled while the batch ran (with the qpdf forkserver 40 rotates take ~200 ms, some
+    // 20 samples); the concurrency seen is what the next line checks.
+    expect(samples).toBeGreaterThan(5);
     expect(most).toBe(2);
     // The single job of the other account ran beside the batch, not after it: within a few batch
     // jobs of its arrival (counted from then, not from the batch's start).
