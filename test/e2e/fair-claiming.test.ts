@@ -40,8 +40,11 @@ describe('fair claiming', () => {
     servers.push(server);
     const a = await server.newAccount();
     const b = await server.newAccount();
-    await submitMany(new Client(server.url, a.key), 200);
+    // Ghostscript jobs: a forkserver rotate ends in a few ms, so two workers would nearly keep up
+    // with the submissions and leave no backlog (49 of 200 queued in one suite run).
+    await submitMany(new Client(server.url, a.key), 200, 8, true);
     const queuedBefore = await jobsOf(server, a.accountId, 'queued');
+    console.log(`fair claiming: ${queuedBefore.length} of A's 200 jobs still queued when B submits`);
     // The workers have been busy meanwhile; a real backlog must remain or the test proves nothing.
     expect(queuedBefore.length).toBeGreaterThan(50);
 
