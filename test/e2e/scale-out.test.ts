@@ -66,10 +66,10 @@ const slowJob = {
   files: [corpusFile('pdfjs__freeculture.pdf')],
 };
 
-/** The worker's engines: they lead their own process groups, but are still below it in the tree. */
 /**
- * Engine processes under a worker: not its Node processes (the worker, its spawner) nor the qpdf
- * forkserver the spawner keeps (a child of a Node process); the forkserver's own children are runs.
+ * The worker's engines: they lead their own process groups, but are still below it in the tree. Not
+ * its Node processes (the worker, its spawner) nor the qpdf forkserver the spawner keeps (a child of
+ * a Node process); the forkserver's own children are runs.
  */
 const enginesOf = (pid: number) => {
   const all = descendants(pid);
