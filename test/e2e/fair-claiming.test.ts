@@ -13,7 +13,10 @@ const fourPages = readFileSync(corpusFile('pypdf-samples__pdflatex-4-pages.pdf')
 const servers: TestServer[] = [];
 afterAll(() => Promise.all(servers.map((s) => s.close())));
 
-/** Quick rotate jobs by default; `slow` makes each job a Ghostscript compress of four pages. */
+/**
+ * Quick rotate jobs by default; `slow` makes each job a lossless compress of four pages (qpdf's
+ * opening and its rewrite of every stream: about 0.1 s a job, two at a time).
+ */
 async function submitMany(client: Client, count: number, parallel = 8, slow = false): Promise<void> {
   const job = slow
     ? { tool: 'compress', options: { level: 'lossless' }, files: [{ name: 'a.pdf', data: fourPages }] }
@@ -40,7 +43,7 @@ describe('fair claiming', () => {
     servers.push(server);
     const a = await server.newAccount();
     const b = await server.newAccount();
-    // Ghostscript jobs: a forkserver rotate ends in a few ms, so two workers would nearly keep up
+    // Slow jobs: a forkserver rotate ends in a few ms, so two workers would nearly keep up
     // with the submissions and leave no backlog (49 of 200 queued in one suite run).
     await submitMany(new Client(server.url, a.key), 200, 8, true);
     const queuedBefore = await jobsOf(server, a.accountId, 'queued');
