@@ -27,11 +27,13 @@ declare -A wanted=(
   [bwrap]=bubblewrap
 )
 # The test command also needs the tools its tests drive: curl (the quick-start session), unzip and
-# procps (result and process checks), Java and Maven (veraPDF, fetched from Maven Central), openssl
+# procps (result and process checks), fontTools (canary fonts), Java and Maven (veraPDF, fetched from Maven Central), openssl
 # (the signature tests make their certificates at run time; pdfsig comes with poppler-utils).
 if [ "${1:-}" = "--with-test-tools" ]; then
   wanted+=([curl]=curl [unzip]=unzip [ps]=procps [java]=default-jre-headless [mvn]=maven [openssl]=openssl
     [pdfsig]=poppler-utils)
+  # fontTools makes the canary fonts of the engine-isolation test (test/support/font-canary.py).
+  wanted[/usr/lib/python3/dist-packages/fontTools]=python3-fonttools
   # The PostgreSQL store's tests start a throwaway server from Debian's binaries (any version under
   # /usr/lib/postgresql; test/support/pg-server.ts picks the highest). The key is checked as a path
   # below, where the unexpanded pattern never exists: only added when no version is installed.
