@@ -1,6 +1,7 @@
 // docs/benchmarks.md is a results page: it opens with one table that gives every benchmark of
 // `npm run bench` (bench/run.ts) a row naming its command, each with a target or "reported", and
 // the page stays short enough to read (history lives in git).
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -42,6 +43,16 @@ describe('docs/benchmarks.md', () => {
       expect(target, cells.join('|')).not.toBe('');
       expect(verdict, cells.join('|')).toMatch(/^(met|not met|—)/);
     }
+  });
+
+  it('has the same benchmarks in bench/list.json, which `npm run bench -- --help` prints without building', () => {
+    const listed = JSON.parse(readFileSync(path.join(repoRoot, 'bench', 'list.json'), 'utf8'));
+    expect(Object.keys(listed).sort()).toEqual(benchmarkNames().sort());
+    // launch.mjs answers --help before it would start tsc, so this runs in a fraction of a build.
+    const help = execFileSync(process.execPath, [path.join(repoRoot, 'bench', 'launch.mjs'), '--help'], {
+      encoding: 'utf8',
+    });
+    for (const name of benchmarkNames()) expect(help).toMatch(new RegExp(`^  ${name} +\\S`, 'm'));
   });
 
   it('is a results page under 400 lines', () => {
