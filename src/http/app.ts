@@ -52,6 +52,13 @@ declare module 'fastify' {
  * onRequest hook: before the route's own hooks (the job upload's size check) and before any body is
  * read, so a client without access gets 401/403, never 413 or 400.
  */
+/**
+ * Probes answered every few seconds by load balancers, orchestrators and Prometheus: their request
+ * lines are debug, so the default level logs traffic, not polling (a probe's line cost as much as
+ * the probe).
+ */
+const PROBE_ROUTES = new Set(['/healthz', '/readyz', '/metrics']);
+
 export type RouteScope = Scope | 'any_key' | 'public';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -116,7 +123,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       { method: request.method, route, status_code: reply.statusCode },
       seconds,
     );
-    request.log.info(
+    const level = PROBE_ROUTES.has(route) ? 'debug' : 'info';
+    request.log[level](
       {
         method: request.method,
         route,
