@@ -96,8 +96,8 @@ def test_a_download_cut_mid_way_resumes_and_its_sha256_matches(server: Server, s
     with server.client() as quire, open(tmp_path / "resumed.pdf", "wb") as out:
         assert quire.jobs.download(job.id, out) == job.result.size
     assert fault.fired
-    digest = lambda p: hashlib.sha256(p.read_bytes()).hexdigest()  # noqa: E731
-    assert digest(tmp_path / "resumed.pdf") == digest(whole)
+    resumed = hashlib.sha256((tmp_path / "resumed.pdf").read_bytes()).hexdigest()
+    assert resumed == hashlib.sha256(whole.read_bytes()).hexdigest()
 
 
 def test_the_api_key_never_appears_in_an_error_a_repr_or_a_log_line(

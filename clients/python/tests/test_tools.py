@@ -8,7 +8,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from quire import AsyncQuire, Tool
+from quire import AsyncQuire, Tool, ToolCatalogue
 
 from .conftest import Server
 from .support.samples import inputs_for, options_for
@@ -60,11 +60,11 @@ def test_the_catalogue_lists_every_tool_with_its_schema_and_the_callers_limits(s
             catalogue = quire.tools.list()
             rotate = quire.tools.get("rotate")
     else:
-        async def main() -> tuple[object, Tool]:
+        async def main() -> tuple[ToolCatalogue, Tool]:
             async with AsyncQuire(server.key, base_url=server.url, tus_store=None) as quire:
                 return await quire.tools.list(), await quire.tools.get("rotate")
 
-        catalogue, rotate = anyio.run(main)  # type: ignore[assignment]
-    assert len(catalogue.data) == 28  # type: ignore[attr-defined]
-    assert catalogue.limits.plan == "business"  # type: ignore[attr-defined]
+        catalogue, rotate = anyio.run(main)
+    assert len(catalogue.data) == 28
+    assert catalogue.limits.plan == "business"
     assert "angle" in rotate.options_schema["properties"]

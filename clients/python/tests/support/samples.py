@@ -61,7 +61,9 @@ def _pkcs12() -> str:
         def f(name: str) -> str:
             return str(Path(d) / name)
 
-        run = lambda *a: subprocess.run(["openssl", *a], check=True, capture_output=True)  # noqa: E731
+        def run(*args: str) -> None:
+            subprocess.run(["openssl", *args], check=True, capture_output=True)
+
         run("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", f("ca.key"), "-out", f("ca.pem"), "-days", "30",
             "-subj", "/CN=Quire Test CA", "-addext", "basicConstraints=critical,CA:TRUE",
             "-addext", "keyUsage=critical,keyCertSign,cRLSign")

@@ -33,7 +33,8 @@ class AsyncQuire:
     """The Quire API. `api_key` defaults to $QUIRE_API_KEY, `base_url` to $QUIRE_URL.
 
     `tus_threshold_bytes=None` sends every file in the job's multipart request; `tus_store` is the
-    small file where resumable uploads are remembered (None: not remembered).
+    small file where resumable uploads are remembered: True for ~/.cache/quire/tus-uploads.json
+    (under $XDG_CACHE_HOME when set), a path, or None/False not to remember them.
     """
 
     def __init__(
@@ -45,7 +46,7 @@ class AsyncQuire:
         retry_budget_s: float = DEFAULT_RETRY_BUDGET_S,
         timeout: httpx.Timeout = DEFAULT_TIMEOUT,
         tus_threshold_bytes: int | None = DEFAULT_TUS_THRESHOLD_BYTES,
-        tus_store: str | os.PathLike[str] | None = default_store_path(),
+        tus_store: str | os.PathLike[str] | bool | None = True,
         http_client: httpx.AsyncClient | None = None,
     ) -> None:
         key = api_key or os.environ.get("QUIRE_API_KEY")
@@ -55,7 +56,7 @@ class AsyncQuire:
         self._transport = AsyncTransport(
             url, key, timeout=timeout, max_retries=max_retries, retry_budget_s=retry_budget_s, http_client=http_client
         )
-        store = Path(tus_store) if tus_store is not None else None
+        store = default_store_path() if tus_store is True else Path(tus_store) if tus_store else None
         self.jobs = AsyncJobs(self._transport, tus_threshold_bytes, store)
         self.tools = AsyncTools(self._transport)
         self.batches = AsyncBatches(self._transport)

@@ -20,6 +20,8 @@ from ._transport import AsyncTransport
 log = logging.getLogger("quire")
 
 Target = str | os.PathLike[str] | IO[bytes]
+# A link expires after QUIRE_DOWNLOAD_LINK_TTL_MS (15 min by default); a slow download asks again.
+MAX_RELINKS = 3
 _CONTENT_RANGE = re.compile(r"bytes (\d+)-\d+/(\d+)")
 
 
@@ -61,6 +63,7 @@ async def stream_to(
     try:
         url = await link()
         written, total, etag = 0, None, None
+        relinks = 0
         while True:
             headers = {"Accept-Encoding": "identity", **(transport.auth_headers() if keyed else {})}
             if written:
@@ -69,11 +72,10 @@ async def stream_to(
                     headers["If-Range"] = etag
             try:
                 async with http.stream("GET", transport.url(url), headers=headers) as response:
-                    if response.status_code in (403, 410) and not keyed and budget.next_delay(0) is not None:
+                    if response.status_code == 403 and not keyed and relinks < MAX_RELINKS:
                         await response.aread()
-                        if response.status_code == 410:
-                            raise problem_error(410, response.content, response.headers.get("x-request-id"))
-                        url = await link()  # an expired link: ask for a new one
+                        relinks += 1
+                        url = await link()  # the temporary link expired (link_invalid): a new one
                         continue
                     if response.status_code >= 400:
                         await response.aread()
