@@ -113,10 +113,12 @@ def sample_pdf() -> Path:
 
 
 @pytest.fixture(scope="session")
-def big_pdf(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A 1 GiB PDF, made once for the memory and tus tests."""
+def big_pdf(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """A 1 GiB PDF, made once for the memory and tus tests, and deleted after them (pytest keeps its
+    last three temporary folders)."""
     from .support.big_pdf import make_big_pdf
 
     path = tmp_path_factory.mktemp("big") / "big.pdf"
     make_big_pdf(path, GiB)
-    return path
+    yield path
+    path.unlink()

@@ -4,7 +4,10 @@ retries that never make a second job, resumed downloads, and the API key kept ou
 from __future__ import annotations
 
 import hashlib
+import io
 import logging
+import threading
+import time
 import traceback
 import zipfile
 from pathlib import Path
@@ -115,3 +118,48 @@ def test_the_api_key_never_appears_in_an_error_a_repr_or_a_log_line(
     assert isinstance(raised.value, QuireConnectionError)
     assert "s3cret" not in "\n".join(texts) + caplog.text
     assert "invalid_api_key" in texts[2]
+
+
+def test_wait_falls_back_to_long_polling_when_the_event_stream_breaks_twice(
+    server: Server, sample_pdf: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="quire")
+    with server.client() as quire:
+        job = quire.jobs.create("rotate", sample_pdf, {"angle": 90})
+    for _ in range(2):
+        server.proxy.arm(f"GET /api/v1/jobs/{job.id}/events".encode(), cut_after=0)
+    # A new client through the proxy: each stream opens a connection, which the proxy breaks.
+    with Quire(server.key, base_url=server.proxy_url, tus_store=None) as quire:
+        done = quire.jobs.wait(job.id)
+    assert done.status == "succeeded"
+    broke = [r.getMessage() for r in caplog.records if "events stream" in r.getMessage()]
+    assert len(broke) == 2, broke
+
+
+class _SlowFile(io.BytesIO):
+    """Gives its bytes 4 KiB at a time, 100 ms apart: an upload that is still going on."""
+
+    def read(self, size: int | None = -1) -> bytes:
+        time.sleep(0.1)
+        return super().read(min(4096, size if size and size > 0 else 4096))
+
+
+def test_a_second_create_with_the_key_of_one_in_flight_waits_and_gets_the_same_job(
+    server: Server, sample_pdf: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="quire")
+    key = f"py-in-flight-{time.time_ns()}"
+    data = sample_pdf.read_bytes()
+    ids: list[str] = []
+
+    def create(content: io.BytesIO) -> None:
+        with server.client() as quire:
+            ids.append(quire.jobs.create("rotate", content, {"angle": 90}, idempotency_key=key).id)
+
+    slow = threading.Thread(target=create, args=(_SlowFile(data),))
+    slow.start()
+    time.sleep(0.25)  # the slow upload (about 0.6 s for 24 KiB) holds the key by now
+    create(io.BytesIO(data))
+    slow.join()
+    assert len(ids) == 2 and ids[0] == ids[1]
+    assert any(r.getMessage().endswith("after 409") for r in caplog.records)

@@ -72,6 +72,9 @@ class Jobs:
         self._threshold = tus_threshold
         self._store = tus_store
 
+    def _over_threshold(self, size: int | None) -> bool:
+        return self._threshold is not None and size is not None and size > self._threshold
+
     def _upload_large(
         self, resolved: list[Resolved], on_upload: UploadCallback | None
     ) -> tuple[list[Resolved], list[TusSession]]:
@@ -79,9 +82,8 @@ class Jobs:
         out: list[Resolved] = []
         sessions: list[TusSession] = []
         for item in resolved:
-            big = isinstance(item, Source) and item.size is not None
-            if big and self._threshold is not None and item.size > self._threshold:  # type: ignore[union-attr,operator]
-                session = TusSession(self._t.url("/api/v1/uploads"), self._t.auth_headers(), item, self._store)  # type: ignore[arg-type]
+            if isinstance(item, Source) and self._over_threshold(item.size):
+                session = TusSession(self._t.url("/api/v1/uploads"), self._t.auth_headers(), item, self._store)
                 report = (lambda s, n: on_upload(UploadProgress(s, n))) if on_upload else None
                 upload_id, _ = run_blocking(lambda: session.upload(report))
                 sessions.append(session)
