@@ -23,15 +23,18 @@ def test_the_sync_client_is_generated_from_the_async_one_and_up_to_date() -> Non
 
 
 def test_quire_and_async_quire_have_the_same_resources_methods_and_parameters() -> None:
+    sync_client, async_client = Quire("k", tus_store=None), AsyncQuire("k", tus_store=None)
     for name in ["jobs", "tools", "batches", "uploads", "webhooks", "accounts", "keys"]:
-        sync_res = type(Quire("k", tus_store=None).__dict__[name])
-        async_res = type(AsyncQuire("k", tus_store=None).__dict__[name])
+        sync_res = type(sync_client.__dict__[name])
+        async_res = type(async_client.__dict__[name])
         methods = {m for m in dir(sync_res) if not m.startswith("_")}
         assert methods == {m for m in dir(async_res) if not m.startswith("_")}, name
         for method in methods:
             assert inspect.signature(getattr(sync_res, method)).parameters.keys() == inspect.signature(
                 getattr(async_res, method)
             ).parameters.keys(), f"{name}.{method}"
+    sync_client.close()
+    anyio.run(async_client.aclose)
 
 
 def test_the_package_and_its_tests_pass_mypy_strict() -> None:

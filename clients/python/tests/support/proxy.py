@@ -21,6 +21,7 @@ class FlakyProxy:
         self._listener = socket.create_server(("127.0.0.1", 0))
         self.port: int = self._listener.getsockname()[1]
         self._faults: list[Fault] = []
+        self.heads: list[bytes] = []  # the start of each connection's first request, as received
         self._lock = threading.Lock()
         threading.Thread(target=self._accept, daemon=True).start()
 
@@ -50,6 +51,7 @@ class FlakyProxy:
     def _serve(self, client: socket.socket) -> None:
         upstream = socket.create_connection(("127.0.0.1", self.upstream_port))
         first = client.recv(65536)
+        self.heads.append(first.split(b"\r\n\r\n", 1)[0])
         fault = self._take(first)
         upstream.sendall(first)
         threading.Thread(target=_pump, args=(client, upstream), daemon=True).start()
