@@ -23,17 +23,20 @@ from .conftest import Server
 def test_a_chained_job_reports_its_steps_and_downloads_the_last_steps_result(
     server: Server, sample_pdf: Path, tmp_path: Path
 ) -> None:
+    # OCR takes seconds, so the events stream shows the job processing in its second step.
     seen: list[Progress] = []
     with server.client() as quire:
         result = quire.run(
-            None, sample_pdf, steps=[("rotate", {"angle": 90}), ("compress", {"level": "high"})],
+            None, sample_pdf, steps=[("rotate", {"angle": 90}), ("ocr", {})],
             to=tmp_path / "out.pdf", on_progress=seen.append,
         )
     job = result.job
-    assert job.status == "succeeded" and [s.tool for s in job.steps or []] == ["rotate", "compress"]
-    assert [s["tool"] for s in job.result.model_extra["steps"]] == ["rotate", "compress"]  # type: ignore[union-attr,index]
+    assert job.status == "succeeded" and [s.tool for s in job.steps or []] == ["rotate", "ocr"]
+    assert [s["tool"] for s in job.result.model_extra["steps"]] == ["rotate", "ocr"]  # type: ignore[union-attr,index]
     assert seen and all(p.steps == 2 for p in seen) and seen[-1].percent == 100
-    assert all(p.step is not None for p in seen if p.status == "processing")
+    processing = [p for p in seen if p.status == "processing"]
+    assert processing and all(p.step is not None for p in processing)
+    assert processing[-1].step is not None and processing[-1].step.tool == "ocr"
     assert (tmp_path / "out.pdf").read_bytes()[:5] == b"%PDF-"
 
 
