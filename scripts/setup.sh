@@ -176,6 +176,20 @@ if [ "${1:-}" = "--with-test-tools" ]; then
   done
 fi
 
+# The Python SDK's tests (clients/python) run from a venv under .tmp/ with the package installed
+# editable and its pinned test tools (pyproject.toml's `test` extra); reinstalled only when
+# pyproject.toml changed since the last install.
+if [ "${1:-}" = "--with-test-tools" ]; then
+  venv=.tmp/python-sdk stamp=.tmp/python-sdk/.pyproject-sha256
+  sum=$(sha256sum clients/python/pyproject.toml | cut -d' ' -f1)
+  if [ "$(cat "$stamp" 2>/dev/null)" != "$sum" ] || ! "$venv/bin/python" -c 'import quire' 2>/dev/null; then
+    log "installing the Python SDK (editable) and its test tools into $venv"
+    venv_ready "$venv" python3
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -e "clients/python[test]"
+    echo "$sum" > "$stamp"
+  fi
+fi
+
 log "building"
 npx --no-install tsc -p tsconfig.build.json
 chmod +x dist/cli/main.js
