@@ -1,8 +1,8 @@
 # Every string and every text stream of the document, reached from the trailer the way a reader
 # reaches them, cleaned of the terms and counted by the place they were found in (the `removed`
 # facts; docs/tools.md lists the places). Strings are searched in every encoding a reader may
-# apply (terms.readings); names only where they are destination names (catalog /Dests keys, /D,
-# /Dest).
+# apply (terms.readings); names only where they are free text: destination names (catalog /Dests
+# keys, /D, /Dest), /Info's keys, font names.
 from pymupdf import mupdf
 
 from pdf_objects import dict_items, dict_name, is_null, name_of, pdf_document, string_bytes
@@ -84,7 +84,7 @@ class DocumentWalk:
         if mupdf.pdf_is_string(obj):
             self.string(obj, place, key, holder, num)
         elif mupdf.pdf_is_name(obj):
-            self.destination_name(obj, place, key, holder)
+            self.free_name(obj, place, key, holder)
         elif mupdf.pdf_is_array(obj):
             for i in range(mupdf.pdf_array_len(obj)):
                 self.visit(mupdf.pdf_array_get(obj, i), place, i, obj)
@@ -97,8 +97,10 @@ class DocumentWalk:
             changed = clean_stream(self, num, obj, place, key)
             if changed:
                 self.count(*changed)
-        if key == "Dests" and place == "named_destinations" and not self.is_name_tree(obj):
-            self.rename_keys(obj)
+        if (key == "Dests" and place == "named_destinations" and not self.is_name_tree(obj)) or (
+            place == "document_info" and key is None
+        ):
+            self.rename_keys(obj, place)
         for child_key, value in dict_items(obj):
             if child_key in SYNTAX_KEYS or (child_key == "Contents" and dict_name(obj, "Type") == "Sig"):
                 continue
@@ -145,13 +147,16 @@ class DocumentWalk:
             else:
                 mupdf.pdf_dict_puts(holder, key, replacement)
 
-    def destination_name(self, obj, place, key, holder):
-        if key not in ("D", "Dest"):
+    def free_name(self, obj, place, key, holder):
+        """A name that is free text, not syntax: a destination's name, a font's name."""
+        if key in ("D", "Dest"):
+            place = "named_destinations" if place in ("named_destinations", "outlines") else place
+        elif key not in ("BaseFont", "FontName"):
             return
         name = name_of(obj)
         if not self.terms.search(name):
             return
-        self.count("named_destinations" if place in ("named_destinations", "outlines") else place)
+        self.count(place)
         if self.clean:
             new = mupdf.pdf_new_name(self.terms.scrub(name) or "redacted")
             if isinstance(key, int):
@@ -159,12 +164,13 @@ class DocumentWalk:
             else:
                 mupdf.pdf_dict_puts(holder, key, new)
 
-    def rename_keys(self, dests):
-        """An old-style /Dests dictionary: the destination names are its keys."""
-        for name, value in dict_items(dests):
+    def rename_keys(self, obj, place):
+        """Keys that are free text: the names of an old-style /Dests dictionary, the custom keys
+        of /Info."""
+        for name, value in dict_items(obj):
             if not self.terms.search(name):
                 continue
-            self.count("named_destinations")
+            self.count(place)
             if self.clean:
-                mupdf.pdf_dict_dels(dests, name)
-                mupdf.pdf_dict_puts(dests, self.terms.scrub(name) or "redacted", value)
+                mupdf.pdf_dict_dels(obj, name)
+                mupdf.pdf_dict_puts(obj, self.terms.scrub(name) or "redacted", value)
