@@ -3,10 +3,13 @@
 # their strings are cleaned here. The lexer knows just enough of the content syntax (PDF 32000-1
 # §7.2, §7.8.2, §8.9.7) to find the strings inside dictionaries: strings, hex strings, comments,
 # dictionary brackets, and inline image data (skipped, it is binary).
+import re
+
 from pdf_objects import unescape_literal
 
 WHITESPACE = b"\x00\t\n\x0c\r "
-DELIMITERS = b"()<>[]{}/%"
+# Where the lexer has something to do: a string, a dictionary bracket, a comment, an inline image.
+INTERESTING = re.compile(rb"[(<>%]|ID")
 
 
 def _literal_end(data, i):
@@ -45,6 +48,10 @@ def dictionary_strings(data):
     """(start, end, bytes) of every string inside a dictionary of the content stream `data`."""
     found, depth, i = [], 0, 0
     while i < len(data):
+        hit = INTERESTING.search(data, i)
+        if hit is None:
+            break
+        i = hit.start()
         c = data[i]
         if c == 0x25:  # comment to the end of the line
             while i < len(data) and data[i] not in b"\r\n":
@@ -91,6 +98,8 @@ def hex_text(text):
 
 def scrub_content(data, terms):
     """`data` with matches removed from its dictionaries' strings, and how many strings changed."""
+    if b"<<" not in data:
+        return data, 0
     pieces, last, changed = [], 0, 0
     for start, end, raw in dictionary_strings(data):
         clean = terms.scrub_bytes(raw)

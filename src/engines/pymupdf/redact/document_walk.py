@@ -68,28 +68,34 @@ class DocumentWalk:
         self.counts[place] = self.counts.get(place, 0) + n
 
     def visit(self, obj, place, key=None, holder=None):
+        """Walks `obj` and everything below it, depth first, with a stack of its own: a chain of
+        thousands of bookmarks (each one's /Next) is deeper than Python's recursion allows."""
+        stack = [(obj, place, key, holder)]
+        while stack:
+            stack.extend(reversed(self.step(*stack.pop())))
+
+    def step(self, obj, place, key, holder):
+        """Cleans one object; returns its children as (object, place, key, holder)."""
         if is_null(obj):
-            return
+            return []
         num = 0
         if mupdf.pdf_is_indirect(obj):
-            if key in BACK_REFERENCES:
-                return
             num = mupdf.pdf_to_num(obj)
-            if num in self.seen:
-                return
+            if key in BACK_REFERENCES or num in self.seen:
+                return []
             self.seen.add(num)
             obj = mupdf.pdf_resolve_indirect(obj)
             if is_null(obj):
-                return
+                return []
         if mupdf.pdf_is_string(obj):
             self.string(obj, place, key, holder, num)
         elif mupdf.pdf_is_name(obj):
             self.free_name(obj, place, key, holder)
         elif mupdf.pdf_is_array(obj):
-            for i in range(mupdf.pdf_array_len(obj)):
-                self.visit(mupdf.pdf_array_get(obj, i), place, i, obj)
+            return [(mupdf.pdf_array_get(obj, i), place, i, obj) for i in range(mupdf.pdf_array_len(obj))]
         elif mupdf.pdf_is_dict(obj):
-            self.dictionary(obj, place, key, num)
+            return self.dictionary(obj, place, key, num)
+        return []
 
     def dictionary(self, obj, place, key, num):
         place = self.place_of(obj, place, key)
@@ -101,6 +107,7 @@ class DocumentWalk:
             place == "document_info" and key is None
         ):
             self.rename_keys(obj, place)
+        children = []
         for child_key, value in dict_items(obj):
             if child_key in SYNTAX_KEYS or (child_key == "Contents" and dict_name(obj, "Type") == "Sig"):
                 continue
@@ -111,7 +118,8 @@ class DocumentWalk:
                 child_place = "page_xmp" if child_key == "Metadata" else "page_content"
             elif child_key == "Metadata":
                 child_place = "other_xmp"
-            self.visit(value, child_place, child_key, obj)
+            children.append((value, child_place, child_key, obj))
+        return children
 
     @staticmethod
     def is_name_tree(obj):
