@@ -1,5 +1,5 @@
-# The streams a term can be read from besides page text: XMP metadata and XFA form data (XML),
-# JavaScript, attached files, and the marked-content properties of content streams. Images, fonts
+# The streams a term can be read from besides page text: XMP metadata, XFA form data and rich text
+# (XML), JavaScript, attached files, and the marked-content properties of content streams. Images, fonts
 # and colour profiles are binary and not searched.
 from pymupdf import mupdf
 
@@ -15,6 +15,9 @@ def kind_of(obj, place, key):
         return "xml", place if place in XMP_PLACES else "other_xmp"
     if place == "xfa":
         return "xml", "form_fields"
+    if key in ("RC", "RV"):
+        # Rich text of an annotation or a field (XHTML), when given as a stream.
+        return "xml", place
     if key == "JS" or place == "javascript" and dict_name(obj, "Subtype") != "Form":
         return "script", "javascript"
     if dict_name(obj, "Type") == "EmbeddedFile" or place == "embedded_files" and dict_name(obj, "Subtype") != "Form":
