@@ -1,6 +1,7 @@
-// Engine tier (the pymupdf venv's Python): the redact driver's content-stream lexer (src/engines/pymupdf/redact/content_strings.py), table
-// driven: strings inside marked-content dictionaries are cleaned, whatever their form; text shown
-// on the page (MuPDF's redaction handles it), comments and inline image data are left alone.
+// Engine tier (the pymupdf venv's Python): the redact driver's content-stream lexer
+// (src/engines/pymupdf/redact/content_strings.py), table driven: strings inside marked-content
+// dictionaries are cleaned, whatever their form; text shown on the page (MuPDF's redaction handles
+// it), comments and inline image data are left alone.
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';

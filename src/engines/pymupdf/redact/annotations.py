@@ -4,6 +4,8 @@
 # whole (every widget of it, on every page, and its entry in the form); a field with a match keeps
 # its place: the match leaves its value, default, tooltip, name and options, and its appearance is
 # drawn anew from the cleaned value. Widgets are not in PyMuPDF's page.annots(): page.widgets().
+from itertools import chain
+
 import pymupdf
 from pymupdf import mupdf
 
@@ -64,16 +66,22 @@ def unlink_field(pdf, field):
         unlink_field(pdf, parent)
 
 
-def delete_field(doc, widget_xref):
-    """Deletes the whole field of a widget: all its widgets on every page, then the field itself."""
+def delete_field(doc, page, widget_xref):
+    """Deletes the whole field of a widget: all its widgets on any page, then the field itself."""
     pdf = pdf_document(doc)
     field = field_of(pdf, widget_xref)
     doomed = widgets_of(pdf, field)
-    for page in doc:
-        for widget in list(page.widgets()):
-            if widget.xref in doomed:
-                page.delete_widget(widget)
+    deleted = set()
+    # Most fields have their widgets on one page: the others are looked through only if need be.
+    for where in chain([page], (p for p in doc if p.number != page.number)):
+        for widget in list(where.widgets()):
+            if widget.xref in doomed - deleted:
+                deleted.add(widget.xref)
+                where.delete_widget(widget)
+        if deleted >= doomed:
+            break
     unlink_field(pdf, field)
+    return doomed
 
 
 def field_chain(pdf, xref):
@@ -95,10 +103,13 @@ def shown_text(widget):
 def clean_widgets(doc, page, terms, areas, counts):
     """Deletes the fields under an area; cleans the others. Returns how many fields were deleted."""
     under = [w.xref for w in page.widgets() if any(w.rect.intersects(r) for r in areas)]
+    gone, fields = set(), 0
     for xref in under:
-        delete_field(doc, xref)
+        if xref not in gone:
+            gone |= delete_field(doc, page, xref)
+            fields += 1
     if not terms:
-        return len(under)
+        return fields
     pdf = pdf_document(doc)
     walk = DocumentWalk(doc, terms)
     redraw = set()
@@ -112,11 +123,16 @@ def clean_widgets(doc, page, terms, areas, counts):
         counts[place] = counts.get(place, 0) + n
     for widget in page.widgets():
         if widget.xref in redraw:
-            widget.update()
+            try:
+                widget.update()
+            except Exception:
+                # A field PyMuPDF cannot draw (a signature, an odd type): its appearance is
+                # dropped below if it shows a match.
+                pass
     for widget in page.widgets():
         # An appearance that still shows a match (drawn by another program, not from the value)
         # is dropped: viewers draw the field from its cleaned value instead.
         if widget.xref in redraw and terms.search(shown_text(widget)):
             doc.xref_set_key(widget.xref, "AP", "null")
             counts["form_fields"] = counts.get("form_fields", 0) + 1
-    return len(under)
+    return fields
