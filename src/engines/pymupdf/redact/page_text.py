@@ -14,14 +14,16 @@ EVERYWHERE = pymupdf.Rect(-1e6, -1e6, 1e6, 1e6)
 
 
 def page_chars(page):
-    """The page's text with one box per character; None marks a line end (no box)."""
+    """The page's text with one box per character, as a tuple (a Rect is made only for the
+    characters of a match: making one per character costs more than the extraction); None marks
+    a line end (no box)."""
     text, boxes = [], []
     for block in page.get_text("rawdict", flags=TEXT_FLAGS, clip=EVERYWHERE)["blocks"]:
         for line in block.get("lines", []):
             for span in line["spans"]:
                 for ch in span["chars"]:
                     text.append(ch["c"])
-                    boxes.append(pymupdf.Rect(ch["bbox"]))
+                    boxes.append(ch["bbox"])
             text.append("\n")
             boxes.append(None)
     return "".join(text), boxes
@@ -36,7 +38,7 @@ def match_rects(page, terms):
             if m.end() == m.start():
                 continue
             pieces, line, previous = [], pymupdf.Rect(), None
-            for box in boxes[m.start():m.end()]:
+            for box in (None if b is None else pymupdf.Rect(b) for b in boxes[m.start():m.end()]):
                 # A new piece at a line end, and where a dehyphenated word goes on on the next line.
                 if box is None or (previous is not None and abs(box.y0 - previous.y0) > previous.height / 2):
                     if not line.is_empty:
@@ -52,7 +54,10 @@ def match_rects(page, terms):
 
 
 def count_matches(page, terms):
-    return len(match_rects(page, terms)) if terms else 0
+    if not terms:
+        return 0
+    text = page_chars(page)[0]
+    return sum(1 for p in terms.patterns for m in p.finditer(text) if m.end() > m.start())
 
 
 def inset(rect):
