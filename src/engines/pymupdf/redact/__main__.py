@@ -11,6 +11,7 @@ import pymupdf
 from annotations import clean_annotations, clean_widgets
 from document_walk import DocumentWalk
 from page_text import count_matches, redact_text
+from pdf_objects import indirect_annotations
 from terms import Terms
 
 # Exit codes the TypeScript adapter maps (src/engines/pymupdf/pymupdf.ts); 5 is in terms.py.
@@ -68,6 +69,7 @@ def main():
         sys.stderr.write(json.dumps({"matches": total}) + "\n")
         sys.exit(EXIT_TOO_MANY)
     removed = {}
+    indirect_annotations(doc)
     reports = [clean_page_objects(doc, page, job, terms, removed) for page in doc]
     if terms:
         # The strings and streams before the page text: a marked-content /ActualText holding a

@@ -1,9 +1,10 @@
 # The annotations of a page, before its text is redacted (MuPDF's redaction edits the page's own
 # content, never an annotation's appearance). An annotation under an area, or with a match in its
-# strings or in the text its appearance shows, is deleted. A form field under an area is deleted
-# whole (every widget of it, on every page, and its entry in the form); a field with a match keeps
-# its place: the match leaves its value, default, tooltip, name and options, and its appearance is
-# drawn anew from the cleaned value. Widgets are not in PyMuPDF's page.annots(): page.widgets().
+# strings or in the text its appearance shows, is deleted; a link only under an area (its strings
+# are cleaned by the document walk). A form field under an area is deleted whole (every widget of
+# it, on any page, and its entry in the form); a field with a match keeps its place: the match
+# leaves its value, default, tooltip, name and options, and its appearance is drawn anew from the
+# cleaned value. Widgets are not in PyMuPDF's page.annots(): page.widgets().
 from itertools import chain
 
 import pymupdf
@@ -86,11 +87,11 @@ def delete_field(doc, page, widget_xref):
 
 def field_chain(pdf, xref):
     """A widget and the fields above it, whose entries it inherits (value, default, flags)."""
-    chain, obj = [], mupdf.pdf_new_indirect(pdf, xref, 0)
-    while not is_null(obj) and mupdf.pdf_to_num(obj) not in {mupdf.pdf_to_num(o) for o in chain}:
-        chain.append(obj)
+    found, obj = [], mupdf.pdf_new_indirect(pdf, xref, 0)
+    while not is_null(obj) and mupdf.pdf_to_num(obj) not in {mupdf.pdf_to_num(o) for o in found}:
+        found.append(obj)
         obj = mupdf.pdf_dict_gets(obj, "Parent")
-    return chain
+    return found
 
 
 def shown_text(widget):

@@ -109,7 +109,7 @@ class DocumentWalk:
             self.rename_keys(obj, place)
         children = []
         for child_key, value in dict_items(obj):
-            if child_key in SYNTAX_KEYS or (child_key == "Contents" and dict_name(obj, "Type") == "Sig"):
+            if child_key in SYNTAX_KEYS or (child_key == "Contents" and self.is_signature(obj)):
                 continue
             child_place = ENTRY_PLACES.get(child_key, place)
             if place == "names" and child_key in NAME_TREES:
@@ -120,6 +120,12 @@ class DocumentWalk:
                 child_place = "other_xmp"
             children.append((value, child_place, child_key, obj))
         return children
+
+    @staticmethod
+    def is_signature(obj):
+        """A signature dictionary (/Type is optional there; /ByteRange is not): its /Contents is
+        the signature's binary value."""
+        return dict_name(obj, "Type") in ("Sig", "DocTimeStamp") or not is_null(mupdf.pdf_dict_gets(obj, "ByteRange"))
 
     @staticmethod
     def is_name_tree(obj):

@@ -84,3 +84,17 @@ def remove_from_array(array, num):
             mupdf.pdf_array_delete(array, i)
             removed = True
     return removed
+
+
+def indirect_annotations(doc):
+    """Makes every annotation written directly in a page's /Annots an object of its own: PyMuPDF
+    finds annotations by object number, and fails on a page whose /Annots holds a dictionary."""
+    pdf = pdf_document(doc)
+    for number in range(doc.page_count):
+        annots = mupdf.pdf_dict_gets(mupdf.pdf_lookup_page_obj(pdf, number), "Annots")
+        if not mupdf.pdf_is_array(annots):
+            continue
+        for i in range(mupdf.pdf_array_len(annots)):
+            item = mupdf.pdf_array_get(annots, i)
+            if mupdf.pdf_is_dict(item) and not mupdf.pdf_is_indirect(item):
+                mupdf.pdf_array_put(annots, i, mupdf.pdf_add_object(pdf, item))
