@@ -5,6 +5,7 @@
 # result facts that place is counted under); areas are PDF points from the bottom
 # left, as the redact tool takes them. Run with the pymupdf venv: python redaction-fixture.py OUT TERM
 import json
+import os
 import sys
 
 import pymupdf
@@ -295,6 +296,12 @@ def main():
     # The top 30 points are outside the CropBox: text there is in the file but never shown.
     page.set_cropbox(pymupdf.Rect(0, 30, 612, 792))
     doc.save(OUT, garbage=1, deflate=True)
+    # The file identifier: two binary strings any writer may fill, here with the term in the first.
+    with pymupdf.open(OUT) as again:
+        again.xref_set_key(-1, "ID", f"[<{TERM.encode('latin-1').hex()}> <{TERM.encode('latin-1').hex()}>]")
+        again.save(OUT + ".tmp", garbage=1, deflate=True)
+    os.replace(OUT + ".tmp", OUT)
+    planted("other", "the trailer's file identifier /ID")
     areas = []
     out = pymupdf.open(OUT)
     for w in out[0].widgets():

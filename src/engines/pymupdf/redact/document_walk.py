@@ -9,8 +9,8 @@ from pdf_objects import dict_items, dict_name, is_null, name_of, pdf_document, s
 from streams import clean_stream
 
 # Entries whose strings are syntax or binary, never text a reader is shown: a field's default
-# appearance (font and colour operators) and a signature's values. (The trailer's /ID and
-# /Encrypt are not walked: the file is written anew, unencrypted.)
+# appearance (font and colour operators) and a signature's values. (The trailer's /Encrypt is not
+# walked: the file is written anew, unencrypted; its /ID is looked at on its own.)
 SYNTAX_KEYS = {"DA", "ByteRange", "Cert"}
 # References that lead back up or sideways (to a parent, a page, a structure element): the object
 # is reached from its own place instead, so it is counted there.
@@ -47,6 +47,7 @@ class DocumentWalk:
     def run(self, everything=True):
         """Walks from the trailer; with `everything`, also every object the walk did not reach."""
         trailer = mupdf.pdf_trailer(self.pdf)
+        self.file_identifier(trailer)
         self.visit(mupdf.pdf_dict_gets(trailer, "Info"), "document_info")
         root = mupdf.pdf_dict_gets(trailer, "Root")
         if not mupdf.pdf_is_dict(root):
@@ -63,6 +64,20 @@ class DocumentWalk:
             if num not in self.seen:
                 self.visit(mupdf.pdf_new_indirect(self.pdf, num, 0), "other")
         return self.counts
+
+    def file_identifier(self, trailer):
+        """The trailer's /ID is two binary strings, free for any writer to fill: one holding a
+        match is dropped, and MuPDF writes a new one when it saves."""
+        ids = mupdf.pdf_dict_gets(trailer, "ID")
+        if not mupdf.pdf_is_array(ids):
+            return
+        for i in range(mupdf.pdf_array_len(ids)):
+            item = mupdf.pdf_array_get(ids, i)
+            if mupdf.pdf_is_string(item) and self.terms.search_bytes(string_bytes(item)):
+                self.count("other")
+                if self.clean:
+                    mupdf.pdf_dict_dels(trailer, "ID")
+                return
 
     def count(self, place, n=1):
         self.counts[place] = self.counts.get(place, 0) + n
