@@ -10,6 +10,7 @@ import pymupdf
 
 from annotations import clean_annotations, clean_widgets
 from document_walk import DocumentWalk
+from layers import Layers
 from page_text import count_matches, redact_text
 from pdf_objects import indirect_annotations
 from terms import Terms
@@ -57,6 +58,16 @@ def clean_page_text(page, job, terms, report, removed):
     return {**report, "text_matches": visible, "outside_box": outside, "rasterized": rasterised}
 
 
+def more_page_text(page, job, terms, report, removed):
+    """The page text again, with every layer off: what only then shows (areas are done)."""
+    if not terms:
+        return report
+    visible, outside, rasterised = redact_text(page, terms, [], job["fill"])
+    add(removed, {"page_text": visible, "outside_box": outside})
+    return {**report, "text_matches": report["text_matches"] + visible,
+            "outside_box": report["outside_box"] + outside, "rasterized": report["rasterized"] or rasterised}
+
+
 def main():
     job = json.load(sys.stdin)
     terms = Terms(job["texts"], job["patterns"], job.get("ignore_case"))
@@ -64,6 +75,9 @@ def main():
         doc = pymupdf.open(job["input"])
     except Exception:
         sys.exit(EXIT_UNREADABLE)
+    layers = Layers(doc)
+    if layers:
+        doc = layers.switched(doc, on=True)
     total = sum(count_matches(page, terms) for page in doc)
     if total > job["max_matches"]:
         sys.stderr.write(json.dumps({"matches": total}) + "\n")
@@ -76,6 +90,10 @@ def main():
         # match would otherwise be read as page text that has no place on the page to redact.
         add(removed, DocumentWalk(doc, terms).run(everything=False))
     pages = [clean_page_text(page, job, terms, reports[page.number], removed) for page in doc]
+    if layers:
+        doc = layers.switched(doc, on=False)
+        pages = [more_page_text(page, job, terms, pages[page.number], removed) for page in doc]
+        doc = layers.restored(doc)
     if terms:
         # Written once and read back with unused objects dropped (deleted annotations, replaced
         # content streams), so that everything the walk then finds is in the result.
