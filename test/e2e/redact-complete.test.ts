@@ -126,6 +126,16 @@ function whereFound(e: Evidence, word: string): string[] {
   return places;
 }
 
+/** Each optional content group's name and whether the document's default configuration shows it. */
+function layerStates(file: string): Record<string, boolean> {
+  const script = [
+    'import json, sys, pymupdf',
+    'ocgs = pymupdf.open(sys.argv[1]).get_ocgs()',
+    "print(json.dumps({o['name']: o['on'] for o in ocgs.values()}))",
+  ].join('\n');
+  return JSON.parse(execFileSync(PYMUPDF_PYTHON, ['-I', '-c', script, file], { encoding: 'utf8' }));
+}
+
 let server: TestServer;
 let client: Client;
 let fixture: Fixture;
@@ -188,6 +198,8 @@ describe('redact removes a term from every place of a PDF', () => {
       const objects = after.qdf.toString('latin1');
       expect(objects).toContain('/T (secret_field)');
       expect(objects).toContain('/Subtype /Link');
+      // The layers were all switched on and off to redact them; the document's own settings stay.
+      expect(layerStates(file), fill).toEqual({ 'KEEPETA layer': false, 'layer ': true });
       expect(execFileSync('qpdf', ['--list-attachments', file], { encoding: 'utf8' })).toMatch(/^\.txt -> /m);
       // Unrelated text in the same kinds of places stays.
       expect(after.text).toContain('KEEPALPHA report');
