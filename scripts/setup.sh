@@ -174,6 +174,43 @@ if [ "${1:-}" = "--with-test-tools" ]; then
   done
 fi
 
+# The client generator matrix (test/clients/generator-matrix.test.ts) also type-checks the two generated
+# Python clients with mypy and runs openapi-generator's Python client (urllib3, pydantic) from the same
+# venv, and drives openapi-generator's CLI, a jar from Maven Central (pinned; fetched once into .tmp/).
+# Its Java client's dependencies (the generated pom's, pinned by the generator version) go into ~/.m2
+# and its Go client's into the Go module cache, so the test resolves them offline.
+if [ "${1:-}" = "--with-test-tools" ]; then
+  venv=.tmp/openapi-tools
+  pins=(mypy==2.4.1 urllib3==2.8.0 pydantic==2.14.4 typing-extensions==4.16.0)
+  installed=$("$venv/bin/python" -m pip freeze --disable-pip-version-check 2>/dev/null || true)
+  for pin in "${pins[@]}"; do
+    if ! grep -qixF "${pin/typing-extensions/typing_extensions}" <<<"$installed"; then
+      log "installing ${pins[*]} (PyPI) into $venv"
+      "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "${pins[@]}"
+      break
+    fi
+  done
+  generator_version=7.25.0 dir=.tmp/openapi-generator
+  jar=$dir/openapi-generator-cli-$generator_version.jar
+  if [ ! -f "$jar" ]; then
+    log "fetching openapi-generator-cli $generator_version (Maven Central) into $dir"
+    mvn -q -B dependency:copy "-Dartifact=org.openapitools:openapi-generator-cli:$generator_version" \
+      "-DoutputDirectory=$dir"
+  fi
+  stamp=$dir/.deps-$generator_version
+  if [ ! -f "$stamp" ]; then
+    log "resolving the generated Java and Go clients' dependencies (Maven Central, Go module proxy)"
+    seed=$(mktemp -d)
+    printf '%s' '{"openapi":"3.1.0","info":{"title":"seed","version":"1"},"paths":{"/x":{"get":{"operationId":"x","responses":{"200":{"description":"ok"}}}}}}' >"$seed/seed.json"
+    java -jar "$jar" generate -g java -i "$seed/seed.json" -o "$seed/java" >/dev/null
+    (cd "$seed/java" && mvn -q -B dependency:build-classpath "-Dmdep.outputFile=$seed/classpath.txt")
+    # The version openapi-generator's Go go.mod requires (gopkg.in/validator.v2, for oneOf/anyOf models).
+    (cd "$seed" && go mod download gopkg.in/validator.v2@v2.0.1)
+    rm -rf "$seed"
+    touch "$stamp"
+  fi
+fi
+
 log "building"
 npx --no-install tsc -p tsconfig.build.json
 chmod +x dist/cli/main.js
