@@ -39,13 +39,18 @@ function publishedOptions(tool: PublishedTool): Record<string, unknown> {
   };
 }
 
-/** TypeBox's Record (`patternProperties: {"^(.*)$": …}`) as the map generators read. */
+/**
+ * TypeBox's Record (`patternProperties: {"^(.*)$": …}`) as the map generators read. A value that is
+ * a union (fill-form's string or boolean) is left untyped there: typescript-fetch converts a map of
+ * union values as a map of objects, and throws on the options of every other tool.
+ */
 function asMap(property: Record<string, unknown>): Record<string, unknown> {
   const patterns = property.patternProperties as Record<string, unknown> | undefined;
-  const any = patterns?.['^(.*)$'];
-  if (any === undefined) return property;
+  const value = patterns?.['^(.*)$'] as { anyOf?: { type?: string }[] } | undefined;
+  if (value === undefined) return property;
   const { patternProperties: _, ...rest } = property;
-  return { ...rest, additionalProperties: any };
+  const union = value.anyOf?.map((member) => member.type).join(' or ');
+  return { ...rest, additionalProperties: union ? { description: `A ${union}.` } : value };
 }
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
@@ -144,6 +149,8 @@ function chainStep(toolNames: readonly string[]): Record<string, unknown> {
       tool: { type: 'string', enum: toolNames },
       options: {
         type: 'object',
+        // Open: without it openapi-typescript types the object `Record<string, never>`.
+        additionalProperties: true,
         description: "Valid against the step's tool's options schema, as `options`.",
       },
     },
@@ -162,10 +169,14 @@ const stepsPart = {
 };
 
 /**
- * A plain URL beside its JSON form. No `format: uri` here: openapi-generator's Java client takes a
- * formatted string in a `oneOf` for a model class of its own and does not compile.
+ * A URL part that may instead hold a JSON object (`TransferSource`, `ExportTarget`): a string, whose
+ * text is either. A `oneOf` of the two is sent as `[object Object]` by orval, and openapi-generator's
+ * Java client takes a formatted string in it for a class of its own that does not compile.
  */
-const plainUrl = { type: 'string', maxLength: 8192, description: 'An http(s) URL.' };
+const urlOrJson = (component: string) => ({
+  type: 'string',
+  description: `A plain http(s) URL, or a \`${component}\` (components/schemas) as JSON text.`,
+});
 
 /** `file_url`, `export` (one job only) and `webhook_url`: URLs the worker, not the API, connects to. */
 function transferParts(kind: UploadKind): Record<string, unknown> {
@@ -174,14 +185,14 @@ function transferParts(kind: UploadKind): Record<string, unknown> {
       type: 'array',
       description:
         'Inputs the worker fetches, each taking its place among the `file` parts: a plain URL, or JSON `TransferSource` for a link that needs headers. Every address it connects to must be public.',
-      items: { oneOf: [plainUrl, ref('TransferSource')] },
+      items: urlOrJson('TransferSource'),
     },
     ...(kind === 'job'
       ? {
           export: {
+            ...urlOrJson('ExportTarget'),
             description:
-              'A presigned PUT URL the worker uploads the result to (plain, or JSON `ExportTarget`); the job succeeds once it answers 2xx.',
-            oneOf: [plainUrl, ref('ExportTarget')],
+              'A presigned PUT URL the worker uploads the result to (plain, or JSON `ExportTarget` text); the job succeeds once it answers 2xx.',
           },
         }
       : {}),

@@ -47,9 +47,13 @@ const launch = new Map<Generator, { file: string; args: string[]; env?: Record<s
 const ok = (output = ''): ProgramRun => ({ code: 0, stdout: output, stderr: '' });
 const dir = (name: string) => path.join(matrixDir, name);
 
-/** openapi-typescript's documented transform: `format: binary` as Blob (its default is string). */
+/**
+ * openapi-typescript with two documented options: `format: binary` as Blob (its default is string),
+ * and options with a default left optional (by default it makes them required, fit for answers).
+ */
 async function generateOpenapiTypescript(url: string): Promise<ProgramRun> {
   const nodes = await openapiTS(new URL(url), {
+    defaultNonNullable: false,
     transform: (schema) =>
       schema.format === 'binary' ? ts.factory.createTypeReferenceNode('Blob') : undefined,
   });

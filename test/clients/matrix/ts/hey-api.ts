@@ -4,10 +4,10 @@
 import { openAsBlob } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { client } from '../../../../.tmp/clients/matrix/hey-api/client.gen.js';
 import {
   type ChainStep,
   type CreateJobData,
-  client,
   createJob,
   getFile,
   getJob,
@@ -31,13 +31,14 @@ async function finish(job: Job, output: string): Promise<void> {
     job = polled.data;
   }
   if (job.status !== 'succeeded') throw new Error(`job ${job.id} ended ${job.status}`);
-  const link = await getJobDownload({ path: { id: job.id } });
+  // The link as JSON; without this Accept the answer is a redirect that fetch follows to the file.
+  const link = await getJobDownload({ path: { id: job.id }, headers: { Accept: 'application/json' } });
   if (link.error !== undefined) throw new Error(`download: ${link.response.status}`);
   const url = link.data.url;
   const token = decodeURIComponent(url.slice(url.indexOf(FILES_PREFIX) + FILES_PREFIX.length));
-  const file = await getFile({ path: { token }, parseAs: 'arrayBuffer' });
+  const file = await getFile({ path: { token }, parseAs: 'blob' });
   if (file.error !== undefined) throw new Error(`file: ${file.response.status}`);
-  await writeFile(output, new Uint8Array(file.data));
+  await writeFile(output, new Uint8Array(await file.data.arrayBuffer()));
 }
 
 async function main([baseUrl, key, input, outDir]: string[]): Promise<void> {

@@ -10,6 +10,7 @@ import {
   ChainStepToJSON,
   Configuration,
   type CreateJobRequest,
+  CreateJobRequestOptionsFromJSON,
   FilesApi,
   type Job,
   JobsApi,
@@ -22,7 +23,10 @@ async function finish(jobs: JobsApi, files: FilesApi, job: Job, output: string):
     job = await jobs.getJob({ id: job.id, wait: 30 });
   }
   if (job.status !== 'succeeded') throw new Error(`job ${job.id} ended ${job.status}`);
-  const { url } = await jobs.getJobDownload({ id: job.id });
+  // The link as JSON; without this Accept the answer is a redirect that fetch follows to the file.
+  const { url } = await jobs.getJobDownload({ id: job.id }, async ({ init }) => ({
+    headers: { ...init.headers, Accept: 'application/json' },
+  }));
   const token = decodeURIComponent(url.slice(url.indexOf(FILES_PREFIX) + FILES_PREFIX.length));
   const file = await files.getFile({ token });
   await writeFile(output, new Uint8Array(await file.arrayBuffer()));
@@ -36,7 +40,12 @@ async function main([baseUrl, key, input, outDir]: string[]): Promise<void> {
   const files = new FilesApi(config);
   const pdf = await openAsBlob(input, { type: 'application/pdf' });
   const request = (r: CreateJobRequest) => jobs.createJob({ ...r, prefer: 'wait=30', file: [pdf] });
-  const single = await request({ tool: 'compress', options: { level: 'high' } });
+  // typescript-fetch flattens the `options` union into one interface that requires what any tool
+  // requires; its FromJSON builds it from the one tool's options.
+  const single = await request({
+    tool: 'compress',
+    options: CreateJobRequestOptionsFromJSON({ level: 'high' }),
+  });
   const steps: ChainStep[] = [{ tool: 'rotate', options: { angle: 90 } }, { tool: 'compress' }];
   const chained = await request({ steps: JSON.stringify(steps.map((step) => ChainStepToJSON(step))) });
   await finish(jobs, files, single, path.join(outDir, 'compress.pdf'));
