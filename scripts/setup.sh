@@ -32,6 +32,8 @@ declare -A wanted=(
 if [ "${1:-}" = "--with-test-tools" ]; then
   wanted+=([curl]=curl [unzip]=unzip [ps]=procps [java]=default-jre-headless [mvn]=maven [openssl]=openssl
     [pdfsig]=poppler-utils)
+  # The client generator matrix compiles openapi-generator's Java client (javac: the JDK).
+  wanted+=([javac]=default-jdk-headless)
   # The PostgreSQL store's tests start a throwaway server from Debian's binaries (any version under
   # /usr/lib/postgresql; test/support/pg-server.ts picks the highest). The key is checked as a path
   # below, where the unexpanded pattern never exists: only added when no version is installed.
@@ -190,6 +192,20 @@ if [ "${1:-}" = "--with-test-tools" ]; then
       break
     fi
   done
+  # It builds openapi-generator's Go client, whose go.mod asks for Go 1.23; Debian 12 ships 1.19, so
+  # as root the pinned release is installed from go.dev's downloads, checked against its published
+  # SHA-256, when no go of 1.23 or later is on the PATH.
+  go_version=1.26.8
+  go_minor=$(go env GOVERSION 2>/dev/null | sed -n 's/^go1\.\([0-9]*\).*/\1/p')
+  if [ "${go_minor:-0}" -lt 23 ] && [ "$(id -u)" -eq 0 ]; then
+    archive="go$go_version.linux-$(dpkg --print-architecture).tar.gz"
+    log "installing Go $go_version ($archive from go.dev) into /usr/local/go"
+    tmp=$(mktemp -d)
+    curl -fsSL "https://go.dev/dl/$archive" -o "$tmp/$archive"
+    echo "$(curl -fsSL "https://go.dev/dl/$archive.sha256")  $tmp/$archive" | sha256sum -c --quiet
+    rm -rf /usr/local/go && tar -C /usr/local -xzf "$tmp/$archive" && rm -rf "$tmp"
+    ln -sf /usr/local/go/bin/go /usr/local/bin/go
+  fi
   generator_version=7.25.0 dir=.tmp/openapi-generator
   jar=$dir/openapi-generator-cli-$generator_version.jar
   if [ ! -f "$jar" ]; then
