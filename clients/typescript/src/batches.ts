@@ -36,7 +36,8 @@ export class Batches {
   async create<T extends AnyToolName>(params: CreateBatchParams<T>): Promise<Batch> {
     const parts = await this.jobs.parts(params.inputs, params);
     const form = multipartBody(textParts(params), parts);
-    const total = parts.reduce((sum, p) => sum + (p.kind === 'file' ? p.size : 0), 0);
+    // The whole body when its length is known (what the bytes counted are), else the files' sizes.
+    const total = Number(form.headers['Content-Length'] ?? parts.reduce((sum, p) => sum + (p.kind === 'file' ? p.size : 0), 0));
     const response = await this.transport.send({
       method: 'POST',
       path: '/api/v1/batches',

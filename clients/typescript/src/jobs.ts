@@ -96,7 +96,8 @@ export class Jobs {
   async create<T extends AnyToolName>(params: CreateJobParams<T>): Promise<Job> {
     const parts = await this.parts(params.inputs, params);
     const form = multipartBody(textParts(params), parts);
-    const total = parts.reduce((sum, p) => sum + (p.kind === 'file' ? p.size : 0), 0);
+    // The whole body when its length is known (what the bytes counted are), else the files' sizes.
+    const total = Number(form.headers['Content-Length'] ?? parts.reduce((sum, p) => sum + (p.kind === 'file' ? p.size : 0), 0));
     const body = countingBody(() => form.body(), total, params.onUploadProgress);
     const response = await this.transport.send({
       method: 'POST',
