@@ -7,7 +7,9 @@ import { UsageError } from './exit-codes.js';
 
 export async function client(): Promise<Quire> {
   const { url, apiKey } = await loadCredentials();
-  return new Quire({ url, apiKey });
+  // QUIRE_RETRIES: how many times to retry a request (default 5); 0 fails at the first error.
+  const retries = process.env.QUIRE_RETRIES === undefined ? undefined : Number(process.env.QUIRE_RETRIES);
+  return new Quire({ url, apiKey, ...(retries === undefined || Number.isNaN(retries) ? {} : { retry: { maxRetries: retries } }) });
 }
 
 const print = (json: boolean, value: unknown, text: () => string) =>

@@ -27,45 +27,61 @@ function properties(tool: Tool): Record<string, PropertySchema> {
   return ((tool.options_schema as { properties?: Record<string, PropertySchema> }).properties ?? {});
 }
 
+/** The allowed values: `enum`, or a union of `const`s (how TypeBox writes a literal union). */
+function valuesOf(schema: PropertySchema): unknown[] | undefined {
+  if (schema.enum) return schema.enum;
+  const members = schema.anyOf ?? schema.oneOf;
+  return members?.every((m) => 'const' in m) ? members.map((m) => m.const) : undefined;
+}
+
 function typeOf(schema: PropertySchema): string {
-  if (schema.enum) return schema.enum.every((v) => typeof v === 'number') ? 'integer' : 'string';
+  const values = valuesOf(schema);
+  if (values) return values.every((v) => typeof v === 'number') ? 'integer' : 'string';
   const type = Array.isArray(schema.type) ? schema.type.join('|') : schema.type;
   if (type) return type;
   const members = schema.anyOf ?? schema.oneOf;
   return members ? members.map(typeOf).join('|') : 'json';
 }
 
-/** A flag's text as the schema's type: numbers parsed, objects and arrays as JSON. */
+/** A flag's text as the schema's type: numbers parsed, objects and arrays as JSON, values checked. */
 export function coerce(name: string, schema: PropertySchema | undefined, text: string): unknown {
   const type = schema ? typeOf(schema) : 'json';
+  let value: unknown = text;
   if (type === 'integer' || type === 'number') {
-    const value = Number(text);
+    value = Number(text);
     if (!Number.isFinite(value)) throw new UsageError(`--${flagName(name)} takes a number, not ${JSON.stringify(text)}`);
-    return value;
+  } else if (type === 'boolean') value = text !== 'false';
+  else if (type !== 'string') {
+    try {
+      value = JSON.parse(text);
+    } catch {
+      value = text;
+    }
   }
-  if (type === 'boolean') return text !== 'false';
-  if (type === 'string' || schema?.enum) return text;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
+  const values = schema ? valuesOf(schema) : undefined;
+  if (values && !values.includes(value))
+    throw new UsageError(`--${flagName(name)} must be one of ${values.join(', ')}, not ${JSON.stringify(text)}`);
+  return value;
 }
 
 /** One commander Option per property, with type, values and default in its help line. */
 export function optionsOf(tool: Tool): Option[] {
   return Object.entries(properties(tool)).flatMap(([name, schema]) => {
     const type = typeOf(schema);
-    const facts = [type, schema.default === undefined ? '' : `default ${JSON.stringify(schema.default)}`];
+    const facts = [
+      type,
+      valuesOf(schema) ? `one of ${valuesOf(schema)?.join(' | ')}` : '',
+      schema.default === undefined ? '' : `default ${JSON.stringify(schema.default)}`,
+    ];
     const summary = [schema.description?.split('\n')[0], `(${facts.filter(Boolean).join(', ')})`].filter(Boolean).join(' ');
     if (type === 'boolean') {
       const on = new Option(`--${flagName(name)}`, summary);
       const off = new Option(`--no-${flagName(name)}`, `turn ${flagName(name)} off`);
       return [on, off];
     }
-    const option = new Option(`--${flagName(name)} <${type}>`, summary).argParser((v: string) => coerce(name, schema, v));
-    if (schema.enum) option.choices(schema.enum.map(String));
-    return [option];
+    // Not commander's `choices()`: it replaces the parser, and an integer enum (rotate's angle) must
+    // reach the server as a number.
+    return [new Option(`--${flagName(name)} <${type}>`, summary).argParser((v: string) => coerce(name, schema, v))];
   });
 }
 

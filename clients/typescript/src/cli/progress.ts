@@ -9,7 +9,8 @@ export interface Reporter {
   stop(): void;
 }
 
-const mib = (bytes: number) => `${(bytes / 1048576).toFixed(1)} MiB`;
+const mib = (bytes: number) =>
+  bytes >= 1048576 ? `${(bytes / 1048576).toFixed(1)} MiB` : `${(bytes / 1024).toFixed(1)} KiB`;
 
 function stepText(progress: JobProgress): string {
   return progress.step ? `step ${progress.step.index + 1}/${progress.step.count} ${progress.step.tool}` : progress.status;
