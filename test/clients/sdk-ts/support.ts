@@ -27,3 +27,40 @@ export async function buildSdk(tag: string): Promise<string> {
   );
   return outDir;
 }
+
+/**
+ * A valid one-page PDF of about `bytes` bytes: its bulk is one unreferenced stream of zeros, written
+ * as a hole in a sparse file, so making a GiB costs no time and no disk until someone copies it.
+ * qpdf opens it (the fake tool checks its output with qpdf) without reading the stream.
+ */
+export async function bigPdf(file: string, bytes: number): Promise<string> {
+  const { open } = await import('node:fs/promises');
+  const head = '%PDF-1.4\n';
+  const objects = [
+    '1 0 obj\n<< /Type /Catalog /Pages 2 0 R >>\nendobj\n',
+    '2 0 obj\n<< /Type /Pages /Kids [3 0 R] /Count 1 >>\nendobj\n',
+    '3 0 obj\n<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>\nendobj\n',
+  ];
+  const offsets: number[] = [];
+  let at = head.length;
+  for (const object of objects) {
+    offsets.push(at);
+    at += object.length;
+  }
+  const padding = Math.max(0, bytes - 1024);
+  const streamHead = `4 0 obj\n<< /Length ${padding} >>\nstream\n`;
+  offsets.push(at);
+  const streamStart = at + streamHead.length;
+  const streamEnd = '\nendstream\nendobj\n';
+  const xrefAt = streamStart + padding + streamEnd.length;
+  const xref = `xref\n0 5\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('')}`;
+  const tail = `${streamEnd}${xref}trailer\n<< /Size 5 /Root 1 0 R >>\nstartxref\n${xrefAt}\n%%EOF\n`;
+  const handle = await open(file, 'w');
+  try {
+    await handle.write(head + objects.join('') + streamHead, 0);
+    await handle.write(tail, streamStart + padding);
+  } finally {
+    await handle.close();
+  }
+  return file;
+}
