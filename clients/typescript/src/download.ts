@@ -5,6 +5,7 @@ import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
 import { Writable } from 'node:stream';
 import { errorFromResponse, networkError, QuireError } from './errors.js';
+import { type LinkResponse, nodeGet } from './node-http.js';
 import type { Transport } from './transport.js';
 
 export interface DownloadOptions {
@@ -45,17 +46,29 @@ function sinkOf(to: DownloadOptions['to']): { sink: NodeJS.WritableStream; close
 }
 
 /**
- * Copies `body` into `sink` without ending it, honouring back-pressure. Not `pipeline`: on a broken
+ * Copies `chunks` into `sink` without ending it, honouring back-pressure. Not `pipeline`: on a broken
  * connection it would destroy the sink, and a resume keeps writing to the same one.
  */
-async function copy(body: ReadableStream<Uint8Array>, sink: NodeJS.WritableStream, onChunk: (n: number) => void): Promise<void> {
-  const reader = body.getReader();
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) return;
-    onChunk(value.byteLength);
-    if (!sink.write(value)) await once(sink, 'drain');
+async function copy(chunks: AsyncIterable<Uint8Array>, sink: NodeJS.WritableStream, onChunk: (n: number) => void): Promise<void> {
+  for await (const chunk of chunks) {
+    onChunk(chunk.byteLength);
+    if (!sink.write(chunk)) await once(sink, 'drain');
   }
+}
+
+/** The link's answer: node:http on Node (node-http.ts says why), fetch elsewhere. */
+async function openLink(url: string, headers: Record<string, string>, signal?: AbortSignal): Promise<LinkResponse> {
+  if (typeof process !== 'undefined' && process.versions?.node) return nodeGet(url, headers, signal);
+  const response = await fetch(url, { headers, ...(signal ? { signal } : {}) });
+  const body = response.body;
+  const chunks: AsyncIterable<Uint8Array> = {
+    async *[Symbol.asyncIterator]() {
+      if (!body) return;
+      const reader = body.getReader();
+      for (let next = await reader.read(); !next.done; next = await reader.read()) yield next.value;
+    },
+  };
+  return { status: response.status, headers: response.headers, chunks, discard: () => void body?.cancel() };
 }
 
 /** Asks `linkPath` (a `/download` route) for a fresh temporary link. */
@@ -75,15 +88,19 @@ export async function downloadLink(transport: Transport, linkPath: string, optio
   for (let resumes = 0; ; ) {
     try {
       const headers: Record<string, string> = received > 0 ? { Range: `bytes=${received}-`, ...(etag ? { 'If-Range': etag } : {}) } : {};
-      const response = await fetch(url, { headers, signal: options.signal });
+      const response = await openLink(url, headers, options.signal);
       if (response.status === 403 && resumes < (options.maxResumes ?? 5)) {
         // The link expired while resuming: a new one, then the same range.
-        await response.body?.cancel();
+        response.discard();
         url = await freshLink(transport, linkPath, options.signal);
         resumes++;
         continue;
       }
-      if (!response.ok) throw await errorFromResponse(response);
+      if (response.status < 200 || response.status > 299) {
+        const text: Buffer[] = [];
+        for await (const chunk of response.chunks) text.push(Buffer.from(chunk));
+        throw await errorFromResponse(new Response(Buffer.concat(text), { status: response.status, headers: response.headers }));
+      }
       if (received > 0 && response.status !== 206) throw new QuireError({ status: response.status, code: 'length_mismatch', title: 'Resume refused', detail: 'The server sent the whole file again instead of the rest; the part already written cannot be kept.', retryable: true });
       const length = Number(response.headers.get('content-length') ?? Number.NaN);
       if (received === 0) {
@@ -91,8 +108,7 @@ export async function downloadLink(transport: Transport, linkPath: string, optio
         etag = response.headers.get('etag');
         result = { contentType: response.headers.get('content-type'), name: fileName(response.headers.get('content-disposition')) };
       }
-      if (!response.body) throw new Error('the download answered without a body');
-      await copy(response.body, sink, (n) => {
+      await copy(response.chunks, sink, (n) => {
         received += n;
         options.onProgress?.(received, total);
       });

@@ -1,9 +1,7 @@
 // What a job's input may be, and how each becomes a multipart part without being read whole: a path
 // is streamed from disk, Node and Web streams are piped, Blobs stream themselves, URLs become `file_url`.
-import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { openAsBlob } from 'node:fs';
 import path from 'node:path';
-import { Readable } from 'node:stream';
 
 /** A fetched input: the worker GETs it (with `headers`, kept secret by the server). */
 export interface UrlInput {
@@ -71,23 +69,39 @@ function bytesPart(
     const blob = new Blob([data as Uint8Array<ArrayBuffer>]);
     return { kind: 'file', name, type, size: data.byteLength, replayable: true, stream: () => blob.stream() };
   }
-  const web = isNodeStream(data)
-    ? (Readable.toWeb(Readable.from(data as AsyncIterable<Uint8Array>)) as ReadableStream<Uint8Array>)
-    : data;
+  const web = isNodeStream(data) ? pulled(data as AsyncIterable<Uint8Array>) : data;
   return { kind: 'file', name, type, size: Number.NaN, replayable: false, stream: oneShot(web) };
 }
 
+/**
+ * A Web stream that reads the Node stream only when pulled. Not `Readable.toWeb`: on Node 20 it keeps
+ * reading ahead regardless of the consumer, so a 1 GiB file ends up in memory.
+ */
+function pulled(source: AsyncIterable<Uint8Array>): ReadableStream<Uint8Array> {
+  const iterator = source[Symbol.asyncIterator]();
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const next = await iterator.next();
+      if (next.done) controller.close();
+      else controller.enqueue(next.value);
+    },
+    async cancel() {
+      await iterator.return?.();
+    },
+  });
+}
+
 async function pathPart(file: string, name?: string): Promise<FilePart> {
-  const { size } = await stat(file);
+  // A file-backed Blob: its stream reads the file from disk as it is consumed, never all at once.
+  const blob = await openAsBlob(file);
   return {
     kind: 'file',
     name: name ?? path.basename(file),
     type: 'application/octet-stream',
-    size,
+    size: blob.size,
     replayable: true,
     path: file,
-    // 64 KiB reads: the part is never more than a few chunks in memory, whatever the file's size.
-    stream: () => Readable.toWeb(createReadStream(file, { highWaterMark: 64 * 1024 })) as ReadableStream<Uint8Array>,
+    stream: () => blob.stream(),
   };
 }
 

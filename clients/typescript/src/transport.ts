@@ -1,6 +1,7 @@
 // Every request the SDK sends: the key header, an Idempotency-Key on each POST, and retries of network
 // errors, 409 in flight, 429 and 5xx with `Retry-After` honoured and jittered back-off, within a budget.
 import { errorFromResponse, networkError, QuireError, retryableStatus } from './errors.js';
+import { streamingFetch } from './node-http.js';
 
 export interface RetryPolicy {
   /** Attempts after the first; 0 turns retries off. */
@@ -65,6 +66,8 @@ export class Transport {
   /** Private (#), so neither `console.log(client)`, JSON nor an error's properties ever show it. */
   readonly #apiKey: string;
   readonly #fetch: typeof fetch;
+  /** Node only: streamed bodies through node:http (node-http.ts says why). */
+  readonly #streamingFetch: typeof streamingFetch | undefined;
   rateLimit: RateLimitState = { raw: { rateLimit: null, policy: null } };
 
   constructor(options: { baseUrl: string; apiKey: string; retry?: Partial<RetryPolicy>; fetch?: typeof fetch }) {
@@ -72,6 +75,7 @@ export class Transport {
     this.#apiKey = options.apiKey;
     this.retry = { ...DEFAULT_RETRY, ...options.retry };
     this.#fetch = options.fetch ?? globalThis.fetch.bind(globalThis);
+    this.#streamingFetch = options.fetch === undefined && typeof process !== 'undefined' && process.versions?.node ? streamingFetch : undefined;
   }
 
   url(path: string): string {
@@ -94,15 +98,18 @@ export class Transport {
       let failure: QuireError;
       try {
         const body = attempt.body?.();
-        response = await this.#fetch(this.url(attempt.path), {
-          method: attempt.method,
-          headers,
-          body,
-          signal: attempt.signal,
-          redirect: 'manual',
-          // Node's fetch needs `duplex` for a streamed request body (undici; the Fetch standard's name).
-          ...(body instanceof ReadableStream ? { duplex: 'half' } : {}),
-        } as RequestInit);
+        response =
+          body instanceof ReadableStream && this.#streamingFetch
+            ? await this.#streamingFetch(this.url(attempt.path), { method: attempt.method, headers, body, signal: attempt.signal })
+            : await this.#fetch(this.url(attempt.path), {
+                method: attempt.method,
+                headers,
+                body,
+                signal: attempt.signal,
+                redirect: 'manual',
+                // fetch needs `duplex` for a streamed request body (the Fetch standard's name).
+                ...(body instanceof ReadableStream ? { duplex: 'half' } : {}),
+              } as RequestInit);
         this.#noteRateLimit(response);
         if (response.ok || attempt.accept?.(response.status)) return response;
         failure = await errorFromResponse(response);

@@ -27,8 +27,8 @@ const FileUrlStorage = (tus as unknown as { FileUrlStorage: new (file: string) =
 
 /** Files at or above this go through tus instead of the job's multipart body (docs/clients.md). */
 export const DEFAULT_TUS_THRESHOLD = 64 * 1024 * 1024;
-/** One PATCH per 32 MiB: a broken connection costs at most one chunk, and each chunk is streamed. */
-const CHUNK_BYTES = 32 * 1024 * 1024;
+/** One PATCH per 16 MiB: a broken connection costs at most one chunk, and each chunk is streamed. */
+const CHUNK_BYTES = 16 * 1024 * 1024;
 
 export function defaultUploadStore(): string {
   const base = process.env.XDG_STATE_HOME ?? path.join(os.homedir(), '.local', 'state');

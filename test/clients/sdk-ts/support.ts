@@ -47,14 +47,20 @@ export async function bigPdf(file: string, bytes: number): Promise<string> {
     offsets.push(at);
     at += object.length;
   }
-  const padding = Math.max(0, bytes - 1024);
-  const streamHead = `4 0 obj\n<< /Length ${padding} >>\nstream\n`;
   offsets.push(at);
-  const streamStart = at + streamHead.length;
-  const streamEnd = '\nendstream\nendobj\n';
-  const xrefAt = streamStart + padding + streamEnd.length;
-  const xref = `xref\n0 5\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('')}`;
-  const tail = `${streamEnd}${xref}trailer\n<< /Size 5 /Root 1 0 R >>\nstartxref\n${xrefAt}\n%%EOF\n`;
+  const layout = (padding: number) => {
+    const streamHead = `4 0 obj\n<< /Length ${padding} >>\nstream\n`;
+    const streamStart = at + streamHead.length;
+    const streamEnd = '\nendstream\nendobj\n';
+    const xrefAt = streamStart + padding + streamEnd.length;
+    const xref = `xref\n0 5\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('')}`;
+    const tail = `${streamEnd}${xref}trailer\n<< /Size 5 /Root 1 0 R >>\nstartxref\n${xrefAt}\n%%EOF\n`;
+    return { streamHead, streamStart, tail, total: streamStart + padding + tail.length };
+  };
+  // Twice: the padding's digit count changes the lengths around it at most once.
+  let padding = bytes - layout(0).total;
+  padding += bytes - layout(padding).total;
+  const { streamHead, streamStart, tail } = layout(padding);
   const handle = await open(file, 'w');
   try {
     await handle.write(head + objects.join('') + streamHead, 0);
