@@ -30,6 +30,7 @@ export function createApi(transport: Transport): Api {
 
 /** The data of an answer the transport already checked (it throws on every refusal). */
 export function data<T>(result: { data?: T; error?: unknown; response: Response }): T {
-  if (result.data === undefined) throw new Error(`empty answer from ${result.response.url} (${result.response.status})`);
+  if (result.data === undefined)
+    throw new Error(`empty answer from ${result.response.url} (${result.response.status})`);
   return result.data;
 }

@@ -37,11 +37,16 @@ export class Batches {
     const parts = await this.jobs.parts(params.inputs, params);
     const form = multipartBody(textParts(params), parts);
     // The whole body when its length is known (what the bytes counted are), else the files' sizes.
-    const total = Number(form.headers['Content-Length'] ?? parts.reduce((sum, p) => sum + (p.kind === 'file' ? p.size : 0), 0));
+    const total = Number(
+      form.headers['Content-Length'] ?? parts.reduce((sum, p) => sum + (p.kind === 'file' ? p.size : 0), 0),
+    );
     const response = await this.transport.send({
       method: 'POST',
       path: '/api/v1/batches',
-      headers: { ...form.headers, ...(params.idempotencyKey ? { 'Idempotency-Key': params.idempotencyKey } : {}) },
+      headers: {
+        ...form.headers,
+        ...(params.idempotencyKey ? { 'Idempotency-Key': params.idempotencyKey } : {}),
+      },
       body: countingBody(() => form.body(), total, params.onUploadProgress),
       replayable: form.replayable,
       signal: params.signal,
@@ -72,8 +77,15 @@ export class Batches {
   }
 
   /** Streams the ZIP of every succeeded job's result. */
-  async download(id: string, options: { to: string | NodeJS.WritableStream; signal?: AbortSignal }): Promise<void> {
-    const response = await this.transport.send({ method: 'GET', path: `/api/v1/batches/${encodeURIComponent(id)}/download`, signal: options.signal });
+  async download(
+    id: string,
+    options: { to: string | NodeJS.WritableStream; signal?: AbortSignal },
+  ): Promise<void> {
+    const response = await this.transport.send({
+      method: 'GET',
+      path: `/api/v1/batches/${encodeURIComponent(id)}/download`,
+      signal: options.signal,
+    });
     if (!response.body) throw new Error('the batch download answered without a body');
     const sink = typeof options.to === 'string' ? createWriteStream(options.to) : options.to;
     await pipeline(Readable.fromWeb(response.body as import('node:stream/web').ReadableStream), sink);

@@ -3,8 +3,8 @@
 import { createApi } from './api.js';
 import { Batches } from './batches.js';
 import type { DownloadResult } from './download.js';
-import { type Job, Jobs } from './jobs.js';
 import type { InputSource } from './inputs.js';
+import { type Job, Jobs } from './jobs.js';
 import { Accounts, Keys, Tools, Webhooks } from './resources.js';
 import type { AnyToolName, Step, ToolOptions } from './tool-options.js';
 import { type RateLimitState, type RetryPolicy, Transport } from './transport.js';
@@ -53,9 +53,18 @@ export class Quire {
     const apiKey = options.apiKey ?? env('QUIRE_API_KEY');
     if (!url) throw new TypeError('Quire needs a server URL (option `url` or QUIRE_URL)');
     if (!apiKey) throw new TypeError('Quire needs an API key (option `apiKey` or QUIRE_API_KEY)');
-    this.#transport = new Transport({ baseUrl: url, apiKey, ...(options.retry ? { retry: options.retry } : {}), ...(options.fetch ? { fetch: options.fetch } : {}) });
+    this.#transport = new Transport({
+      baseUrl: url,
+      apiKey,
+      ...(options.retry ? { retry: options.retry } : {}),
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+    });
     const api = createApi(this.#transport);
-    this.uploads = new TusUploads(this.#transport, options.tusThresholdBytes ?? DEFAULT_TUS_THRESHOLD, options.uploadStore ?? defaultUploadStore());
+    this.uploads = new TusUploads(
+      this.#transport,
+      options.tusThresholdBytes ?? DEFAULT_TUS_THRESHOLD,
+      options.uploadStore ?? defaultUploadStore(),
+    );
     this.jobs = new Jobs(this.#transport, api, this.uploads);
     this.batches = new Batches(this.#transport, api, this.jobs);
     this.tools = new Tools(api);
@@ -79,20 +88,35 @@ export class Quire {
     toolOptions?: ToolOptions<T>,
     options: RunOptions = {},
   ): Promise<{ job: Job; download?: DownloadResult }> {
-    const created = await this.jobs.create<T>({ tool, inputs, ...(toolOptions === undefined ? {} : { options: toolOptions }), ...common(options) });
+    const created = await this.jobs.create<T>({
+      tool,
+      inputs,
+      ...(toolOptions === undefined ? {} : { options: toolOptions }),
+      ...common(options),
+    });
     return this.#finish(created, options);
   }
 
   /** `run` for a chain of steps, each on the output of the one before. */
-  async runSteps(steps: Step[], inputs: InputSource[], options: RunOptions = {}): Promise<{ job: Job; download?: DownloadResult }> {
+  async runSteps(
+    steps: Step[],
+    inputs: InputSource[],
+    options: RunOptions = {},
+  ): Promise<{ job: Job; download?: DownloadResult }> {
     const created = await this.jobs.create({ steps, inputs, ...common(options) });
     return this.#finish(created, options);
   }
 
   async #finish(created: Job, options: RunOptions): Promise<{ job: Job; download?: DownloadResult }> {
-    const job = await this.jobs.wait(created.id, { ...(options.onProgress ? { onProgress: options.onProgress } : {}), ...(options.signal ? { signal: options.signal } : {}) });
+    const job = await this.jobs.wait(created.id, {
+      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
     if (options.to === undefined) return { job };
-    const download = await this.jobs.download(job.id, { to: options.to, ...(options.signal ? { signal: options.signal } : {}) });
+    const download = await this.jobs.download(job.id, {
+      to: options.to,
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
     return { job, download };
   }
 

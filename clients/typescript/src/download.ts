@@ -36,7 +36,11 @@ function fileName(disposition: string | null): string | undefined {
 function sinkOf(to: DownloadOptions['to']): { sink: NodeJS.WritableStream; close: () => Promise<void> } {
   if (typeof to === 'string') {
     const file = createWriteStream(to);
-    return { sink: file, close: () => new Promise((resolve, reject) => file.end((e?: Error | null) => (e ? reject(e) : resolve()))) };
+    return {
+      sink: file,
+      close: () =>
+        new Promise((resolve, reject) => file.end((e?: Error | null) => (e ? reject(e) : resolve()))),
+    };
   }
   if (to instanceof WritableStream) {
     const sink = Writable.fromWeb(to);
@@ -49,7 +53,11 @@ function sinkOf(to: DownloadOptions['to']): { sink: NodeJS.WritableStream; close
  * Copies `chunks` into `sink` without ending it, honouring back-pressure. Not `pipeline`: on a broken
  * connection it would destroy the sink, and a resume keeps writing to the same one.
  */
-async function copy(chunks: AsyncIterable<Uint8Array>, sink: NodeJS.WritableStream, onChunk: (n: number) => void): Promise<void> {
+async function copy(
+  chunks: AsyncIterable<Uint8Array>,
+  sink: NodeJS.WritableStream,
+  onChunk: (n: number) => void,
+): Promise<void> {
   for await (const chunk of chunks) {
     onChunk(chunk.byteLength);
     if (!sink.write(chunk)) await once(sink, 'drain');
@@ -57,7 +65,11 @@ async function copy(chunks: AsyncIterable<Uint8Array>, sink: NodeJS.WritableStre
 }
 
 /** The link's answer: node:http on Node (node-http.ts says why), fetch elsewhere. */
-async function openLink(url: string, headers: Record<string, string>, signal?: AbortSignal): Promise<LinkResponse> {
+async function openLink(
+  url: string,
+  headers: Record<string, string>,
+  signal?: AbortSignal,
+): Promise<LinkResponse> {
   if (typeof process !== 'undefined' && process.versions?.node) return nodeGet(url, headers, signal);
   const response = await fetch(url, { headers, ...(signal ? { signal } : {}) });
   const body = response.body;
@@ -73,12 +85,21 @@ async function openLink(url: string, headers: Record<string, string>, signal?: A
 
 /** Asks `linkPath` (a `/download` route) for a fresh temporary link. */
 async function freshLink(transport: Transport, linkPath: string, signal?: AbortSignal): Promise<string> {
-  const response = await transport.send({ method: 'GET', path: linkPath, headers: { Accept: 'application/json' }, signal });
+  const response = await transport.send({
+    method: 'GET',
+    path: linkPath,
+    headers: { Accept: 'application/json' },
+    signal,
+  });
   const { url } = (await response.json()) as { url: string };
   return transport.url(url);
 }
 
-export async function downloadLink(transport: Transport, linkPath: string, options: DownloadOptions): Promise<DownloadResult> {
+export async function downloadLink(
+  transport: Transport,
+  linkPath: string,
+  options: DownloadOptions,
+): Promise<DownloadResult> {
   const { sink, close } = sinkOf(options.to);
   let received = 0;
   let total: number | undefined;
@@ -87,7 +108,8 @@ export async function downloadLink(transport: Transport, linkPath: string, optio
   let url = await freshLink(transport, linkPath, options.signal);
   for (let resumes = 0; ; ) {
     try {
-      const headers: Record<string, string> = received > 0 ? { Range: `bytes=${received}-`, ...(etag ? { 'If-Range': etag } : {}) } : {};
+      const headers: Record<string, string> =
+        received > 0 ? { Range: `bytes=${received}-`, ...(etag ? { 'If-Range': etag } : {}) } : {};
       const response = await openLink(url, headers, options.signal);
       if (response.status === 403 && resumes < (options.maxResumes ?? 5)) {
         // The link expired while resuming: a new one, then the same range.
@@ -99,14 +121,27 @@ export async function downloadLink(transport: Transport, linkPath: string, optio
       if (response.status < 200 || response.status > 299) {
         const text: Buffer[] = [];
         for await (const chunk of response.chunks) text.push(Buffer.from(chunk));
-        throw await errorFromResponse(new Response(Buffer.concat(text), { status: response.status, headers: response.headers }));
+        throw await errorFromResponse(
+          new Response(Buffer.concat(text), { status: response.status, headers: response.headers }),
+        );
       }
-      if (received > 0 && response.status !== 206) throw new QuireError({ status: response.status, code: 'length_mismatch', title: 'Resume refused', detail: 'The server sent the whole file again instead of the rest; the part already written cannot be kept.', retryable: true });
+      if (received > 0 && response.status !== 206)
+        throw new QuireError({
+          status: response.status,
+          code: 'length_mismatch',
+          title: 'Resume refused',
+          detail:
+            'The server sent the whole file again instead of the rest; the part already written cannot be kept.',
+          retryable: true,
+        });
       const length = Number(response.headers.get('content-length') ?? Number.NaN);
       if (received === 0) {
         total = Number.isFinite(length) ? length : undefined;
         etag = response.headers.get('etag');
-        result = { contentType: response.headers.get('content-type'), name: fileName(response.headers.get('content-disposition')) };
+        result = {
+          contentType: response.headers.get('content-type'),
+          name: fileName(response.headers.get('content-disposition')),
+        };
       }
       await copy(response.chunks, sink, (n) => {
         received += n;

@@ -23,7 +23,11 @@ export type InputSource =
   | UrlInput
   | { uploadId: string }
   | { path: string; name?: string }
-  | { data: Blob | Uint8Array | ReadableStream<Uint8Array> | NodeJS.ReadableStream; name?: string; type?: string };
+  | {
+      data: Blob | Uint8Array | ReadableStream<Uint8Array> | NodeJS.ReadableStream;
+      name?: string;
+      type?: string;
+    };
 
 /** A file part: the size when known (NaN for a stream), and a fresh stream on every call. */
 export interface FilePart {
@@ -38,13 +42,12 @@ export interface FilePart {
   path?: string;
 }
 
-export type Part =
-  | FilePart
-  | { kind: 'file_url'; value: string }
-  | { kind: 'upload_id'; value: string };
+export type Part = FilePart | { kind: 'file_url'; value: string } | { kind: 'upload_id'; value: string };
 
 function isNodeStream(value: unknown): value is NodeJS.ReadableStream {
-  return value !== null && typeof value === 'object' && typeof (value as { pipe?: unknown }).pipe === 'function';
+  return (
+    value !== null && typeof value === 'object' && typeof (value as { pipe?: unknown }).pipe === 'function'
+  );
 }
 
 function oneShot(stream: ReadableStream<Uint8Array>): () => ReadableStream<Uint8Array> {
@@ -63,7 +66,14 @@ function bytesPart(
 ): FilePart {
   if (data instanceof Blob) {
     const fileName = typeof File !== 'undefined' && data instanceof File ? data.name : name;
-    return { kind: 'file', name: fileName, type: data.type || type, size: data.size, replayable: true, stream: () => data.stream() };
+    return {
+      kind: 'file',
+      name: fileName,
+      type: data.type || type,
+      size: data.size,
+      replayable: true,
+      stream: () => data.stream(),
+    };
   }
   if (data instanceof Uint8Array) {
     const blob = new Blob([data as Uint8Array<ArrayBuffer>]);
@@ -111,12 +121,19 @@ export async function toPart(input: InputSource, index: number): Promise<Part> {
   const octets = 'application/octet-stream';
   if (typeof input === 'string') return pathPart(input);
   if (input instanceof URL) return { kind: 'file_url', value: input.toString() };
-  if (input instanceof Blob || input instanceof Uint8Array || input instanceof ReadableStream || isNodeStream(input))
+  if (
+    input instanceof Blob ||
+    input instanceof Uint8Array ||
+    input instanceof ReadableStream ||
+    isNodeStream(input)
+  )
     return bytesPart(input, fallback, octets);
   if ('uploadId' in input) return { kind: 'upload_id', value: input.uploadId };
   if ('path' in input) return pathPart(input.path, input.name);
   if ('url' in input) {
-    const value = input.headers ? JSON.stringify({ url: input.url.toString(), headers: input.headers }) : input.url.toString();
+    const value = input.headers
+      ? JSON.stringify({ url: input.url.toString(), headers: input.headers })
+      : input.url.toString();
     return { kind: 'file_url', value };
   }
   return bytesPart(input.data, input.name ?? fallback, input.type ?? octets);

@@ -80,12 +80,18 @@ export class Jobs {
   ) {}
 
   /** The parts of `inputs`, sending files at or over the tus threshold as resumable uploads first. */
-  async parts(inputs: InputSource[], params: Pick<CreateCommon, 'signal' | 'onUploadProgress'>): Promise<Part[]> {
+  async parts(
+    inputs: InputSource[],
+    params: Pick<CreateCommon, 'signal' | 'onUploadProgress'>,
+  ): Promise<Part[]> {
     const parts: Part[] = [];
     for (const [index, input] of inputs.entries()) {
       const part = await toPart(input, index);
       if (part.kind === 'file' && part.path !== undefined && part.size >= this.uploads.threshold) {
-        const upload = await this.uploads.upload(part.path, { onProgress: params.onUploadProgress, signal: params.signal });
+        const upload = await this.uploads.upload(part.path, {
+          onProgress: params.onUploadProgress,
+          signal: params.signal,
+        });
         parts.push({ kind: 'upload_id', value: upload.id });
       } else parts.push(part);
     }
@@ -97,7 +103,9 @@ export class Jobs {
     const parts = await this.parts(params.inputs, params);
     const form = multipartBody(textParts(params), parts);
     // The whole body when its length is known (what the bytes counted are), else the files' sizes.
-    const total = Number(form.headers['Content-Length'] ?? parts.reduce((sum, p) => sum + (p.kind === 'file' ? p.size : 0), 0));
+    const total = Number(
+      form.headers['Content-Length'] ?? parts.reduce((sum, p) => sum + (p.kind === 'file' ? p.size : 0), 0),
+    );
     const body = countingBody(() => form.body(), total, params.onUploadProgress);
     const response = await this.transport.send({
       method: 'POST',
@@ -114,7 +122,9 @@ export class Jobs {
   }
 
   async get(id: string, options: { signal?: AbortSignal } = {}): Promise<Job> {
-    return data(await this.api.GET('/api/v1/jobs/{id}', { params: { path: { id } }, signal: options.signal }));
+    return data(
+      await this.api.GET('/api/v1/jobs/{id}', { params: { path: { id } }, signal: options.signal }),
+    );
   }
 
   async list(query: ListJobsQuery = {}): Promise<JobList> {

@@ -11,7 +11,12 @@ const NULL_BODY = new Set([101, 103, 204, 205, 304]);
 
 export async function streamingFetch(
   url: string,
-  init: { method: string; headers: Record<string, string>; body: ReadableStream<Uint8Array>; signal?: AbortSignal | undefined },
+  init: {
+    method: string;
+    headers: Record<string, string>;
+    body: ReadableStream<Uint8Array>;
+    signal?: AbortSignal | undefined;
+  },
 ): Promise<Response> {
   const target = new URL(url);
   const request = (target.protocol === 'https:' ? https : http).request(target, {
@@ -25,9 +30,10 @@ export async function streamingFetch(
   });
   // The server may answer (413, 400) before reading the whole body: that answer wins over the
   // write error of the rest.
-  const sent = pipeline(Readable.fromWeb(init.body as import('node:stream/web').ReadableStream<Uint8Array>), request).catch(
-    (error: unknown) => error,
-  );
+  const sent = pipeline(
+    Readable.fromWeb(init.body as import('node:stream/web').ReadableStream<Uint8Array>),
+    request,
+  ).catch((error: unknown) => error);
   const response = await Promise.race([answered, sent.then(() => answered)]);
   const headers = new Headers();
   for (const [name, value] of Object.entries(response.headers)) {
@@ -47,15 +53,28 @@ export interface LinkResponse {
   discard(): void;
 }
 
-export function nodeGet(url: string, headers: Record<string, string>, signal?: AbortSignal): Promise<LinkResponse> {
+export function nodeGet(
+  url: string,
+  headers: Record<string, string>,
+  signal?: AbortSignal,
+): Promise<LinkResponse> {
   const target = new URL(url);
   return new Promise((resolve, reject) => {
-    const request = (target.protocol === 'https:' ? https : http).get(target, { headers, ...(signal ? { signal } : {}) }, (response) => {
-      const out = new Headers();
-      for (const [name, value] of Object.entries(response.headers))
-        if (value !== undefined) out.set(name, Array.isArray(value) ? value.join(', ') : value);
-      resolve({ status: response.statusCode ?? 502, headers: out, chunks: response, discard: () => response.resume() });
-    });
+    const request = (target.protocol === 'https:' ? https : http).get(
+      target,
+      { headers, ...(signal ? { signal } : {}) },
+      (response) => {
+        const out = new Headers();
+        for (const [name, value] of Object.entries(response.headers))
+          if (value !== undefined) out.set(name, Array.isArray(value) ? value.join(', ') : value);
+        resolve({
+          status: response.statusCode ?? 502,
+          headers: out,
+          chunks: response,
+          discard: () => response.resume(),
+        });
+      },
+    );
     request.once('error', reject);
   });
 }

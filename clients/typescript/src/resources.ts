@@ -42,8 +42,13 @@ export class Webhooks {
   async delete(id: string): Promise<void> {
     await this.api.DELETE('/api/v1/webhooks/{id}', { params: { path: { id } } });
   }
-  async rotateSecret(id: string, body: JsonBody<'rotateWebhookSecret'> = {}): Promise<Schemas['WebhookEndpointWithSecret']> {
-    return data(await this.api.POST('/api/v1/webhooks/{id}/rotate-secret', { params: { path: { id } }, body }));
+  async rotateSecret(
+    id: string,
+    body: JsonBody<'rotateWebhookSecret'> = {},
+  ): Promise<Schemas['WebhookEndpointWithSecret']> {
+    return data(
+      await this.api.POST('/api/v1/webhooks/{id}/rotate-secret', { params: { path: { id } }, body }),
+    );
   }
   async deliveries(id: string): Promise<Schemas['WebhookDeliveryList']> {
     return data(await this.api.GET('/api/v1/webhooks/{id}/deliveries', { params: { path: { id } } }));
@@ -87,7 +92,9 @@ export class Keys {
   constructor(private readonly api: Api) {}
   /** A key under `accountId`; its secret (`key`) is in this answer only. */
   async create(accountId: string, body: JsonBody<'createApiKey'>): Promise<Schemas['NewApiKey']> {
-    return data(await this.api.POST('/api/v1/accounts/{id}/keys', { params: { path: { id: accountId } }, body }));
+    return data(
+      await this.api.POST('/api/v1/accounts/{id}/keys', { params: { path: { id: accountId } }, body }),
+    );
   }
   async list(accountId: string): Promise<Schemas['ApiKeyList']> {
     return data(await this.api.GET('/api/v1/accounts/{id}/keys', { params: { path: { id: accountId } } }));

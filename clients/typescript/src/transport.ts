@@ -14,7 +14,12 @@ export interface RetryPolicy {
   maxDelayMs: number;
 }
 
-export const DEFAULT_RETRY: RetryPolicy = { maxRetries: 5, budgetMs: 120_000, baseDelayMs: 500, maxDelayMs: 30_000 };
+export const DEFAULT_RETRY: RetryPolicy = {
+  maxRetries: 5,
+  budgetMs: 120_000,
+  baseDelayMs: 500,
+  maxDelayMs: 30_000,
+};
 
 /** The latest `RateLimit` / `RateLimit-Policy` headers (IETF draft, structured fields) seen. */
 export interface RateLimitState {
@@ -34,7 +39,7 @@ export interface Attempt {
   method: string;
   path: string;
   headers?: Record<string, string>;
-  body?: () => BodyInit | undefined;
+  body?: () => NonNullable<RequestInit['body']> | undefined;
   /** A streamed body can be rebuilt for a retry only when its inputs can be read again. */
   replayable?: boolean;
   signal?: AbortSignal;
@@ -70,12 +75,20 @@ export class Transport {
   readonly #streamingFetch: typeof streamingFetch | undefined;
   rateLimit: RateLimitState = { raw: { rateLimit: null, policy: null } };
 
-  constructor(options: { baseUrl: string; apiKey: string; retry?: Partial<RetryPolicy>; fetch?: typeof fetch }) {
+  constructor(options: {
+    baseUrl: string;
+    apiKey: string;
+    retry?: Partial<RetryPolicy>;
+    fetch?: typeof fetch;
+  }) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.#apiKey = options.apiKey;
     this.retry = { ...DEFAULT_RETRY, ...options.retry };
     this.#fetch = options.fetch ?? globalThis.fetch.bind(globalThis);
-    this.#streamingFetch = options.fetch === undefined && typeof process !== 'undefined' && process.versions?.node ? streamingFetch : undefined;
+    this.#streamingFetch =
+      options.fetch === undefined && typeof process !== 'undefined' && process.versions?.node
+        ? streamingFetch
+        : undefined;
   }
 
   url(path: string): string {
@@ -100,7 +113,12 @@ export class Transport {
         const body = attempt.body?.();
         response =
           body instanceof ReadableStream && this.#streamingFetch
-            ? await this.#streamingFetch(this.url(attempt.path), { method: attempt.method, headers, body, signal: attempt.signal })
+            ? await this.#streamingFetch(this.url(attempt.path), {
+                method: attempt.method,
+                headers,
+                body,
+                signal: attempt.signal,
+              })
             : await this.#fetch(this.url(attempt.path), {
                 method: attempt.method,
                 headers,

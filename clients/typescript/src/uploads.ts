@@ -23,7 +23,8 @@ export interface Upload {
 
 /** The URL store tus-js-client ships for Node but leaves out of its type declarations. */
 type UrlStorage = NonNullable<tus.UploadOptions['urlStorage']>;
-const FileUrlStorage = (tus as unknown as { FileUrlStorage: new (file: string) => UrlStorage }).FileUrlStorage;
+const FileUrlStorage = (tus as unknown as { FileUrlStorage: new (file: string) => UrlStorage })
+  .FileUrlStorage;
 
 /** Files at or above this go through tus instead of the job's multipart body (docs/clients.md). */
 export const DEFAULT_TUS_THRESHOLD = 64 * 1024 * 1024;
@@ -78,13 +79,24 @@ export class TusUploads {
 
   /** `HEAD /uploads/{id}`: bytes stored and the whole length. */
   async status(id: string): Promise<{ offset: number; length: number }> {
-    const response = await this.transport.send({ method: 'HEAD', path: `/api/v1/uploads/${encodeURIComponent(id)}`, headers: { 'Tus-Resumable': '1.0.0' } });
-    return { offset: Number(response.headers.get('upload-offset')), length: Number(response.headers.get('upload-length')) };
+    const response = await this.transport.send({
+      method: 'HEAD',
+      path: `/api/v1/uploads/${encodeURIComponent(id)}`,
+      headers: { 'Tus-Resumable': '1.0.0' },
+    });
+    return {
+      offset: Number(response.headers.get('upload-offset')),
+      length: Number(response.headers.get('upload-length')),
+    };
   }
 
   /** `DELETE /uploads/{id}` (tus termination). */
   async delete(id: string): Promise<void> {
-    await this.transport.send({ method: 'DELETE', path: `/api/v1/uploads/${encodeURIComponent(id)}`, headers: { 'Tus-Resumable': '1.0.0' } });
+    await this.transport.send({
+      method: 'DELETE',
+      path: `/api/v1/uploads/${encodeURIComponent(id)}`,
+      headers: { 'Tus-Resumable': '1.0.0' },
+    });
   }
 }
 

@@ -46,7 +46,10 @@ async function* events(response: Response): AsyncGenerator<Job> {
 }
 
 function combined(options: WaitOptions): AbortSignal | undefined {
-  const signals = [options.signal, options.timeoutMs === undefined ? undefined : AbortSignal.timeout(options.timeoutMs)];
+  const signals = [
+    options.signal,
+    options.timeoutMs === undefined ? undefined : AbortSignal.timeout(options.timeoutMs),
+  ];
   const present = signals.filter((s): s is AbortSignal => s !== undefined);
   return present.length === 0 ? undefined : AbortSignal.any(present);
 }
@@ -56,11 +59,7 @@ function finish(job: Job): Job {
   throw errorFromJob(job);
 }
 
-export async function waitForJob(
-  transport: Transport,
-  id: string,
-  options: WaitOptions,
-): Promise<Job> {
+export async function waitForJob(transport: Transport, id: string, options: WaitOptions): Promise<Job> {
   const signal = combined(options);
   let last = -1;
   const report = (job: Job) => {
@@ -71,7 +70,12 @@ export async function waitForJob(
   try {
     if (!options.poll) {
       try {
-        const response = await transport.send({ method: 'GET', path: `/api/v1/jobs/${encodeURIComponent(id)}/events`, headers: { Accept: 'text/event-stream' }, signal });
+        const response = await transport.send({
+          method: 'GET',
+          path: `/api/v1/jobs/${encodeURIComponent(id)}/events`,
+          headers: { Accept: 'text/event-stream' },
+          signal,
+        });
         for await (const job of events(response)) {
           report(job);
           if (TERMINAL.has(job.status)) return finish(job);
@@ -79,19 +83,31 @@ export async function waitForJob(
       } catch (error) {
         // A refusal that long-polling would meet too (404, 401, 403) is the answer; anything else
         // (a proxy that buffers or cuts the stream) falls back to long-polling.
-        if (error instanceof QuireError && error.status >= 400 && error.status < 500 && error.status !== 429) throw error;
+        if (error instanceof QuireError && error.status >= 400 && error.status < 500 && error.status !== 429)
+          throw error;
         if (signal?.aborted) throw error;
       }
     }
     for (;;) {
-      const response = await transport.send({ method: 'GET', path: `/api/v1/jobs/${encodeURIComponent(id)}?wait=60`, signal });
+      const response = await transport.send({
+        method: 'GET',
+        path: `/api/v1/jobs/${encodeURIComponent(id)}?wait=60`,
+        signal,
+      });
       const job = (await response.json()) as Job;
       report(job);
       if (TERMINAL.has(job.status)) return finish(job);
     }
   } catch (error) {
     if (signal?.aborted && !options.signal?.aborted)
-      throw new QuireError({ status: 0, code: 'timeout', title: 'Timed out', detail: `job ${id} did not end within ${options.timeoutMs} ms`, retryable: true, cause: error });
+      throw new QuireError({
+        status: 0,
+        code: 'timeout',
+        title: 'Timed out',
+        detail: `job ${id} did not end within ${options.timeoutMs} ms`,
+        retryable: true,
+        cause: error,
+      });
     if (error instanceof QuireError) throw error;
     throw networkError(error);
   }

@@ -1,8 +1,8 @@
 // Checks a webhook delivery with the Standard Webhooks reference library (`standardwebhooks`): the
 // signature over `id.timestamp.body` with the endpoint's secret, and a timestamp within five minutes.
 import { Webhook } from 'standardwebhooks';
-import type { components } from './generated/schema.js';
 import { QuireError } from './errors.js';
+import type { components } from './generated/schema.js';
 
 type Schemas = components['schemas'];
 /** What an endpoint receives: `type` tells which job event, `data` is the job. */
@@ -17,8 +17,13 @@ type HeaderBag = Headers | Record<string, string | string[] | undefined>;
 
 function plain(headers: HeaderBag): Record<string, string> {
   const out: Record<string, string> = {};
-  if (headers instanceof Headers) headers.forEach((value, name) => (out[name] = value));
-  else for (const [name, value] of Object.entries(headers)) if (value !== undefined) out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  if (headers instanceof Headers)
+    headers.forEach((value, name) => {
+      out[name] = value;
+    });
+  else
+    for (const [name, value] of Object.entries(headers))
+      if (value !== undefined) out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
   return out;
 }
 

@@ -23,18 +23,35 @@ interface Run {
 }
 
 /** quirectl with a private XDG config dir and no QUIRE_* from the test's own environment. */
-function quirectl(args: string[], options: { env?: Record<string, string>; stdin?: string } = {}): Promise<Run> {
-  const env: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: dir, XDG_CONFIG_HOME: path.join(dir, 'config'), XDG_STATE_HOME: path.join(dir, 'state'), ...options.env };
+function quirectl(
+  args: string[],
+  options: { env?: Record<string, string>; stdin?: string } = {},
+): Promise<Run> {
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '',
+    HOME: dir,
+    XDG_CONFIG_HOME: path.join(dir, 'config'),
+    XDG_STATE_HOME: path.join(dir, 'state'),
+    ...options.env,
+  };
   return new Promise((resolve) => {
-    const child = execFile(process.execPath, [cli, ...args], { cwd: dir, env, timeout: 120_000 }, (error, stdout, stderr) =>
-      resolve({ code: error ? Number(error.code) : 0, stdout, stderr }),
+    const child = execFile(
+      process.execPath,
+      [cli, ...args],
+      { cwd: dir, env, timeout: 120_000 },
+      (error, stdout, stderr) => resolve({ code: error ? Number(error.code) : 0, stdout, stderr }),
     );
     child.stdin?.end(options.stdin ?? '');
   });
 }
 
 const withKey = () => ({ env: { QUIRE_URL: server.url, QUIRE_API_KEY: key } });
-const lines = (text: string) => text.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+const lines = (text: string) =>
+  text
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 
 beforeAll(async () => {
   [server, dir, build] = await Promise.all([
@@ -44,7 +61,8 @@ beforeAll(async () => {
   ]);
   cli = path.join(build, 'cli', 'main.js');
   key = (await server.newAccount()).key;
-  for (const name of ['a.pdf', 'b.pdf', 'c.pdf']) await copyFile(corpusFile('pypdf-samples__pdflatex-4-pages.pdf'), path.join(dir, name));
+  for (const name of ['a.pdf', 'b.pdf', 'c.pdf'])
+    await copyFile(corpusFile('pypdf-samples__pdflatex-4-pages.pdf'), path.join(dir, name));
   await writeFile(path.join(dir, 'broken.pdf'), '%PDF-1.7\nnot a PDF body\n');
 }, 120_000);
 afterAll(async () => {
@@ -65,26 +83,43 @@ describe('quirectl', () => {
     expect(tools.code).toBe(0);
     expect(tools.stdout).toMatch(/^compress\s+Compress/m);
     // The environment overrides the file: a server that is not there is network trouble (4).
-    expect((await quirectl(['tools'], { env: { QUIRE_URL: 'http://127.0.0.1:9', QUIRE_RETRIES: '0' } })).code).toBe(4);
+    expect(
+      (await quirectl(['tools'], { env: { QUIRE_URL: 'http://127.0.0.1:9', QUIRE_RETRIES: '0' } })).code,
+    ).toBe(4);
     // The key is never an argument.
     const positional = await quirectl(['login', '--url', server.url, key], { stdin: `${key}\n` });
     expect(positional.code).toBe(2);
   });
 
   it('shows an upload bar and a job bar in a terminal and writes the result', async () => {
-    const command = [process.execPath, cli, 'compress', 'a.pdf', '--level', 'high', '-o', 'small.pdf'].map((a) => `'${a}'`).join(' ');
-    const env = { ...process.env, XDG_CONFIG_HOME: path.join(dir, 'config'), QUIRE_URL: server.url, QUIRE_API_KEY: key, TERM: 'xterm' };
+    const command = [process.execPath, cli, 'compress', 'a.pdf', '--level', 'high', '-o', 'small.pdf']
+      .map((a) => `'${a}'`)
+      .join(' ');
+    const env = {
+      ...process.env,
+      XDG_CONFIG_HOME: path.join(dir, 'config'),
+      QUIRE_URL: server.url,
+      QUIRE_API_KEY: key,
+      TERM: 'xterm',
+    };
     // Asynchronous: the server runs in this process and must keep answering while `script` waits.
     const output = await new Promise<string>((resolve, reject) => {
-      const child = execFile('script', ['-q', '-e', '-c', command, '/dev/null'], { cwd: dir, env, timeout: 120_000 }, (error, stdout) =>
-        error ? reject(error) : resolve(stdout),
+      const child = execFile(
+        'script',
+        ['-q', '-e', '-c', command, '/dev/null'],
+        { cwd: dir, env, timeout: 120_000 },
+        (error, stdout) => (error ? reject(error) : resolve(stdout)),
       );
       child.stdin?.end();
     });
     expect(output).toMatch(/a\.pdf upload .*100% \| [\d.]+ KiB of [\d.]+ KiB, [\d.]+ [KM]iB\/s/);
     expect(output).toMatch(/a\.pdf job .*100% \| succeeded/);
     expect(output).toContain('\u001b[');
-    expect(execFileSync('qpdf', ['--show-npages', path.join(dir, 'small.pdf')]).toString().trim()).toBe('4');
+    expect(
+      execFileSync('qpdf', ['--show-npages', path.join(dir, 'small.pdf')])
+        .toString()
+        .trim(),
+    ).toBe('4');
   });
 
   it('prints plain lines, not bars, when stderr is not a terminal', async () => {
@@ -98,10 +133,19 @@ describe('quirectl', () => {
   it('merges several files into one job, and chains steps with --steps', async () => {
     const merge = await quirectl(['merge', 'a.pdf', 'b.pdf', 'c.pdf', '-o', 'all.pdf', '--json'], withKey());
     expect(merge.code).toBe(0);
-    expect(lines(merge.stdout)).toEqual([expect.objectContaining({ tool: 'merge', status: 'succeeded', output: 'all.pdf' })]);
-    expect(execFileSync('qpdf', ['--show-npages', path.join(dir, 'all.pdf')]).toString().trim()).toBe('12');
+    expect(lines(merge.stdout)).toEqual([
+      expect.objectContaining({ tool: 'merge', status: 'succeeded', output: 'all.pdf' }),
+    ]);
+    expect(
+      execFileSync('qpdf', ['--show-npages', path.join(dir, 'all.pdf')])
+        .toString()
+        .trim(),
+    ).toBe('12');
 
-    const chain = await quirectl(['run', '--steps', 'rotate angle=90 | compress level=high', 'a.pdf', '-o', 'out.pdf', '--json'], withKey());
+    const chain = await quirectl(
+      ['run', '--steps', 'rotate angle=90 | compress level=high', 'a.pdf', '-o', 'out.pdf', '--json'],
+      withKey(),
+    );
     expect(chain.code).toBe(0);
     const [job] = lines(chain.stdout);
     expect(job).toMatchObject({ status: 'succeeded', output: 'out.pdf' });
@@ -113,13 +157,20 @@ describe('quirectl', () => {
   });
 
   it('runs one job per file with -o a directory, one JSON object per job', async () => {
-    const run = await quirectl(['compress', 'a.pdf', 'b.pdf', 'c.pdf', '-o', 'many/', '--concurrency', '2', '--json'], withKey());
+    const run = await quirectl(
+      ['compress', 'a.pdf', 'b.pdf', 'c.pdf', '-o', 'many/', '--concurrency', '2', '--json'],
+      withKey(),
+    );
     expect(run.code).toBe(0);
     const jobs = lines(run.stdout);
     expect(jobs).toHaveLength(3);
     expect(new Set(jobs.map((j) => j.id)).size).toBe(3);
     for (const job of jobs) expect(job).toMatchObject({ status: 'succeeded', tool: 'compress' });
-    expect((await readdir(path.join(dir, 'many'))).sort()).toEqual(['a-compressed.pdf', 'b-compressed.pdf', 'c-compressed.pdf']);
+    expect((await readdir(path.join(dir, 'many'))).sort()).toEqual([
+      'a-compressed.pdf',
+      'b-compressed.pdf',
+      'c-compressed.pdf',
+    ]);
   });
 
   it('exits 2 for bad input, 3 for a failed job and 4 for server trouble', async () => {
@@ -133,9 +184,13 @@ describe('quirectl', () => {
 
     const failed = await quirectl(['compress', 'broken.pdf', '--json'], withKey());
     expect(failed.code).toBe(3);
-    expect(lines(failed.stdout)).toEqual([expect.objectContaining({ status: 'failed', error: expect.objectContaining({ code: 'pdf_corrupt' }) })]);
+    expect(lines(failed.stdout)).toEqual([
+      expect.objectContaining({ status: 'failed', error: expect.objectContaining({ code: 'pdf_corrupt' }) }),
+    ]);
 
-    const down = await quirectl(['compress', 'a.pdf'], { env: { QUIRE_URL: 'http://127.0.0.1:9', QUIRE_API_KEY: key, QUIRE_RETRIES: '1' } });
+    const down = await quirectl(['compress', 'a.pdf'], {
+      env: { QUIRE_URL: 'http://127.0.0.1:9', QUIRE_API_KEY: key, QUIRE_RETRIES: '1' },
+    });
     expect(down.code).toBe(4);
     expect(down.stderr).toContain('network_error');
     expect(down.stderr).not.toContain(key);
@@ -146,7 +201,10 @@ describe('quirectl', () => {
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('Fake engine run');
     expect(help.stdout.replace(/\s+/g, ' ')).toMatch(/--behaviour <string> .*one of copy \| crash \|/);
-    const run = await quirectl(['fake', 'a.pdf', '--behaviour', 'copy', '-o', 'fake.pdf', '--json'], withKey());
+    const run = await quirectl(
+      ['fake', 'a.pdf', '--behaviour', 'copy', '-o', 'fake.pdf', '--json'],
+      withKey(),
+    );
     expect(run.code).toBe(0);
     expect(lines(run.stdout)).toEqual([expect.objectContaining({ tool: 'fake', status: 'succeeded' })]);
   });
@@ -155,13 +213,18 @@ describe('quirectl', () => {
     const help = await quirectl(['compress', '--help'], withKey());
     // commander wraps help lines at 80 columns: compare with the line breaks taken out.
     const text = help.stdout.replace(/\s+/g, ' ');
-    expect(text).toMatch(/--level <string> .* \(string, one of lossless \| low \| medium \| high, default "medium"\)/);
+    expect(text).toMatch(
+      /--level <string> .* \(string, one of lossless \| low \| medium \| high, default "medium"\)/,
+    );
     expect(text).toMatch(/--grayscale Convert colours to grey\. \(boolean, default false\)/);
     expect(text).toContain('--no-grayscale');
   });
 
   it('lists, shows, cancels and downloads jobs; creates, shows and downloads batches; manages uploads', async () => {
-    const list = await quirectl(['jobs', 'list', '--status', 'succeeded', '--limit', '2', '--json'], withKey());
+    const list = await quirectl(
+      ['jobs', 'list', '--status', 'succeeded', '--limit', '2', '--json'],
+      withKey(),
+    );
     const [latest] = lines(list.stdout);
     expect(latest).toMatchObject({ object: 'job' });
     const download = await quirectl(['jobs', 'download', String(latest?.id), '-o', 'again.pdf'], withKey());
@@ -171,21 +234,34 @@ describe('quirectl', () => {
     expect(cancel.code).toBe(2);
     expect(cancel.stderr).toContain('job_state_conflict');
 
-    const created = await quirectl(['batches', 'create', 'rotate', 'a.pdf', 'b.pdf', '--options', '{"angle":90}', '--json'], withKey());
+    const created = await quirectl(
+      ['batches', 'create', 'rotate', 'a.pdf', 'b.pdf', '--options', '{"angle":90}', '--json'],
+      withKey(),
+    );
     const batch = JSON.parse(created.stdout) as { id: string; total: number };
     expect(batch.total).toBe(2);
     for (let i = 0; i < 120; i++) {
-      const shown = JSON.parse((await quirectl(['batches', 'show', batch.id, '--json'], withKey())).stdout) as { status: string };
+      const shown = JSON.parse(
+        (await quirectl(['batches', 'show', batch.id, '--json'], withKey())).stdout,
+      ) as { status: string };
       if (shown.status === 'completed') break;
       await new Promise((r) => setTimeout(r, 500));
     }
     expect((await quirectl(['batches', 'download', batch.id, '-o', 'batch.zip'], withKey())).code).toBe(0);
-    expect(execFileSync('unzip', ['-Z1', path.join(dir, 'batch.zip')]).toString().trim().split('\n')).toHaveLength(2);
+    expect(
+      execFileSync('unzip', ['-Z1', path.join(dir, 'batch.zip')])
+        .toString()
+        .trim()
+        .split('\n'),
+    ).toHaveLength(2);
 
     const upload = await quirectl(['uploads', 'create', 'a.pdf', '--json'], withKey());
     const { id } = JSON.parse(upload.stdout) as { id: string };
     expect(id).toMatch(/^upl_/);
-    const shown = JSON.parse((await quirectl(['uploads', 'show', id, '--json'], withKey())).stdout) as { offset: number; length: number };
+    const shown = JSON.parse((await quirectl(['uploads', 'show', id, '--json'], withKey())).stdout) as {
+      offset: number;
+      length: number;
+    };
     expect(shown.offset).toBe(shown.length);
     expect((await quirectl(['uploads', 'delete', id], withKey())).code).toBe(0);
     expect((await quirectl(['uploads', 'show', id], withKey())).code).toBe(2);

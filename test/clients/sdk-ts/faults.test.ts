@@ -14,7 +14,10 @@ import { fakeTool } from '../../support/fake-engine/tool.js';
 import { startTestServer, type TestServer } from '../../support/server.js';
 import { bigPdf, scratchDir } from './support.js';
 
-type Fault = (request: http.IncomingMessage, response: http.ServerResponse) => 'forward' | 'answered' | 'drop-after' | { cutAfter: number };
+type Fault = (
+  request: http.IncomingMessage,
+  response: http.ServerResponse,
+) => 'forward' | 'answered' | 'drop-after' | { cutAfter: number };
 
 interface Proxy {
   url: string;
@@ -33,7 +36,13 @@ async function startProxy(target: string): Promise<Proxy> {
     const fate = proxy.fault(request, response);
     if (fate === 'answered') return;
     const forward = http.request(
-      { host: upstream.hostname, port: upstream.port, method: request.method, path: request.url, headers: request.headers },
+      {
+        host: upstream.hostname,
+        port: upstream.port,
+        method: request.method,
+        path: request.url,
+        headers: request.headers,
+      },
       (answer) => {
         if (fate === 'drop-after') {
           // The server did the work and answered; the client never hears it.
@@ -86,7 +95,12 @@ beforeAll(async () => {
   const account = await server.newAccount();
   accountId = account.accountId;
   dir = await scratchDir('faults');
-  quire = new Quire({ url: proxy.url, apiKey: account.key, uploadStore: path.join(dir, 'tus.json'), retry: { baseDelayMs: 50 } });
+  quire = new Quire({
+    url: proxy.url,
+    apiKey: account.key,
+    uploadStore: path.join(dir, 'tus.json'),
+    retry: { baseDelayMs: 50 },
+  });
 });
 afterAll(async () => {
   await proxy?.close();
@@ -108,7 +122,16 @@ describe('the SDK under network faults', () => {
       request.resume();
       request.on('end', () => {
         response.writeHead(429, { 'Retry-After': '1', 'Content-Type': 'application/problem+json' });
-        response.end(JSON.stringify({ type: 'about:blank', title: 'Too many requests', status: 429, detail: 'slow down', code: 'rate_limited', request_id: 'req_proxy' }));
+        response.end(
+          JSON.stringify({
+            type: 'about:blank',
+            title: 'Too many requests',
+            status: 429,
+            detail: 'slow down',
+            code: 'rate_limited',
+            request_id: 'req_proxy',
+          }),
+        );
       });
       return 'answered';
     };
@@ -126,8 +149,16 @@ describe('the SDK under network faults', () => {
   it('retries a create whose answer was lost, and the server replays it: exactly one job', async () => {
     const before = await jobCount();
     let creates = 0;
-    proxy.fault = (request) => (request.method === 'POST' && request.url === '/api/v1/jobs' && creates++ === 0 ? 'drop-after' : 'forward');
-    const job = await quire.jobs.create({ tool: 'rotate', options: { angle: 90 }, inputs: [PDF], metadata: { case: 'dropped' } });
+    proxy.fault = (request) =>
+      request.method === 'POST' && request.url === '/api/v1/jobs' && creates++ === 0
+        ? 'drop-after'
+        : 'forward';
+    const job = await quire.jobs.create({
+      tool: 'rotate',
+      options: { angle: 90 },
+      inputs: [PDF],
+      metadata: { case: 'dropped' },
+    });
     expect(creates).toBe(2);
     const jobs = (await quire.jobs.list({ limit: 100 })).data;
     expect(jobs.length).toBe(before + 1);
@@ -141,7 +172,8 @@ describe('the SDK under network faults', () => {
     const { job } = await quire.run('fake', [input], { behaviour: 'copy' });
     let cuts = 0;
     proxy.seen = [];
-    proxy.fault = (request) => (request.url?.startsWith('/api/v1/files/') && cuts++ === 0 ? { cutAfter: 3 * 1024 * 1024 } : 'forward');
+    proxy.fault = (request) =>
+      request.url?.startsWith('/api/v1/files/') && cuts++ === 0 ? { cutAfter: 3 * 1024 * 1024 } : 'forward';
     const to = path.join(dir, 'eight-out.pdf');
     const result = await quire.jobs.download(job.id, { to });
     expect(cuts).toBe(2);

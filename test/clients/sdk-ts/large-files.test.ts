@@ -26,7 +26,10 @@ let input: string;
 
 beforeAll(async () => {
   [server, dir, build] = await Promise.all([
-    startTestServer({ QUIRE_UPLOAD_MAX_FILE_BYTES: String(2 * GIB) }, { extras: { engines: [fakeEngine], tools: [fakeTool] } }),
+    startTestServer(
+      { QUIRE_UPLOAD_MAX_FILE_BYTES: String(2 * GIB) },
+      { extras: { engines: [fakeEngine], tools: [fakeTool] } },
+    ),
     scratchDir('large'),
     buildSdk('large'),
   ]);
@@ -57,7 +60,11 @@ interface Client {
 
 /** Starts the client program and waits for `ready`; writing to its stdin starts the transfer. */
 async function startClient(args: string[]): Promise<Client> {
-  const child = spawn(process.execPath, [program, path.join(build, 'index.js'), server.url, key, path.join(dir, 'tus.json'), ...args], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(
+    process.execPath,
+    [program, path.join(build, 'index.js'), server.url, key, path.join(dir, 'tus.json'), ...args],
+    { stdio: ['pipe', 'pipe', 'inherit'] },
+  );
   const lines: string[] = [];
   const listeners: Array<(line: string) => void> = [];
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
@@ -81,7 +88,9 @@ describe('the SDK with a 1 GiB file', () => {
     expect(await client.exited).toBe(0);
     rss.stop();
     const growth = rss.peak() - client.baseline;
-    console.info(`1 GiB multipart upload + download: RSS ${Math.round(client.baseline / MIB)} MiB at start, peak growth ${Math.round(growth / MIB)} MiB`);
+    console.info(
+      `1 GiB multipart upload + download: RSS ${Math.round(client.baseline / MIB)} MiB at start, peak growth ${Math.round(growth / MIB)} MiB`,
+    );
     expect(growth).toBeLessThan(64 * MIB);
     expect(JSON.parse(client.lines.at(-1) ?? '{}')).toMatchObject({ bytes: GIB });
     expect((await stat(output)).size).toBe(GIB);
@@ -105,16 +114,22 @@ describe('the SDK with a 1 GiB file', () => {
     second.child.stdin!.write('go\n');
     expect(await second.exited).toBe(0);
     secondRss.stop();
-    const progress = second.lines.filter((l) => l.startsWith('progress ')).map((l) => Number(l.split(' ')[1]));
+    const progress = second.lines
+      .filter((l) => l.startsWith('progress '))
+      .map((l) => Number(l.split(' ')[1]));
     // The new process started from the server's offset, not from 0.
     expect(progress[0]).toBeGreaterThanOrEqual(GIB / 2 - 64 * MIB);
     const upload = JSON.parse(second.lines.at(-1) ?? '{}') as { id: string; size: number };
     expect(upload.size).toBe(GIB);
-    console.info(`tus: resumed at ${Math.round((progress[0] ?? 0) / MIB)} MiB; RSS growth ${Math.round((firstRss.peak() - first.baseline) / MIB)} and ${Math.round((secondRss.peak() - second.baseline) / MIB)} MiB`);
+    console.info(
+      `tus: resumed at ${Math.round((progress[0] ?? 0) / MIB)} MiB; RSS growth ${Math.round((firstRss.peak() - first.baseline) / MIB)} and ${Math.round((secondRss.peak() - second.baseline) / MIB)} MiB`,
+    );
     expect(firstRss.peak() - first.baseline).toBeLessThan(64 * MIB);
     expect(secondRss.peak() - second.baseline).toBeLessThan(64 * MIB);
 
-    const stored = (await readdir(server.dataDir, { recursive: true })).find((f) => path.basename(f) === upload.id);
+    const stored = (await readdir(server.dataDir, { recursive: true })).find(
+      (f) => path.basename(f) === upload.id,
+    );
     expect(stored, `upload ${upload.id} under ${server.dataDir}`).toBeDefined();
     expect(await sha256(path.join(server.dataDir, stored!))).toBe(await sha256(input));
   }, 300_000);

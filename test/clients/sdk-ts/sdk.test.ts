@@ -44,7 +44,8 @@ describe('the TypeScript SDK', () => {
     expect(available.length).toBeGreaterThan(15);
     const outcomes = await Promise.all(
       available.map(async (tool) => {
-        const example = ((tool.options_schema.examples as Record<string, unknown>[] | undefined) ?? [{}])[0] ?? {};
+        const example =
+          ((tool.options_schema.examples as Record<string, unknown>[] | undefined) ?? [{}])[0] ?? {};
         const options = await sampleOptions(tool as unknown as PublishedTool, example);
         const to = path.join(dir, `out-${tool.name}`);
         try {
@@ -80,7 +81,11 @@ describe('the TypeScript SDK', () => {
   }, 120_000);
 
   it('creates a batch, waits for it and downloads the ZIP of its results', async () => {
-    const batch = await quire.batches.create({ tool: 'rotate', options: { angle: 180 }, inputs: [PDF, PDF, { path: PDF, name: 'third.pdf' }] });
+    const batch = await quire.batches.create({
+      tool: 'rotate',
+      options: { angle: 180 },
+      inputs: [PDF, PDF, { path: PDF, name: 'third.pdf' }],
+    });
     expect(batch.total).toBe(3);
     const done = await quire.batches.wait(batch.id, { intervalMs: 250 });
     expect(done.counts.succeeded).toBe(3);
@@ -96,9 +101,22 @@ describe('the TypeScript SDK', () => {
     expect(failed).toBeInstanceOf(QuireError);
     expect(failed).toMatchObject({ code: 'pdf_corrupt', job: { status: 'failed' } });
 
-    const refused = await quire.runSteps([{ tool: 'rotate', options: { angle: 90 } }, { tool: 'compress', options: { level: 'extreme' as 'high' } }], [PDF]).catch((e: unknown) => e);
+    const refused = await quire
+      .runSteps(
+        [
+          { tool: 'rotate', options: { angle: 90 } },
+          { tool: 'compress', options: { level: 'extreme' as 'high' } },
+        ],
+        [PDF],
+      )
+      .catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(QuireError);
-    expect(refused).toMatchObject({ status: 400, code: 'invalid_options', pointer: '/steps/1/options/level', retryable: false });
+    expect(refused).toMatchObject({
+      status: 400,
+      code: 'invalid_options',
+      pointer: '/steps/1/options/level',
+      retryable: false,
+    });
     expect((refused as QuireError).requestId).toMatch(/^req_/);
     expect((refused as QuireError).problem).toMatchObject({ code: 'invalid_options', status: 400 });
   }, 60_000);
@@ -108,7 +126,14 @@ describe('the TypeScript SDK', () => {
     const client = new Quire({ url: server.url, apiKey: wrong, retry: { maxRetries: 0 } });
     const error = await client.jobs.list().catch((e: unknown) => e);
     expect(error).toMatchObject({ status: 401, code: 'invalid_api_key' });
-    const shown = [String(error), (error as Error).stack, JSON.stringify(error), inspect(error, { depth: 5 }), inspect(client), JSON.stringify(client)].join('\n');
+    const shown = [
+      String(error),
+      (error as Error).stack,
+      JSON.stringify(error),
+      inspect(error, { depth: 5 }),
+      inspect(client),
+      JSON.stringify(client),
+    ].join('\n');
     expect(shown).not.toContain(wrong);
     expect(shown).not.toContain(wrong.split('_').at(-1));
   });
@@ -122,8 +147,21 @@ describe('the TypeScript SDK', () => {
 
   it('types options per tool: a wrong option or value is a compile error (tsc on a file of @ts-expect-error)', () => {
     const file = path.join(import.meta.dirname, 'typed-options.fixture.ts');
-    const program = ts.createProgram([file], { strict: true, noEmit: true, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, target: ts.ScriptTarget.ES2022, skipLibCheck: true, types: ['node'] });
-    const diagnostics = ts.getPreEmitDiagnostics(program).map((d) => `${d.file?.getLineAndCharacterOfPosition(d.start ?? 0).line}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`);
+    const program = ts.createProgram([file], {
+      strict: true,
+      noEmit: true,
+      module: ts.ModuleKind.NodeNext,
+      moduleResolution: ts.ModuleResolutionKind.NodeNext,
+      target: ts.ScriptTarget.ES2022,
+      skipLibCheck: true,
+      types: ['node'],
+    });
+    const diagnostics = ts
+      .getPreEmitDiagnostics(program)
+      .map(
+        (d) =>
+          `${d.file?.getLineAndCharacterOfPosition(d.start ?? 0).line}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`,
+      );
     // Every @ts-expect-error there is needed (else "Unused '@ts-expect-error' directive"), and the
     // correct calls compile.
     expect(diagnostics).toEqual([]);

@@ -22,7 +22,17 @@ export async function buildSdk(tag: string): Promise<string> {
   const outDir = path.join(sdkDir, `.build-${tag}-${process.pid}`);
   await promisify(execFile)(
     process.execPath,
-    [path.join(sdkDir, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', sdkDir, '--outDir', outDir, '--declaration', 'false', '--sourceMap', 'false'],
+    [
+      path.join(sdkDir, 'node_modules', 'typescript', 'bin', 'tsc'),
+      '-p',
+      sdkDir,
+      '--outDir',
+      outDir,
+      '--declaration',
+      'false',
+      '--sourceMap',
+      'false',
+    ],
     { cwd: sdkDir },
   );
   return outDir;

@@ -4,7 +4,13 @@ import type { Quire } from '../../../clients/typescript/src/index.js';
 export async function calls(quire: Quire): Promise<void> {
   await quire.run('compress', ['in.pdf'], { level: 'high', grayscale: true });
   await quire.run('rotate', ['in.pdf'], { angle: 90 });
-  await quire.jobs.create({ steps: [{ tool: 'rotate', options: { angle: 90 } }, { tool: 'compress', options: { level: 'low' } }], inputs: ['in.pdf'] });
+  await quire.jobs.create({
+    steps: [
+      { tool: 'rotate', options: { angle: 90 } },
+      { tool: 'compress', options: { level: 'low' } },
+    ],
+    inputs: ['in.pdf'],
+  });
   // A tool this package does not know takes any options.
   await quire.run('reverse', ['in.pdf'], { anything: true });
   // @ts-expect-error `level` is "lossless" | "low" | "medium" | "high"
@@ -13,6 +19,9 @@ export async function calls(quire: Quire): Promise<void> {
   await quire.run('compress', ['in.pdf'], { angle: 90 });
   // @ts-expect-error rotate needs `angle`
   await quire.run('rotate', ['in.pdf'], {});
-  // @ts-expect-error a step's options are typed by its tool
-  await quire.jobs.create({ steps: [{ tool: 'compress', options: { level: 'extreme' } }], inputs: ['in.pdf'] });
+  await quire.jobs.create({
+    // @ts-expect-error a step's options are typed by its tool
+    steps: [{ tool: 'compress', options: { level: 'extreme' } }],
+    inputs: ['in.pdf'],
+  });
 }

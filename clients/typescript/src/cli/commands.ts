@@ -9,7 +9,11 @@ export async function client(): Promise<Quire> {
   const { url, apiKey } = await loadCredentials();
   // QUIRE_RETRIES: how many times to retry a request (default 5); 0 fails at the first error.
   const retries = process.env.QUIRE_RETRIES === undefined ? undefined : Number(process.env.QUIRE_RETRIES);
-  return new Quire({ url, apiKey, ...(retries === undefined || Number.isNaN(retries) ? {} : { retry: { maxRetries: retries } }) });
+  return new Quire({
+    url,
+    apiKey,
+    ...(retries === undefined || Number.isNaN(retries) ? {} : { retry: { maxRetries: retries } }),
+  });
 }
 
 const print = (json: boolean, value: unknown, text: () => string) =>
@@ -33,7 +37,11 @@ export function addFixedCommands(program: Command, json: () => boolean): void {
     .action(async () => {
       const { data } = await (await client()).tools.list();
       for (const tool of data)
-        print(json(), tool, () => `${tool.name.padEnd(20)} ${tool.available ? '' : '(unavailable) '}${tool.title}`);
+        print(
+          json(),
+          tool,
+          () => `${tool.name.padEnd(20)} ${tool.available ? '' : '(unavailable) '}${tool.title}`,
+        );
     });
 
   const jobs = program.command('jobs').description('list, show, cancel and download jobs');
@@ -42,9 +50,16 @@ export function addFixedCommands(program: Command, json: () => boolean): void {
     .option('--status <status>', 'only jobs in this status')
     .option('--limit <n>', 'at most this many (1–100)', '20')
     .action(async (opts: { status?: string; limit: string }) => {
-      const query = { limit: Number(opts.limit), ...(opts.status ? { status: opts.status as 'queued' } : {}) };
+      const query = {
+        limit: Number(opts.limit),
+        ...(opts.status ? { status: opts.status as 'queued' } : {}),
+      };
       for (const job of (await (await client()).jobs.list(query)).data)
-        print(json(), job, () => `${job.id}  ${job.tool.padEnd(16)} ${job.status.padEnd(10)} ${job.created_at}`);
+        print(
+          json(),
+          job,
+          () => `${job.id}  ${job.tool.padEnd(16)} ${job.status.padEnd(10)} ${job.created_at}`,
+        );
     });
   jobs.command('show <id>').action(async (id: string) => {
     const job = await (await client()).jobs.get(id);
@@ -59,7 +74,11 @@ export function addFixedCommands(program: Command, json: () => boolean): void {
     .requiredOption('-o, --output <file>', 'where to write the result')
     .action(async (id: string, opts: { output: string }) => {
       const result = await (await client()).jobs.download(id, { to: opts.output });
-      print(json(), { id, output: opts.output, bytes: result.bytes }, () => `${opts.output} (${result.bytes} bytes)`);
+      print(
+        json(),
+        { id, output: opts.output, bytes: result.bytes },
+        () => `${opts.output} (${result.bytes} bytes)`,
+      );
     });
 
   const batches = program.command('batches').description('run one tool over many files as a batch');

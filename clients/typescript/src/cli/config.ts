@@ -37,7 +37,10 @@ export async function loadCredentials(): Promise<Credentials> {
   const file = await stored();
   const url = process.env.QUIRE_URL || file.url;
   const apiKey = process.env.QUIRE_API_KEY || file.apiKey;
-  if (!url || !apiKey) throw new UsageError('not logged in: run `quirectl login --url <server>` or set QUIRE_URL and QUIRE_API_KEY');
+  if (!url || !apiKey)
+    throw new UsageError(
+      'not logged in: run `quirectl login --url <server>` or set QUIRE_URL and QUIRE_API_KEY',
+    );
   return { url, apiKey };
 }
 

@@ -18,7 +18,12 @@ export function exitCodeOf(error: unknown): number {
     return EXIT.badInput;
   }
   // A file that cannot be read, a directory that cannot be written: the caller's input.
-  if (error instanceof Error && 'code' in error && typeof error.code === 'string' && error.code.startsWith('E'))
+  if (
+    error instanceof Error &&
+    'code' in error &&
+    typeof error.code === 'string' &&
+    error.code.startsWith('E')
+  )
     return EXIT.badInput;
   return EXIT.serverTrouble;
 }

@@ -24,7 +24,7 @@ export function flagName(property: string): string {
 }
 
 function properties(tool: Tool): Record<string, PropertySchema> {
-  return ((tool.options_schema as { properties?: Record<string, PropertySchema> }).properties ?? {});
+  return (tool.options_schema as { properties?: Record<string, PropertySchema> }).properties ?? {};
 }
 
 /** The allowed values: `enum`, or a union of `const`s (how TypeBox writes a literal union). */
@@ -49,7 +49,8 @@ export function coerce(name: string, schema: PropertySchema | undefined, text: s
   let value: unknown = text;
   if (type === 'integer' || type === 'number') {
     value = Number(text);
-    if (!Number.isFinite(value)) throw new UsageError(`--${flagName(name)} takes a number, not ${JSON.stringify(text)}`);
+    if (!Number.isFinite(value))
+      throw new UsageError(`--${flagName(name)} takes a number, not ${JSON.stringify(text)}`);
   } else if (type === 'boolean') value = text !== 'false';
   else if (type !== 'string') {
     try {
@@ -60,7 +61,9 @@ export function coerce(name: string, schema: PropertySchema | undefined, text: s
   }
   const values = schema ? valuesOf(schema) : undefined;
   if (values && !values.includes(value))
-    throw new UsageError(`--${flagName(name)} must be one of ${values.join(', ')}, not ${JSON.stringify(text)}`);
+    throw new UsageError(
+      `--${flagName(name)} must be one of ${values.join(', ')}, not ${JSON.stringify(text)}`,
+    );
   return value;
 }
 
@@ -73,7 +76,9 @@ export function optionsOf(tool: Tool): Option[] {
       valuesOf(schema) ? `one of ${valuesOf(schema)?.join(' | ')}` : '',
       schema.default === undefined ? '' : `default ${JSON.stringify(schema.default)}`,
     ];
-    const summary = [schema.description?.split('\n')[0], `(${facts.filter(Boolean).join(', ')})`].filter(Boolean).join(' ');
+    const summary = [schema.description?.split('\n')[0], `(${facts.filter(Boolean).join(', ')})`]
+      .filter(Boolean)
+      .join(' ');
     if (type === 'boolean') {
       const on = new Option(`--${flagName(name)}`, summary);
       const off = new Option(`--no-${flagName(name)}`, `turn ${flagName(name)} off`);
@@ -81,12 +86,18 @@ export function optionsOf(tool: Tool): Option[] {
     }
     // Not commander's `choices()`: it replaces the parser, and an integer enum (rotate's angle) must
     // reach the server as a number.
-    return [new Option(`--${flagName(name)} <${type}>`, summary).argParser((v: string) => coerce(name, schema, v))];
+    return [
+      new Option(`--${flagName(name)} <${type}>`, summary).argParser((v: string) => coerce(name, schema, v)),
+    ];
   });
 }
 
 /** The options object from parsed flags (commander camelCases them) and `--options JSON`. */
-export function collectOptions(tool: Tool, parsed: Record<string, unknown>, json?: string): Record<string, unknown> {
+export function collectOptions(
+  tool: Tool,
+  parsed: Record<string, unknown>,
+  json?: string,
+): Record<string, unknown> {
   let options: Record<string, unknown> = {};
   if (json !== undefined) {
     try {
@@ -103,7 +114,10 @@ export function collectOptions(tool: Tool, parsed: Record<string, unknown>, json
 }
 
 /** `rotate angle=90 | compress level=high` → steps, each value typed by its tool's schema. */
-export function parseSteps(text: string, catalogue: Tool[]): Array<{ tool: string; options: Record<string, unknown> }> {
+export function parseSteps(
+  text: string,
+  catalogue: Tool[],
+): Array<{ tool: string; options: Record<string, unknown> }> {
   return text.split('|').map((segment) => {
     const [name, ...pairs] = segment.trim().split(/\s+/);
     const tool = catalogue.find((t) => t.name === name);

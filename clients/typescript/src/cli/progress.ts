@@ -13,13 +13,20 @@ const mib = (bytes: number) =>
   bytes >= 1048576 ? `${(bytes / 1048576).toFixed(1)} MiB` : `${(bytes / 1024).toFixed(1)} KiB`;
 
 function stepText(progress: JobProgress): string {
-  return progress.step ? `step ${progress.step.index + 1}/${progress.step.count} ${progress.step.tool}` : progress.status;
+  return progress.step
+    ? `step ${progress.step.index + 1}/${progress.step.count} ${progress.step.tool}`
+    : progress.status;
 }
 
 /** Two bars per input on a TTY, drawn on stderr so stdout stays the results. */
 function barReporter(): Reporter {
   const bars = new cliProgress.MultiBar(
-    { stream: process.stderr, hideCursor: true, clearOnComplete: false, format: '{label} {bar} {percentage}% | {info}' },
+    {
+      stream: process.stderr,
+      hideCursor: true,
+      clearOnComplete: false,
+      format: '{label} {bar} {percentage}% | {info}',
+    },
     cliProgress.Presets.shades_classic,
   );
   const uploads = new Map<string, { bar: cliProgress.SingleBar; started: number }>();

@@ -43,7 +43,11 @@ async function runOne(quire: Quire, spec: RunSpec, inputs: string[], jobs: numbe
   const label = inputs.length === 1 ? path.basename(inputs[0] ?? '') : `${inputs.length} files`;
   let job: Job | undefined;
   try {
-    const common = { inputs, onUploadProgress: (p: { bytesSent: number; bytesTotal: number }) => spec.reporter.upload(label, p.bytesSent, p.bytesTotal) };
+    const common = {
+      inputs,
+      onUploadProgress: (p: { bytesSent: number; bytesTotal: number }) =>
+        spec.reporter.upload(label, p.bytesSent, p.bytesTotal),
+    };
     const created = spec.steps
       ? await quire.jobs.create({ steps: spec.steps, ...common })
       : await quire.jobs.create({ tool: spec.tool ?? '', options: spec.options ?? {}, ...common });
@@ -52,14 +56,18 @@ async function runOne(quire: Quire, spec: RunSpec, inputs: string[], jobs: numbe
     const to = await destination(spec, jobs, job);
     const download = await quire.jobs.download(job.id, { to });
     if (spec.json)
-      process.stdout.write(`${JSON.stringify({ input: inputs, id: job.id, tool: job.tool, status: job.status, output: to, bytes: download.bytes })}\n`);
+      process.stdout.write(
+        `${JSON.stringify({ input: inputs, id: job.id, tool: job.tool, status: job.status, output: to, bytes: download.bytes })}\n`,
+      );
     return EXIT.ok;
   } catch (error) {
     const failed = error instanceof QuireError ? error.job : undefined;
     if (spec.json) {
       const code = error instanceof QuireError ? error.code : 'error';
       const detail = error instanceof QuireError ? error.detail : String(error);
-      process.stdout.write(`${JSON.stringify({ input: inputs, id: failed?.id ?? job?.id ?? null, status: failed?.status ?? 'error', error: { code, message: detail } })}\n`);
+      process.stdout.write(
+        `${JSON.stringify({ input: inputs, id: failed?.id ?? job?.id ?? null, status: failed?.status ?? 'error', error: { code, message: detail } })}\n`,
+      );
     } else process.stderr.write(`${label}: ${describe(error)}\n`);
     return exitCodeOf(error);
   }
@@ -68,18 +76,21 @@ async function runOne(quire: Quire, spec: RunSpec, inputs: string[], jobs: numbe
 /** Runs every job; the exit code is the worst outcome (server trouble over a failed job over bad input). */
 export async function runJobs(quire: Quire, spec: RunSpec): Promise<number> {
   if (spec.files.length === 0) throw new UsageError('no input files');
-  for (const file of spec.files) if (!(await stat(file).catch(() => undefined))?.isFile()) throw new UsageError(`not a file: ${file}`);
+  for (const file of spec.files)
+    if (!(await stat(file).catch(() => undefined))?.isFile()) throw new UsageError(`not a file: ${file}`);
   const groups = spec.together ? [spec.files] : spec.files.map((f) => [f]);
   const codes: number[] = [];
   let next = 0;
   const worker = async () => {
-    for (let i = next++; i < groups.length; i = next++) codes.push(await runOne(quire, spec, groups[i] ?? [], groups.length));
+    for (let i = next++; i < groups.length; i = next++)
+      codes.push(await runOne(quire, spec, groups[i] ?? [], groups.length));
   };
   try {
     await Promise.all(Array.from({ length: Math.min(spec.concurrency, groups.length) }, worker));
   } finally {
     spec.reporter.stop();
   }
-  const rank = (code: number) => [EXIT.ok, EXIT.badInput, EXIT.jobFailed, EXIT.serverTrouble].indexOf(code as 0);
+  const rank = (code: number) =>
+    [EXIT.ok, EXIT.badInput, EXIT.jobFailed, EXIT.serverTrouble].indexOf(code as 0);
   return codes.reduce((worst, code) => (rank(code) > rank(worst) ? code : worst), EXIT.ok);
 }

@@ -25,7 +25,11 @@ function common(command: Command): Command {
 
 export function addToolCommands(program: Command, catalogue: Tool[], exit: (code: number) => void): void {
   for (const tool of catalogue) {
-    const command = common(program.command(`${tool.name} <files...>`).description(`${tool.title}${tool.available ? '' : ' (unavailable on this server)'}`));
+    const command = common(
+      program
+        .command(`${tool.name} <files...>`)
+        .description(`${tool.title}${tool.available ? '' : ' (unavailable on this server)'}`),
+    );
     for (const option of optionsOf(tool)) command.addOption(option);
     command.action(async (files: string[], flags: CommonFlags & Record<string, unknown>) => {
       const json = Boolean(flags.json ?? program.opts().json);
@@ -44,7 +48,11 @@ export function addToolCommands(program: Command, catalogue: Tool[], exit: (code
     });
   }
 
-  common(program.command('run <files...>').description('run a chain of steps: --steps \'rotate angle=90 | compress level=high\''))
+  common(
+    program
+      .command('run <files...>')
+      .description("run a chain of steps: --steps 'rotate angle=90 | compress level=high'"),
+  )
     .requiredOption('--steps <chain>', 'tools separated by |, each followed by option=value pairs')
     .action(async (files: string[], flags: CommonFlags & { steps: string }) => {
       const json = Boolean(flags.json ?? program.opts().json);

@@ -4,7 +4,12 @@
 // Prints `ready` once loaded (the parent reads its RSS then), progress lines, then one JSON result.
 const [sdk, url, apiKey, store, mode, input, output] = process.argv.slice(2);
 const { Quire } = await import(sdk);
-const quire = new Quire({ url, apiKey, uploadStore: store, tusThresholdBytes: mode === 'run' ? Number.POSITIVE_INFINITY : undefined });
+const quire = new Quire({
+  url,
+  apiKey,
+  uploadStore: store,
+  tusThresholdBytes: mode === 'run' ? Number.POSITIVE_INFINITY : undefined,
+});
 // One request first, so the baseline RSS includes what loading fetch costs once (undici loads lazily).
 await quire.tools.list();
 process.stdout.write('ready\n');
@@ -16,7 +21,12 @@ const onProgress = ({ bytesSent, bytesTotal }) => {
   last = percent;
 };
 if (mode === 'run') {
-  const { job, download } = await quire.run('fake', [input], { behaviour: 'copy' }, { to: output, onUploadProgress: onProgress });
+  const { job, download } = await quire.run(
+    'fake',
+    [input],
+    { behaviour: 'copy' },
+    { to: output, onUploadProgress: onProgress },
+  );
   process.stdout.write(`${JSON.stringify({ id: job.id, bytes: download.bytes })}\n`);
 } else {
   const upload = await quire.uploads.upload(input, { onProgress });
