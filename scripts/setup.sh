@@ -174,6 +174,13 @@ if [ "${1:-}" = "--with-test-tools" ]; then
   done
 fi
 
+# The TypeScript SDK and quirectl (clients/typescript) have their own package and lock file; their
+# tests (test/clients/sdk-ts/) compile and run it from its own node_modules.
+if [ "${1:-}" = "--with-test-tools" ]; then
+  log "installing clients/typescript's dependencies (npm ci)"
+  (cd clients/typescript && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
+fi
+
 log "building"
 npx --no-install tsc -p tsconfig.build.json
 chmod +x dist/cli/main.js

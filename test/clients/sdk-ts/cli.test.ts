@@ -4,7 +4,7 @@ import { execFile, execFileSync } from 'node:child_process';
 import { copyFile, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { corpusFile } from '../../support/corpus.js';
+import { corpusFile, repoRoot } from '../../support/corpus.js';
 import { fakeEngine } from '../../support/fake-engine/index.js';
 import { fakeTool } from '../../support/fake-engine/tool.js';
 import { startTestServer, type TestServer } from '../../support/server.js';
@@ -266,4 +266,36 @@ describe('quirectl', () => {
     expect((await quirectl(['uploads', 'delete', id], withKey())).code).toBe(0);
     expect((await quirectl(['uploads', 'show', id], withKey())).code).toBe(2);
   }, 120_000);
+
+  it('runs the quick example of docs/clients.md as written', async () => {
+    const doc = await readFile(path.join(repoRoot, 'docs', 'clients.md'), 'utf8');
+    const code = /```ts\n([\s\S]*?)```/.exec(doc.slice(doc.indexOf('## TypeScript SDK')))?.[1];
+    expect(code).toContain("quire.run('compress'");
+    const example = path.join(build, 'docs-example.mjs');
+    await writeFile(example, code!.replace("'@quire/client'", `'${path.join(build, 'index.js')}'`));
+    await copyFile(path.join(dir, 'a.pdf'), path.join(dir, 'report.pdf'));
+    const run = await new Promise<Run>((resolve) => {
+      execFile(
+        process.execPath,
+        [example],
+        {
+          cwd: dir,
+          env: {
+            ...process.env,
+            QUIRE_URL: server.url,
+            QUIRE_API_KEY: key,
+            XDG_STATE_HOME: path.join(dir, 'state'),
+          },
+        },
+        (error, stdout, stderr) => resolve({ code: error ? Number(error.code) : 0, stdout, stderr }),
+      );
+    });
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toMatch(/^report-compressed\.pdf: \d+ bytes\n$/);
+    expect(
+      execFileSync('qpdf', ['--show-npages', path.join(dir, 'small.pdf')])
+        .toString()
+        .trim(),
+    ).toBe('4');
+  });
 });
