@@ -187,4 +187,20 @@ describe('the SDK under network faults', () => {
     expect(result.bytes).toBe((await stat(input)).size);
     expect(await sha256(to)).toBe(await sha256(input));
   }, 120_000);
+
+  it('falls back to long-polling when the event stream is refused by a proxy', async () => {
+    proxy.seen = [];
+    proxy.fault = (request, response) => {
+      if (!request.url?.endsWith('/events')) return 'forward';
+      response.writeHead(502, { 'Content-Type': 'text/plain' });
+      response.end('bad gateway');
+      return 'answered';
+    };
+    const job = await quire.jobs.create({ tool: 'rotate', options: { angle: 90 }, inputs: [PDF] });
+    const done = await quire.jobs.wait(job.id);
+    expect(done.status).toBe('succeeded');
+    expect(proxy.seen.some((r) => r.url.endsWith('/events'))).toBe(true);
+    expect(proxy.seen.some((r) => r.url.includes(`/api/v1/jobs/${job.id}?wait=60`))).toBe(true);
+    proxy.fault = () => 'forward';
+  });
 });

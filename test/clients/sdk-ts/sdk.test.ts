@@ -21,7 +21,8 @@ let key: string;
 let dir: string;
 
 beforeAll(async () => {
-  server = await startTestServer();
+  // Private webhook URLs allowed: the endpoint below points at loopback (never delivered to).
+  server = await startTestServer({ QUIRE_WEBHOOKS_ALLOW_PRIVATE: 'true' });
   key = (await server.newAccount()).key;
   dir = await scratchDir('sdk');
   quire = new Quire({ url: server.url, apiKey: key, uploadStore: path.join(dir, 'tus.json') });
@@ -174,5 +175,36 @@ describe('the TypeScript SDK', () => {
     };
     const committed = await readFile(schemaFile, 'utf8');
     expect(await renderSchema(server.url), 'run `npm run generate` in clients/typescript').toBe(committed);
+  });
+
+  it('covers the admin and webhook routes: accounts, plans, keys, endpoints, secrets and redelivery', async () => {
+    const account = await quire.accounts.create({ name: 'sdk', plan: 'pro' });
+    expect(account.plan).toBe('pro');
+    expect((await quire.accounts.update(account.id, { plan: 'free' })).plan).toBe('free');
+    expect((await quire.accounts.get(account.id)).name).toBe('sdk');
+    expect((await quire.accounts.list()).data.map((a) => a.id)).toContain(account.id);
+    expect((await quire.accounts.plans()).data.map((p) => p.name)).toContain('business');
+    const created = await quire.keys.create(account.id, { scopes: ['jobs:read'], name: 'ci' });
+    expect(created.key).toMatch(/^qk_live_/);
+    expect((await quire.keys.list(account.id)).data.map((k) => k.id)).toContain(created.id);
+    await quire.keys.revoke(account.id, created.id);
+    const revoked = await new Quire({ url: server.url, apiKey: created.key, retry: { maxRetries: 0 } }).jobs
+      .list()
+      .catch((e: unknown) => e);
+    expect(revoked).toMatchObject({ status: 401 });
+
+    const endpoint = await quire.webhooks.create({ url: 'http://127.0.0.1:9/quire', events: ['*'] });
+    expect((await quire.webhooks.get(endpoint.id)).url).toBe('http://127.0.0.1:9/quire');
+    expect((await quire.webhooks.update(endpoint.id, { description: 'sdk' })).description).toBe('sdk');
+    expect((await quire.webhooks.rotateSecret(endpoint.id)).secret).not.toBe(endpoint.secret);
+    expect((await quire.webhooks.list()).data.map((e) => e.id)).toContain(endpoint.id);
+    expect((await quire.webhooks.deliveries(endpoint.id)).data).toEqual([]);
+    const unknown = await quire.webhooks
+      .redeliver(endpoint.id, 'msg_01JDQ3AAAAAAAAAAAAAAAAAAAA')
+      .catch((e: unknown) => e);
+    expect(unknown).toMatchObject({ status: 404, code: 'not_found' });
+    await quire.webhooks.delete(endpoint.id);
+    const first = await quire.webhooks.jobSecret();
+    expect((await quire.webhooks.rotateJobSecret()).secret).not.toBe(first.secret);
   });
 });
