@@ -2,8 +2,12 @@
 // through `quire.run`, a chained job, a batch, typed errors, typed options, and the committed types
 // equal to what the live document generates.
 import { execFileSync } from 'node:child_process';
+import { createReadStream } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { Readable } from 'node:stream';
 import { inspect } from 'node:util';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,8 +25,11 @@ let key: string;
 let dir: string;
 
 beforeAll(async () => {
-  // Private webhook URLs allowed: the endpoint below points at loopback (never delivered to).
-  server = await startTestServer({ QUIRE_WEBHOOKS_ALLOW_PRIVATE: 'true' });
+  // Private webhook and import URLs allowed: the endpoint and the file_url below are on loopback.
+  server = await startTestServer({
+    QUIRE_WEBHOOKS_ALLOW_PRIVATE: 'true',
+    QUIRE_TRANSFERS_ALLOW_PRIVATE: 'true',
+  });
   key = (await server.newAccount()).key;
   dir = await scratchDir('sdk');
   quire = new Quire({ url: server.url, apiKey: key, uploadStore: path.join(dir, 'tus.json') });
@@ -207,4 +214,43 @@ describe('the TypeScript SDK', () => {
     const first = await quire.webhooks.jobSecret();
     expect((await quire.webhooks.rotateJobSecret()).secret).not.toBe(first.secret);
   });
+
+  it('takes every kind of input in one job: path, Buffer, Node stream, Web stream, Blob, URL and upload id', async () => {
+    const bytes = await readFile(PDF);
+    const files = http.createServer((_request, response) => {
+      response.writeHead(200, { 'Content-Type': 'application/pdf', 'Content-Length': bytes.length });
+      response.end(bytes);
+    });
+    await new Promise<void>((resolve) => files.listen(0, '127.0.0.1', resolve));
+    try {
+      const upload = await quire.uploads.upload(PDF);
+      const port = (files.address() as AddressInfo).port;
+      const to = path.join(dir, 'every-input.pdf');
+      const { job } = await quire.run(
+        'merge',
+        [
+          PDF,
+          bytes,
+          createReadStream(PDF),
+          Readable.toWeb(createReadStream(PDF)) as ReadableStream<Uint8Array>,
+          new Blob([bytes]),
+          new URL(`http://127.0.0.1:${port}/remote.pdf`),
+          { uploadId: upload.id },
+        ],
+        {},
+        { to },
+      );
+      expect(job.input.files).toHaveLength(7);
+      expect(execFileSync('qpdf', ['--show-npages', to]).toString().trim()).toBe('28');
+    } finally {
+      files.close();
+    }
+  }, 120_000);
+
+  it('gives up waiting after timeoutMs with a QuireError `timeout`, and the job goes on', async () => {
+    const job = await quire.jobs.create({ tool: 'ocr', inputs: [PDF] });
+    const error = await quire.jobs.wait(job.id, { timeoutMs: 1, poll: true }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'timeout', retryable: true });
+    expect((await quire.jobs.wait(job.id)).status).toBe('succeeded');
+  }, 120_000);
 });
