@@ -23,7 +23,10 @@ const options = Type.Object(
       Type.Array(PageSelectionSchema('One part.'), {
         minItems: 1,
         maxItems: 1000,
-        description: 'With mode `ranges`: the parts, each a page selection (its pages in the order given).',
+        // The same part twice only multiplies the output (issue 25: 200 copies of "1" made 1 GB).
+        uniqueItems: true,
+        description:
+          'With mode `ranges`: the parts, each a page selection (its pages in the order given), no two the same. The plan bounds how many (`max_fan_out` when steps follow, `max_pages`).',
         examples: [['1-3', '4-z']],
       }),
     ),
@@ -101,6 +104,19 @@ async function splitEvery(ctx: ToolContext<Options>, input: ToolInput, pageCount
   });
 }
 
+/** A selection without blanks or case, each `N-N` item as `N`: equal for equal parts. */
+function sameSelection(range: string): string {
+  return range
+    .replace(/\s+/g, '')
+    .toLowerCase()
+    .split(',')
+    .map((item) => {
+      const [from, to] = item.split('-');
+      return to === from ? from : item;
+    })
+    .join(',');
+}
+
 export const splitTool = defineTool({
   name: 'split',
   title: 'Split a PDF',
@@ -111,6 +127,21 @@ export const splitTool = defineTool({
   output: { contentType: 'application/zip', parts: ['application/pdf'] },
   engines: ['qpdf'],
   steps: { inspect: 5, split: 80, package: 15 },
+  checkRequest(opts) {
+    // Spellings of one selection (" 1", "1-1", "Z") are the same part as much as two equal strings.
+    const seen = new Map<string, number>();
+    return (opts.ranges ?? []).flatMap((range, i) => {
+      const key = sameSelection(range);
+      const first = seen.get(key);
+      if (first === undefined) seen.set(key, i);
+      return first === undefined ? [] : [{ pointer: `/options/ranges/${i}`, detail: `repeats range ${first}` }];
+    });
+  },
+  leastOutput(opts, pages) {
+    const mode = opts.mode ?? 'each';
+    const files = mode === 'ranges' ? (opts.ranges?.length ?? 1) : Math.ceil(pages / (mode === 'every' ? opts.pages! : 1));
+    return { files, pages: 1 };
+  },
   checkJob(opts) {
     if (opts.mode === 'every' && opts.pages === undefined) {
       throw new QuireError('invalid_options', 'Mode `every` needs `pages`');

@@ -171,6 +171,12 @@ export interface ToolDefinition<S extends TObject = TObject> {
    * file must be the PDF), so they are what a job fails with, whatever its files hold.
    */
   checkJob?(options: Static<S>, inputs: readonly ToolInput[]): void;
+  /**
+   * The least this tool makes from one input of at least `pages` pages, from its options alone
+   * (lib/least-output.ts): declared by tools that multiply pages or files, checked against the plan
+   * when a job is created.
+   */
+  leastOutput?(options: Static<S>, pages: number): { files: number; pages: number };
   run(ctx: ToolContext<Static<S>>): Promise<ToolOutput>;
 }
 
