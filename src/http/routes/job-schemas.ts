@@ -138,9 +138,14 @@ export const uploadRefusals = {
     'webhook_url_not_allowed',
   ]),
   408: problem(['request_timeout']),
-  413: problem(['payload_too_large']),
+  413: problem(['payload_too_large', 'storage_quota_exceeded']),
   415: problem(['unsupported_media_type']),
-  429: problem(['concurrent_uploads_exceeded'], ['Retry-After']),
+  // A chain of steps that makes more than the plan allows even from a one-page input (api.md §5).
+  422: problem(['limit_pages_exceeded', 'job_limit_exceeded']),
+  429: problem(
+    ['concurrent_uploads_exceeded', 'queued_jobs_exceeded', 'jobs_per_window_exceeded'],
+    ['Retry-After'],
+  ),
 } satisfies Record<number, DocResponse>;
 
 const tags = ['Jobs'];
