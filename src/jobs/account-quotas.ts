@@ -26,12 +26,20 @@ export class AccountQuotas {
       this.deps.uploads.reservedBytes(accountId, now),
     ]);
     const stored = usage.storedBytes + reserved;
-    if (stored + adding.bytes > plan.maxStoredBytes || (adding.bytes === 0 && stored >= plan.maxStoredBytes)) {
+    if (
+      stored + adding.bytes > plan.maxStoredBytes ||
+      (adding.bytes === 0 && stored >= plan.maxStoredBytes)
+    ) {
       throw new QuireError(
         'storage_quota_exceeded',
         `The account stores ${stored} bytes; the plan allows ${plan.maxStoredBytes}. Delete jobs or uploads, or wait for results to expire.`,
         {
-          extras: { limit: 'stored_bytes', quota: plan.maxStoredBytes, stored_bytes: stored, plan: plan.name },
+          extras: {
+            limit: 'stored_bytes',
+            quota: plan.maxStoredBytes,
+            stored_bytes: stored,
+            plan: plan.name,
+          },
           headers: { Connection: 'close' },
         },
       );

@@ -67,7 +67,8 @@ export class JobBudget {
 
   /** The result's bytes (or a fan-out's finals before they are packed), against the plan. */
   checkOutput(bytes: number): void {
-    if (bytes > this.limits.maxOutputBytes) throw this.over('output_bytes', bytes, this.limits.maxOutputBytes);
+    if (bytes > this.limits.maxOutputBytes)
+      throw this.over('output_bytes', bytes, this.limits.maxOutputBytes);
   }
 
   /**
@@ -84,9 +85,11 @@ export class JobBudget {
       if (this.watching || this.stopper.signal.aborted) return;
       this.watching = true;
       try {
-        if (Date.now() >= this.deadline) this.stop(this.over('engine_time', this.limits.maxEngineMs, this.limits.maxEngineMs));
+        if (Date.now() >= this.deadline)
+          this.stop(this.over('engine_time', this.limits.maxEngineMs, this.limits.maxEngineMs));
         const bytes = await bytesUnder(workDir);
-        if (bytes > this.limits.maxWorkBytes) this.stop(this.over('work_bytes', bytes, this.limits.maxWorkBytes));
+        if (bytes > this.limits.maxWorkBytes)
+          this.stop(this.over('work_bytes', bytes, this.limits.maxWorkBytes));
       } finally {
         this.watching = false;
       }

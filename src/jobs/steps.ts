@@ -150,7 +150,10 @@ class StepChain {
 
   /** The step's opened inputs at its level; the last step's own page count at the outputs' level. */
   private countPages(index: number, pages: readonly number[], output: ToolOutput): void {
-    this.ctx.budget.countPages(index, pages.reduce((a, b) => a + b, 0));
+    this.ctx.budget.countPages(
+      index,
+      pages.reduce((a, b) => a + b, 0),
+    );
     const written = output.facts?.pages;
     if (index === this.steps.length - 1 && typeof written === 'number')
       this.ctx.budget.countPages(index + 1, written);
@@ -198,7 +201,8 @@ class StepChain {
  * not as the few pages this branch had left.
  */
 function wholeJobPages(error: unknown, left: number, maxPages: number): unknown {
-  if (!(error instanceof QuireError) || error.code !== 'limit_pages_exceeded' || left >= maxPages) return error;
+  if (!(error instanceof QuireError) || error.code !== 'limit_pages_exceeded' || left >= maxPages)
+    return error;
   return new QuireError(
     'limit_pages_exceeded',
     `The job's steps make more than ${maxPages} pages across their branches; the limit is ${maxPages}`,

@@ -134,12 +134,17 @@ export const splitTool = defineTool({
       const key = sameSelection(range);
       const first = seen.get(key);
       if (first === undefined) seen.set(key, i);
-      return first === undefined ? [] : [{ pointer: `/options/ranges/${i}`, detail: `repeats range ${first}` }];
+      return first === undefined
+        ? []
+        : [{ pointer: `/options/ranges/${i}`, detail: `repeats range ${first}` }];
     });
   },
   leastOutput(opts, pages) {
     const mode = opts.mode ?? 'each';
-    const files = mode === 'ranges' ? (opts.ranges?.length ?? 1) : Math.ceil(pages / (mode === 'every' ? opts.pages! : 1));
+    const files =
+      mode === 'ranges'
+        ? (opts.ranges?.length ?? 1)
+        : Math.ceil(pages / (mode === 'every' ? opts.pages! : 1));
     return { files, pages: 1 };
   },
   checkJob(opts) {
