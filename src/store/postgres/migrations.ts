@@ -9,6 +9,7 @@ import { type Kysely, sql } from 'kysely';
 import type { Migration } from '../sql/dialect.js';
 import type { Tables } from '../sql/rows.js';
 import { eventWriterMigration } from './event-writer-migration.js';
+import { quotaMigration } from './quota-migration.js';
 
 export const migrations: readonly Migration[] = [
   {
@@ -247,15 +248,7 @@ export const migrations: readonly Migration[] = [
     ],
   },
   eventWriterMigration,
-  {
-    id: 6,
-    name: 'plan quotas: job records expire, uploads counted per account',
-    statements: [
-      // As SQLite migration 8: the record-expiry scan, and an account's uploads for its quota.
-      'CREATE INDEX jobs_record_expiry ON jobs (completed_at) WHERE completed_at IS NOT NULL',
-      'CREATE INDEX uploads_account ON uploads (account_id, expires_at)',
-    ],
-  },
+  quotaMigration,
 ];
 
 /** One fixed key for pg_advisory_lock: every Quire process migrating this database takes it. */

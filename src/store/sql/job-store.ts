@@ -7,6 +7,7 @@ import type { InputFile, JobError, JobRecord, JobResult, JobStatus } from '../..
 import { terminalStatuses } from '../../model/job.js';
 import type { JobChangeNotice } from '../../model/job-change.js';
 import { scrubSecretOptions } from '../../model/redact.js';
+import type { AccountUsage } from '../quota-types.js';
 import type {
   CancelOutcome,
   ClaimedJob,
@@ -16,7 +17,6 @@ import type {
   NewJob,
   SweepOutcome,
 } from '../types.js';
-import type { AccountUsage } from '../quota-types.js';
 import type { JobEnding, SqlDialect } from './dialect.js';
 import {
   countJobsByStatus,
