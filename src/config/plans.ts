@@ -166,7 +166,7 @@ function applyFields(
   given: Record<string, unknown>,
   where: string,
 ): Plan {
-  const next: Partial<Plan> = { ...(base ?? {}), name };
+  const next: Partial<Plan> = { ...(base ?? limitsOfFallback()), name };
   for (const [field, value] of Object.entries(given)) {
     const spec = FIELDS[field];
     if (!spec) throw new Error(`${where}: unknown field "${field}" (known: ${planFieldNames.join(', ')})`);
@@ -178,6 +178,31 @@ function applyFields(
   const missing = Object.entries(FIELDS).filter(([, spec]) => next[spec.key] === undefined);
   if (missing.length > 0) throw new Error(`${where}: missing ${missing.map(([f]) => f).join(', ')}`);
   return next as Plan;
+}
+
+/**
+ * The whole-job limits and quotas came after plans files existed: a new plan that leaves them out
+ * gets the fallback plan's (the most restrictive), so a file written before them still loads.
+ */
+function limitsOfFallback(): Partial<Plan> {
+  const {
+    maxOutputBytes,
+    maxFanOut,
+    maxWorkBytes,
+    maxEngineMs,
+    maxStoredBytes,
+    maxQueuedJobs,
+    jobsPerWindow,
+  } = defaultPlans[FALLBACK_PLAN] as Plan;
+  return {
+    maxOutputBytes,
+    maxFanOut,
+    maxWorkBytes,
+    maxEngineMs,
+    maxStoredBytes,
+    maxQueuedJobs,
+    jobsPerWindow,
+  };
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

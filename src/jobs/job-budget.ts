@@ -79,7 +79,7 @@ export class JobBudget {
     return Math.max(1, Math.min(serverMs, this.deadline - Date.now() + 1_000));
   }
 
-  /** Starts checking the work dir's bytes and the deadline until `stop`. */
+  /** Starts checking the work dir’s bytes and the deadline, until `end`. */
   watch(workDir: string): void {
     const tick = async () => {
       if (this.watching || this.stopper.signal.aborted) return;

@@ -14,6 +14,13 @@ type Problem = { code: string; errors?: { pointer?: string }[] };
 
 let server: TestServer;
 let free: Client;
+let pro: Client;
+
+async function accountOn(plan: string): Promise<Client> {
+  const id = `acct_${plan}_limits`;
+  await server.runtime.db.accounts.createAccount({ id, name: plan, plan, createdAt: Date.now() });
+  return new Client(server.url, await server.keyFor(id, ['jobs:read', 'jobs:write']));
+}
 
 /** `copies` items of `item`: the `pages` tool's way to repeat pages. */
 const repeat = (item: string, copies: number) => Array.from({ length: copies }, () => item).join(',');
@@ -66,10 +73,13 @@ async function filesLeft(): Promise<string[]> {
 
 beforeAll(async () => {
   // The free plan as shipped, but for a work-dir limit small enough to reach in a second of qpdf.
-  server = await startTestServer({ QUIRE_PLAN_FREE_MAX_WORK_BYTES: String(48 * 1024 * 1024) });
-  const id = 'acct_free_limits';
-  await server.runtime.db.accounts.createAccount({ id, name: 'free', plan: 'free', createdAt: Date.now() });
-  free = new Client(server.url, await server.keyFor(id, ['jobs:read', 'jobs:write']));
+  // Pro with one second of engine time, so a long chain reaches it at once.
+  server = await startTestServer({
+    QUIRE_PLAN_FREE_MAX_WORK_BYTES: String(48 * 1024 * 1024),
+    QUIRE_PLAN_PRO_MAX_ENGINE_MS: '1000',
+  });
+  free = await accountOn('free');
+  pro = await accountOn('pro');
 });
 afterAll(() => server.close());
 
@@ -128,12 +138,27 @@ describe('whole-job limits', () => {
     expect(Date.now() - started).toBeLessThan(20_000);
     expect(await filesLeft()).toEqual([]);
   });
+
+  it('stops a chain past the plan’s engine time across its branches', async () => {
+    // 1,000 branches of three rotations: thousands of qpdf runs, each well under any engine timeout.
+    const steps = [
+      { tool: 'pages', options: { keep: repeat('1', 1_000) } },
+      { tool: 'split' },
+      ...Array.from({ length: 3 }, () => ({ tool: 'rotate', options: { angle: 90 } })),
+    ];
+    const started = Date.now();
+    const job = await runToEnd(steps, healthy(), pro);
+    expect(job.error?.code).toBe('job_limit_exceeded');
+    expect(job.error?.message).toMatch(/\(engine_time\)/);
+    expect(Date.now() - started).toBeLessThan(15_000);
+    expect(await filesLeft()).toEqual([]);
+  });
 });
 
-async function runToEnd(steps: Step[], input: Buffer): Promise<JobBody> {
-  const response = await free.fetch('/api/v1/jobs', { method: 'POST', body: stepsForm(steps, input) });
+async function runToEnd(steps: Step[], input: Buffer, client = free): Promise<JobBody> {
+  const response = await client.fetch('/api/v1/jobs', { method: 'POST', body: stepsForm(steps, input) });
   expect(response.status, await response.clone().text()).toBe(201);
-  const job = await free.waitFor(((await response.json()) as JobBody).id, 60);
+  const job = await client.waitFor(((await response.json()) as JobBody).id, 60);
   // The inputs go once the job has ended; the sweeper retries what the runner could not delete.
   for (let i = 0; i < 50 && (await filesLeft()).length > 0; i++) await new Promise((r) => setTimeout(r, 100));
   return job;

@@ -75,6 +75,27 @@ describe('plans configuration', () => {
     expect(plans.pro?.maxFanOut).toBe(2_000);
   });
 
+  it('gives a new plan without the whole-job limits and quotas those of the free plan', () => {
+    const file = plansFile({
+      older: {
+        requests_per_window: 5,
+        window_seconds: 2,
+        max_file_bytes: 10,
+        files_per_job: 1,
+        concurrent_jobs: 1,
+        result_retention_ms: 60_000,
+        max_pages: 3,
+      },
+    });
+    const { plans } = loadConfig({ QUIRE_PLANS_FILE: file });
+    expect(plans.older).toMatchObject({
+      maxPages: 3,
+      maxFanOut: 200,
+      maxStoredBytes: 2 ** 30,
+      jobsPerWindow: 100,
+    });
+  });
+
   it.each([
     [{ QUIRE_PLANS_FILE: '/nonexistent/plans.json' }, /QUIRE_PLANS_FILE/],
     [{ QUIRE_PLANS_FILE: plansFile('not json') }, /QUIRE_PLANS_FILE/],
