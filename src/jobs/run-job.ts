@@ -139,6 +139,7 @@ async function execute(
       maxPages: limits.maxPages,
       timeoutMs: deps.config.limits.engineTimeoutMs,
       memoryBytes: deps.config.limits.engineMemoryBytes,
+      maxOutputBytes: limits.job.maxOutputBytes,
     },
     budget,
     onProgress: (percent) => report.progress.offer(percent),

@@ -1,5 +1,6 @@
 // split: cuts one PDF into parts (given ranges, every N pages, or each page) and returns a ZIP of
 // `<stem>-<part>.pdf`, or the PDF itself when there is only one part.
+import { stat } from 'node:fs/promises';
 import { type Static, Type } from '@sinclair/typebox';
 import { QuireError } from '../errors/quire-error.js';
 import { engineCall, engineCallWithProgress, onlyPdf } from './lib/inputs.js';
@@ -77,9 +78,14 @@ async function splitByRanges(
   // Resolve every range first so a bad one fails before any work is done.
   const resolved = ranges.map((r) => toQpdfRange(resolvePageList(r, pageCount)));
   const parts: Part[] = [];
+  let written = 0;
   for (const [i, pages] of resolved.entries()) {
     const file = workFile(ctx.workDir, 'part');
     await ctx.engines.qpdf.selectPages(input.path, pages, file, engineCall(ctx));
+    // Every part may carry the input's shared resources (a 5 MB image on each page): distinct
+    // ranges can still multiply bytes, so the result's limit is held part by part.
+    written += (await stat(file)).size;
+    checkOutputBytes(written, ctx.limits.maxOutputBytes);
     parts.push({ file, pages });
     ctx.progress.fraction(i + 1, resolved.length);
   }
@@ -102,6 +108,15 @@ async function splitEvery(ctx: ToolContext<Options>, input: ToolInput, pageCount
     const last = Math.min(pageCount, first + every - 1);
     return { file, pages: first === last ? String(first) : `${first}-${last}` };
   });
+}
+
+function checkOutputBytes(written: number, max: number | undefined): void {
+  if (max === undefined || written <= max) return;
+  throw new QuireError(
+    'job_limit_exceeded',
+    `The parts take ${written} bytes; the plan's limit (output_bytes) is ${max}.`,
+    { extras: { limit: 'output_bytes', quota: max } },
+  );
 }
 
 /** A selection without blanks or case, each `N-N` item as `N`: equal for equal parts. */

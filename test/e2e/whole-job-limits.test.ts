@@ -15,6 +15,7 @@ type Problem = { code: string; errors?: { pointer?: string }[] };
 let server: TestServer;
 let free: Client;
 let pro: Client;
+let business: Client;
 
 async function accountOn(plan: string): Promise<Client> {
   const id = `acct_${plan}_limits`;
@@ -77,9 +78,12 @@ beforeAll(async () => {
   server = await startTestServer({
     QUIRE_PLAN_FREE_MAX_WORK_BYTES: String(48 * 1024 * 1024),
     QUIRE_PLAN_PRO_MAX_ENGINE_MS: '1000',
+    // Business with a result of at most 32 MiB: a handful of 5 MB parts.
+    QUIRE_PLAN_BUSINESS_MAX_OUTPUT_BYTES: String(32 * 1024 * 1024),
   });
   free = await accountOn('free');
   pro = await accountOn('pro');
+  business = await accountOn('business');
 });
 afterAll(() => server.close());
 
@@ -135,6 +139,21 @@ describe('whole-job limits', () => {
     const job = await runToEnd([{ tool: 'split' }], input);
     expect(job.error?.code).toBe('job_limit_exceeded');
     expect(job.error?.message).toMatch(/\(work_bytes\)/);
+    expect(Date.now() - started).toBeLessThan(20_000);
+    expect(await filesLeft()).toEqual([]);
+  });
+
+  it('stops split ranges that are all distinct but each carry 5 MB once the parts pass the result limit', async () => {
+    // Issue 25's 5 MB → 1 GB, with ranges no check can call repeats: 200 parts of 5 MB if let run.
+    const ranges = Array.from({ length: 200 }, (_, i) => String(i + 1));
+    const started = Date.now();
+    const job = await runToEnd(
+      [{ tool: 'split', options: { mode: 'ranges', ranges } }],
+      sharedImagePdf(200, 5_000_000),
+      business,
+    );
+    expect(job.error?.code).toBe('job_limit_exceeded');
+    expect(job.error?.message).toMatch(/\(output_bytes\)/);
     expect(Date.now() - started).toBeLessThan(20_000);
     expect(await filesLeft()).toEqual([]);
   });

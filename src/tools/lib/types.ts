@@ -48,6 +48,11 @@ export interface ToolLimits {
   maxPages: number;
   timeoutMs: number;
   memoryBytes: number;
+  /**
+   * The plan's bytes for the job's result (`max_output_bytes`): a tool that writes part after part
+   * from one input (split ranges) stops once its parts pass it, instead of after the last.
+   */
+  maxOutputBytes?: number;
 }
 
 /** What the runner hands over for one job: its options and inputs, a work dir and what it may use. */
