@@ -40,9 +40,16 @@ export class JobBudget {
     return this.stopper.signal;
   }
 
-  /** The error that stopped the job, when the budget did (an engine then reports only an abort). */
+  /**
+   * The error that stopped the job, when the budget did (an engine then reports only an abort), or
+   * the engine-time error once past the deadline: a run capped by `engineTimeoutMs` may time out
+   * before the next watch tick names the limit.
+   */
   get exceeded(): QuireError | undefined {
-    return this.stopper.signal.aborted ? (this.stopper.signal.reason as QuireError) : undefined;
+    if (this.stopper.signal.aborted) return this.stopper.signal.reason as QuireError;
+    if (Date.now() >= this.deadline)
+      return this.over('engine_time', this.limits.maxEngineMs, this.limits.maxEngineMs);
+    return undefined;
   }
 
   /**
