@@ -24,6 +24,7 @@ export function failureKind(code: ErrorCode): FailureKind {
     case 'form_fields_invalid':
       return 'input';
     case 'limit_pages_exceeded':
+    case 'job_limit_exceeded':
     case 'limit_page_pixels_exceeded':
     case 'timeout':
     case 'engine_memory_exceeded':
@@ -68,6 +69,9 @@ export function failureKind(code: ErrorCode): FailureKind {
     case 'range_not_satisfiable':
     case 'unsupported_media_type':
     case 'rate_limited':
+    case 'storage_quota_exceeded':
+    case 'queued_jobs_exceeded':
+    case 'jobs_per_window_exceeded':
     case 'invalid_multipart':
     case 'request_timeout':
     case 'uri_too_long':

@@ -1,5 +1,6 @@
 // Runs one claimed job: inputs from the blob store into a private work dir, the tool, the result back
 // into the blob store, and the terminal write — which succeeds only while the lease is still held.
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { jobFolder } from '../blobs/keys.js';
 import type { BlobStore } from '../blobs/types.js';
@@ -18,6 +19,7 @@ import type { InputType, ToolInput } from '../tools/lib/types.js';
 import { dropUnkeptResult, exportResult, retentionOf } from './export.js';
 import { failureKind, toJobError } from './failure.js';
 import { importInputs } from './import.js';
+import { JobBudget } from './job-budget.js';
 import { JobService } from './job-service.js';
 import { LeaseLostError } from './lease-keeper.js';
 import { ProgressWriter } from './progress-writer.js';
@@ -126,19 +128,30 @@ async function execute(
   });
   const inputs = await fetchInputs(claim, workDir, deps.blobs);
   signal.throwIfAborted();
+  const budget = new JobBudget({ maxPages: limits.maxPages, ...limits.job }, steps.length);
+  budget.watch(workDir);
   const { output, steps: done } = await runSteps(steps, inputs, {
     workDir,
-    signal,
+    // The lease's signal, or the budget's once a whole-job limit is passed mid-step.
+    signal: AbortSignal.any([signal, budget.signal]),
     engines: deps.engines,
     limits: {
       maxPages: limits.maxPages,
       timeoutMs: deps.config.limits.engineTimeoutMs,
       memoryBytes: deps.config.limits.engineMemoryBytes,
+      maxOutputBytes: limits.job.maxOutputBytes,
     },
+    budget,
     onProgress: (percent) => report.progress.offer(percent),
     onStep: (step) => report.running.enter(step),
-  });
+  })
+    .catch((error: unknown) => {
+      // An engine stopped by the budget reports an abort; the job fails with the limit it passed.
+      throw signal.aborted ? error : (budget.exceeded ?? error);
+    })
+    .finally(() => budget.end());
   signal.throwIfAborted();
+  budget.checkOutput((await stat(output.path)).size);
   report.progress.stop();
   // One key per attempt: an attempt that lost its lease (paused, partitioned) and uploads late can
   // only ever overwrite or delete its own object, never the result another attempt recorded.

@@ -8,6 +8,7 @@ import { describeAccountConformance } from './account-store.suite.js';
 import { describeFairClaimConformance } from './fair-claim.suite.js';
 import { describeIdempotencyConformance } from './idempotency.suite.js';
 import { describeLeaseConformance } from './job-lease.suite.js';
+import { describeQuotaConformance } from './job-quotas.suite.js';
 import { describeRetentionConformance } from './job-retention.suite.js';
 import {
   ALICE,
@@ -38,6 +39,7 @@ export function describeJobStoreConformance(
     describeRecordConformance(open);
     describeLeaseConformance(open, options);
     describeRetentionConformance(open);
+    describeQuotaConformance(open);
     describeAccountConformance(open);
     describeFairClaimConformance(open);
     describeIdempotencyConformance(open);

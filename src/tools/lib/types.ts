@@ -48,6 +48,11 @@ export interface ToolLimits {
   maxPages: number;
   timeoutMs: number;
   memoryBytes: number;
+  /**
+   * The plan's bytes for the job's result (`max_output_bytes`): a tool that writes part after part
+   * from one input (split ranges) stops once its parts pass it, instead of after the last.
+   */
+  maxOutputBytes?: number;
 }
 
 /** What the runner hands over for one job: its options and inputs, a work dir and what it may use. */
@@ -171,6 +176,12 @@ export interface ToolDefinition<S extends TObject = TObject> {
    * file must be the PDF), so they are what a job fails with, whatever its files hold.
    */
   checkJob?(options: Static<S>, inputs: readonly ToolInput[]): void;
+  /**
+   * The least this tool makes from one input of at least `pages` pages, from its options alone
+   * (lib/least-output.ts): declared by tools that multiply pages or files, checked against the plan
+   * when a job is created.
+   */
+  leastOutput?(options: Static<S>, pages: number): { files: number; pages: number };
   run(ctx: ToolContext<Static<S>>): Promise<ToolOutput>;
 }
 
