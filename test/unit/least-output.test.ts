@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkLeastOutput } from '../../src/tools/lib/least-output.js';
 import type { PublishedTool } from '../../src/tools/lib/types.js';
-import { findTool } from '../../src/tools/registry.js';
+import { tools } from '../../src/tools/registry.js';
 
 const FREE = { maxPages: 200, maxFanOut: 200 };
 const x = (copies: number) => ({ keep: Array.from({ length: copies }, () => '1-z').join(',') });
@@ -13,7 +13,10 @@ const ranges = (count: number) => ({
 });
 
 function chain(...steps: [string, Record<string, unknown>?][]) {
-  return steps.map(([name, options]) => ({ tool: findTool(name) as PublishedTool, options: options ?? {} }));
+  return steps.map(([name, options]) => ({
+    tool: tools.find((t) => t.name === name) as PublishedTool,
+    options: options ?? {},
+  }));
 }
 
 function outcome(steps: ReturnType<typeof chain>): string {
