@@ -66,6 +66,8 @@ export interface OfficeRequest {
   input: string;
   output: string;
   landscape: boolean;
+  /** The password of an encrypted document; it reaches the bridge over its 0600 socket only. */
+  password?: string;
 }
 
 interface BridgeReply {
@@ -191,6 +193,7 @@ class OfficeInstance implements PooledInstance {
           input: `${INSIDE.exchange}/${name}`,
           output: `${INSIDE.exchange}/output.pdf`,
           landscape: request.landscape,
+          ...(request.password === undefined ? {} : { password: request.password }),
         },
         timeoutMs,
         signal,
