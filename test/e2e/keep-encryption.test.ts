@@ -271,3 +271,28 @@ describe('office-to-pdf with a password', () => {
     expectNowhere(DOCX_PASSWORD);
   }, 300_000);
 });
+
+describe('signatures a tool breaks', () => {
+  const SIGNED = corpusFile('pdfjs__issue16553.pdf');
+
+  it('rotate on a signed file says signatures: "invalidated"; sign adds its own after them and says nothing', async () => {
+    const rotated = await client.run({ tool: 'rotate', options: { angle: 90 }, files: [SIGNED] }, 120);
+    expect(rotated.status, JSON.stringify(rotated.error)).toBe('succeeded');
+    expect(rotated.result?.signatures).toBe('invalidated');
+
+    const sign = published.find((t) => t.name === 'sign')!;
+    const example = (sign.options_schema.examples as Record<string, unknown>[])[0]!;
+    const signed = await client.run(
+      { tool: 'sign', options: await sampleOptions(sign, example), files: [SIGNED] },
+      120,
+    );
+    expect(signed.status, JSON.stringify(signed.error)).toBe('succeeded');
+    expect(signed.result?.signatures).toBeUndefined();
+    const { body } = await client.download(signed.id);
+    expect(body.subarray(0, readFileSync(SIGNED).length).equals(readFileSync(SIGNED))).toBe(true);
+
+    const plain = await client.run({ tool: 'rotate', options: { angle: 90 }, files: [FOUR_PAGES] }, 120);
+    expect(plain.result?.signatures).toBeUndefined();
+    expect(plain.result?.encryption).toBeUndefined();
+  }, 240_000);
+});
