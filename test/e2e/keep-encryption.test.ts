@@ -272,6 +272,18 @@ describe('office-to-pdf with a password', () => {
   }, 300_000);
 });
 
+describe('merge of several files', () => {
+  it('keeps the first file’s encryption, and says removed when only a later file was encrypted', async () => {
+    const locked = encrypt(FOUR_PAGES, 'owner');
+    const first = await client.run({ tool: 'merge', files: [locked, FOUR_PAGES] }, 120);
+    expect(first.result?.encryption).toBe('kept');
+    expect(encryptionOf(toFile((await client.download(first.id)).body))).toEqual(encryptionOf(locked));
+    const later = await client.run({ tool: 'merge', files: [FOUR_PAGES, locked] }, 120);
+    expect(later.result?.encryption).toBe('removed');
+    expect(encryptionOf(toFile((await client.download(later.id)).body))).toBeUndefined();
+  }, 120_000);
+});
+
 describe('signatures a tool breaks', () => {
   const SIGNED = corpusFile('pdfjs__issue16553.pdf');
 
