@@ -9,6 +9,7 @@ import { describeFairClaimConformance } from './fair-claim.suite.js';
 import { describeIdempotencyConformance } from './idempotency.suite.js';
 import { describeLeaseConformance } from './job-lease.suite.js';
 import { describeRetentionConformance } from './job-retention.suite.js';
+import { describeStepSecretsConformance } from './step-secrets.suite.js';
 import {
   ALICE,
   BOB,
@@ -43,6 +44,7 @@ export function describeJobStoreConformance(
     describeIdempotencyConformance(open);
     describeWebhookOutboxConformance(open);
     describeWorkflowsIoConformance(open);
+    describeStepSecretsConformance(open);
     describeUploadConformance(open);
     describeMigrationConformance(open, options);
   });
