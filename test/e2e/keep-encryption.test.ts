@@ -276,6 +276,35 @@ describe('office-to-pdf with a password', () => {
   }, 300_000);
 });
 
+describe('encrypted corpus files', () => {
+  // An owner password nobody here knows (AES-128) and a non-ASCII user password (AES-256, R5).
+  const CORPUS: Array<[string, string | undefined]> = [
+    ['pdfjs__issue9972-1.pdf', undefined],
+    ['pdfium__encrypted_hello_world_r5.pdf', 'hôtel'],
+  ];
+  it.each(CORPUS)(
+    '%s keeps its encryption through rotate, a lossy compress and page-numbers',
+    async (name, password) => {
+      const source = corpusFile(name);
+      for (const [tool, options] of [
+        ['rotate', { angle: 90 }],
+        ['compress', { level: 'high' }],
+        ['page-numbers', {}],
+      ] as const) {
+        const job = await client.run(
+          { tool, options: { ...options, ...(password ? { password } : {}) }, files: [source] },
+          120,
+        );
+        expect(job.status, `${tool}: ${JSON.stringify(job.error)}`).toBe('succeeded');
+        expect(job.result?.encryption, tool).toBe('kept');
+        const pdf = toFile((await client.download(job.id)).body);
+        expect(encryptionOf(pdf, password), tool).toEqual(encryptionOf(source, password));
+      }
+    },
+    180_000,
+  );
+});
+
 describe('merge of several files', () => {
   it('keeps the first file’s encryption, and says removed when only a later file was encrypted', async () => {
     const locked = encrypt(FOUR_PAGES, 'owner');
