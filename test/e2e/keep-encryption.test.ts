@@ -305,6 +305,23 @@ describe('encrypted corpus files', () => {
   );
 });
 
+describe('tools whose purpose meets encryption', () => {
+  it('linearize stays linearized once encrypted again; pdfa drops it, as PDF/A forbids encryption', async () => {
+    const locked = encrypt(FOUR_PAGES, 'owner');
+    const linearized = await client.run({ tool: 'linearize', files: [locked] }, 120);
+    expect(linearized.result?.encryption).toBe('kept');
+    const pdf = toFile((await client.download(linearized.id)).body);
+    expect(encryptionOf(pdf)).toEqual(encryptionOf(locked));
+    expect(spawnSync('qpdf', ['--check-linearization', pdf]).stdout.toString()).toMatch(
+      /no linearization errors/,
+    );
+    const archived = await client.run({ tool: 'pdfa', files: [locked] }, 180);
+    expect(archived.status, JSON.stringify(archived.error)).toBe('succeeded');
+    expect(archived.result?.encryption).toBe('removed');
+    expect(encryptionOf(toFile((await client.download(archived.id)).body))).toBeUndefined();
+  }, 240_000);
+});
+
 describe('merge of several files', () => {
   it('keeps the first file’s encryption, and says removed when only a later file was encrypted', async () => {
     const locked = encrypt(FOUR_PAGES, 'owner');

@@ -29,14 +29,22 @@ export function encryptionCopying({ exec, verifyWritten }: QpdfProgram) {
 
     /**
      * Writes `input` (unencrypted) to `output` with `from`'s encryption; `call.password` is `from`'s
-     * user or owner password (none for a file that opens without one).
+     * user or owner password (none for a file that opens without one). `linearize`: the rewrite
+     * linearizes again (a plain qpdf write drops the input's linearization).
      */
-    async copyEncryption(input: string, from: string, output: string, call: QpdfCall): Promise<void> {
+    async copyEncryption(
+      input: string,
+      from: string,
+      output: string,
+      call: QpdfCall,
+      options: { linearize?: boolean } = {},
+    ): Promise<void> {
       const job = {
         inputFile: abs(input),
         outputFile: abs(output),
         copyEncryption: abs(from),
         encryptionFilePassword: call.password ?? '',
+        ...(options.linearize ? { linearize: '' } : {}),
       };
       const jobFile = await writeSecretFile(call.workDir, JSON.stringify(job), 'job');
       try {

@@ -136,7 +136,8 @@ export async function underEncryptionRule<O>(
   }
   const encrypt = async (file: string) => {
     const copy = workFile(ctx.workDir, 'encrypted');
-    await ctx.engines.qpdf.copyEncryption(file, source.input.path, copy, call);
+    const linearize = await isLinearized(file);
+    await ctx.engines.qpdf.copyEncryption(file, source.input.path, copy, call, { linearize });
     return copy;
   };
   const kept = { ...facts, encryption: 'kept' };
@@ -176,6 +177,21 @@ async function invalidatesSignatures(
   if (signed.length === 0) return false;
   if (signed.length > 1 || pdfs.length !== 1 || output.parts) return true;
   return !(await startsWith(pdfs[0]!, signed[0]!.input.path));
+}
+
+/**
+ * A linearized file says so in the dictionary of its first object, within its first 1024 bytes
+ * (ISO 32000-1, Annex F.2); encrypting it again must linearize again (`linearize` keeps its purpose).
+ */
+async function isLinearized(file: string): Promise<boolean> {
+  const handle = await open(file, 'r');
+  try {
+    const head = Buffer.alloc(1024);
+    const { bytesRead } = await handle.read(head, 0, head.length, 0);
+    return head.subarray(0, bytesRead).includes('/Linearized');
+  } finally {
+    await handle.close();
+  }
 }
 
 /** Whether `file`'s bytes begin with all of `head`'s. */
