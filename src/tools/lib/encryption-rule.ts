@@ -3,7 +3,7 @@
 // back as it was (same R/V, permissions and both passwords); an output that cannot keep it says
 // `encryption: "removed"` in its facts, and one that breaks the input's signatures says
 // `signatures: "invalidated"`. Applied once, by the runner's opening (inputs.ts).
-import { open } from 'node:fs/promises';
+import { copyFile, open, stat } from 'node:fs/promises';
 import type { EngineCallOptions } from '../../engines/call-options.js';
 import type { EncryptionParameters, Qpdf } from '../../engines/qpdf/qpdf.js';
 import { workFile } from './output-name.js';
@@ -117,7 +117,8 @@ export function decryptsFor(
 
 /**
  * `output` under the rule: its PDF (or each PDF part of its ZIP) encrypted as the first PDF input
- * was, or the facts saying what it could not keep. `call.password` is that input's password.
+ * was, or the facts saying what it could not keep. `call.password` is that input's password;
+ * `handed` the file the tool read in its place (its decrypted copy), when it read one.
  */
 export async function underEncryptionRule<O>(
   tool: Pick<AnyToolDefinition, 'encryption'>,
@@ -125,7 +126,10 @@ export async function underEncryptionRule<O>(
   found: readonly InputProtection[],
   output: ToolOutput,
   call: EngineCallOptions & { password?: string },
+  handed?: string,
 ): Promise<ToolOutput> {
+  const unchanged = await unchangedInput(tool, ctx, found, output, handed);
+  if (unchanged) return call.password === undefined ? unchanged : { ...unchanged, password: call.password };
   const facts: Record<string, unknown> = { ...output.facts };
   const pdfs = pdfFiles(output);
   if (pdfs && (await invalidatesSignatures(found, output, pdfs))) facts.signatures = 'invalidated';
@@ -148,6 +152,27 @@ export async function underEncryptionRule<O>(
   const zip = workFile(ctx.workDir, 'encrypted', 'zip');
   await writeZip(parts, zip, ctx.signal);
   return { ...output, path: zip, parts, facts: kept, ...password };
+}
+
+/**
+ * The input as received, when the tool's PDF output is its decrypted copy byte for byte (compress
+ * found no gain): encrypting that copy again would only make a file larger than the input.
+ */
+async function unchangedInput<O>(
+  tool: Pick<AnyToolDefinition, 'encryption'>,
+  ctx: RunContext<O>,
+  found: readonly InputProtection[],
+  output: ToolOutput,
+  handed: string | undefined,
+): Promise<ToolOutput | undefined> {
+  const source = found[0];
+  if (!source?.encryption || handed === undefined || tool.encryption !== undefined) return undefined;
+  if (output.parts || output.contentType !== 'application/pdf') return undefined;
+  const [made, read] = await Promise.all([stat(output.path), stat(handed)]);
+  if (made.size !== read.size || !(await startsWith(output.path, handed))) return undefined;
+  const copy = workFile(ctx.workDir, 'encrypted');
+  await copyFile(source.input.path, copy);
+  return { ...output, path: copy, facts: { ...output.facts, encryption: 'kept' } };
 }
 
 function withoutPassword(output: ToolOutput): ToolOutput {

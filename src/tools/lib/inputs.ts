@@ -252,7 +252,8 @@ export async function openAndRun<O>(
   let run: RunContext<O> = { ...ctx, inputs: opened.inputs };
   if (decryptsFor(tool, password)) run = await decryptedInputs(run, found, call);
   const output = await tool.run({ ...run, pages: opened.counts });
-  return underEncryptionRule(tool, ctx, found, output, call);
+  const handed = pdfInputs(run.inputs)[0]?.path;
+  return underEncryptionRule(tool, ctx, found, output, call, handed);
 }
 
 /**
