@@ -1,6 +1,8 @@
 // `npm run bench [-- name …]`: runs the benchmarks (all by default) one after another against the
 // built service and prints a summary table. Exit code 1 if a benchmark failed or missed its target.
+// bench/launch.mjs builds and starts it, and answers --help from bench/list.json without building.
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { compress } from './compress.js';
 import { docx } from './docx.js';
@@ -66,7 +68,18 @@ function machine(): string {
   );
 }
 
+/** bench/list.json (from dist/bench/ or bench/ alike: the repository's bench/ folder). */
+function listedNames(): string[] {
+  const file = new URL('../../bench/list.json', import.meta.url);
+  return Object.keys(JSON.parse(readFileSync(file, 'utf8')) as Record<string, string>);
+}
+
 async function main(argv: string[]): Promise<number> {
+  const listed = listedNames();
+  if (listed.sort().join() !== Object.keys(BENCHMARKS).sort().join()) {
+    process.stderr.write(`bench/list.json (${listed.join(', ')}) is not the BENCHMARKS table\n`);
+    return 2;
+  }
   const unknown = argv.filter((name) => !(name in BENCHMARKS));
   if (unknown.length > 0) {
     process.stderr.write(

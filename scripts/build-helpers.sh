@@ -20,7 +20,8 @@ if [ -z "$cc" ]; then
   log "no C compiler; engines start through util-linux's setpriv/prlimit and qpdf starts anew per run"
   exit 0
 fi
-flags=(-std=gnu11 -O2 -Wall -Wextra -s)
+# -Werror: a warning in a helper that every engine start goes through is a bug to fix, not to ship.
+flags=(-std=gnu11 -O2 -Wall -Wextra -Werror -s)
 
 # build NAME DIR STATIC(yes|no) STAMP-EXTRA [LINKER ARGS...]: every .c file of DIR, its .h files in the stamp
 build() {

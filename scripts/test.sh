@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The whole test suite: set up, type-check and lint, then every test through real components.
-# The last line is the runner's summary ("vitest: N passed, N failed[, N skipped]") over both runs.
+# The last line sums every runner ("all: N passed, N failed[, N skipped]"): vitest's two runs and the
+# Python SDK's pytest run.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh --with-test-tools || exit 1
-npm run --silent check || { echo "vitest: 0 passed, 1 failed (check failed)"; exit 1; }
+npm run --silent check || { echo "all: 0 passed, 1 failed (check failed)"; exit 1; }
 mkdir -p .tmp
 rm -f .tmp/vitest.json .tmp/vitest-netns.json
 npx --no-install vitest run --reporter=default --reporter=json --outputFile.json=.tmp/vitest.json
@@ -31,5 +32,12 @@ else
   [ "$netns_status" = 0 ] || status=$netns_status
 fi
 
-node scripts/test-summary.mjs .tmp/vitest.json ${netns_skip:+--netns-skipped} .tmp/vitest-netns.json || status=1
+# The Python SDK (clients/python): mypy --strict, then its tests against a real server they start.
+rm -f .tmp/pytest.xml
+mypy_failed=""
+(cd clients/python && ../../.tmp/python-sdk/bin/python -m mypy) || { mypy_failed=--mypy-failed; status=1; }
+(cd clients/python && ../../.tmp/python-sdk/bin/python -m pytest -q --junitxml=../../.tmp/pytest.xml) || status=1
+
+node scripts/test-summary.mjs .tmp/vitest.json ${netns_skip:+--netns-skipped} .tmp/vitest-netns.json \
+  --pytest .tmp/pytest.xml $mypy_failed || status=1
 exit $status

@@ -3,7 +3,7 @@
 // terminal if it is not yet → download link (302) → the bytes, counted and dropped as they arrive.
 // node:http with a keep-alive agent rather than fetch: fetch's web-stream body, for the upload and
 // the download alike, copies every chunk into fresh memory and costs the client more CPU than the
-// server spends on the same bytes (docs/benchmarks.md "bench client").
+// server spends on the same bytes (docs/benchmarks.md "The bench client").
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { CHUNK_BYTES, type MultipartBody, multipartBody } from './multipart.js';

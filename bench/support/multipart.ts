@@ -2,7 +2,7 @@
 // upload allocates nothing per chunk. Hand-written on purpose: no library body (fetch's FormData over
 // openAsBlob, undici's, the form-data package over createReadStream) can reuse its chunk buffers,
 // and every fresh chunk is external memory that buys the process a mark-compact GC about every
-// 9 MB; docs/benchmarks.md "bench client" has the profiles and numbers.
+// 9 MB; docs/benchmarks.md "The bench client" has the numbers.
 import { randomBytes } from 'node:crypto';
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -13,7 +13,7 @@ export const CHUNK_BYTES = 256 * 1024;
 // Files are opened, sized and read synchronously: a 256 KiB read of a cached file takes tens of
 // microseconds, less than the hand-off of an async read to libuv's thread pool and back, which
 // doubled the client's CPU for the 9.1 MB upload (8.3 vs 4.3 ms). The price is that a read from a
-// cold, slow disk blocks the event loop for its duration (docs/benchmarks.md "bench client").
+// cold, slow disk blocks the event loop for its duration (docs/benchmarks.md "The bench client").
 
 /** What the body is written into: node:http's ClientRequest fits. */
 export interface BodySink {

@@ -1,7 +1,7 @@
 // What a client pays to move the merge bench's bytes over loopback: the 10-input upload (9.1 MB) and
 // the merged download (8.6 MB), by several Node clients and by curl, wall time and the client's own
 // CPU. Not a benchmark of the service (the service's work is the same for all); the evidence behind
-// BenchClient's shape (docs/benchmarks.md "bench client"). Run after a build:
+// BenchClient's shape (docs/benchmarks.md "The bench client"). Run after a build:
 //   node dist/bench/support/transfer-probe.js [transfers per variant and round, default 8]
 // Each Node variant runs in a child process of its own: a variant's garbage, collected during
 // another's transfer, would otherwise be billed to the wrong one.

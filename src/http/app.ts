@@ -52,6 +52,28 @@ declare module 'fastify' {
  * onRequest hook: before the route's own hooks (the job upload's size check) and before any body is
  * read, so a client without access gets 401/403, never 413 or 400.
  */
+/**
+ * Probes answered every few seconds by load balancers, orchestrators and Prometheus: their request
+ * lines are debug, so the default level logs traffic, not polling (a probe's line cost as much as
+ * the probe).
+ */
+const PROBE_ROUTES = new Set(['/healthz', '/readyz', '/metrics']);
+
+/** The request line: ids, route template, status and time, never the raw URL or a header. */
+function logRequest(request: FastifyRequest, reply: FastifyReply, route: string): void {
+  request.log[PROBE_ROUTES.has(route) ? 'debug' : 'info'](
+    {
+      method: request.method,
+      route,
+      status: reply.statusCode,
+      ms: Math.round(reply.elapsedTime * 10) / 10,
+      account: request.auth?.accountId,
+      key: request.auth?.keyId,
+    },
+    'request',
+  );
+}
+
 export type RouteScope = Scope | 'any_key' | 'public';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -111,22 +133,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched';
-    const seconds = reply.elapsedTime / 1000;
     deps.metrics.httpDuration.observe(
       { method: request.method, route, status_code: reply.statusCode },
-      seconds,
+      reply.elapsedTime / 1000,
     );
-    request.log.info(
-      {
-        method: request.method,
-        route,
-        status: reply.statusCode,
-        ms: Math.round(reply.elapsedTime * 10) / 10,
-        account: request.auth?.accountId,
-        key: request.auth?.keyId,
-      },
-      'request',
-    );
+    logRequest(request, reply, route);
   });
 
   app.setErrorHandler(answerError);

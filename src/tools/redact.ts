@@ -1,6 +1,7 @@
 // redact: removes content for real (PyMuPDF/MuPDF redaction) under page areas and wherever given
-// texts or regular expressions match, including metadata, outlines and annotations; the result
-// reports counts per page, never the removed text.
+// texts or regular expressions match: page text, form fields, annotations and every other place a
+// text can live in a PDF (docs/tools.md lists them); the result reports counts per page and per
+// place, never the removed text.
 import { type Static, Type } from '@sinclair/typebox';
 import type { FieldError } from '../errors/quire-error.js';
 import { QuireError } from '../errors/quire-error.js';
@@ -99,7 +100,7 @@ export const redactTool = defineTool({
   name: 'redact',
   title: 'Redact',
   description:
-    'Removes text, images and drawings for real under page areas and wherever given texts or regular expressions match (also from metadata, bookmarks and annotations), optionally painting the places black.',
+    'Removes text, images and drawings for real under page areas and wherever given texts or regular expressions match: in the page text, form fields, annotations, metadata, bookmarks, actions, scripts, attachments, page labels, destinations and tagged structure; optionally paints the places black.',
   inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'], opens: 'pdf' },
   options,
   // What is being hidden must not outlive the job in its record, views or logs.
@@ -136,7 +137,7 @@ export const redactTool = defineTool({
       },
       engineCall(ctx),
     );
-    const sum = (key: 'text_matches' | 'areas' | 'images' | 'annotations') =>
+    const sum = (key: 'text_matches' | 'areas' | 'images' | 'annotations' | 'fields') =>
       report.pages.reduce((n, p) => n + p[key], 0);
     return {
       path: output,
@@ -148,7 +149,9 @@ export const redactTool = defineTool({
         areas: sum('areas'),
         images: sum('images'),
         annotations: sum('annotations'),
+        fields: sum('fields'),
         metadata_entries: report.metadata_entries,
+        removed: report.removed,
         rasterized_pages: report.pages.filter((p) => p.rasterized).map((p) => p.page),
         redacted_pages: report.pages,
       },

@@ -59,9 +59,3 @@ export const tools: readonly AnyToolDefinition[] = [
   redactTool,
   pdfToOfficeTool,
 ];
-
-const byName = new Map(tools.map((tool) => [tool.name, tool]));
-
-export function findTool(name: string): AnyToolDefinition | undefined {
-  return byName.get(name);
-}

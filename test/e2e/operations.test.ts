@@ -118,6 +118,24 @@ describe('operations endpoints', () => {
   });
 });
 
+describe('request logging', () => {
+  it('logs probes at debug and other requests at info, by route template', async () => {
+    const before = server.logs.length;
+    for (const probe of ['/healthz', '/readyz', '/metrics'])
+      await (await fetch(`${server.url}${probe}`)).text();
+    await client.fetch('/api/v1/tools');
+    const lines = server.logs
+      .slice(before)
+      .map((line) => JSON.parse(line) as { msg: string; route?: string; level: string })
+      .filter((line) => line.msg === 'request');
+    const levelOf = (route: string) => lines.find((line) => line.route === route)?.level;
+    expect(levelOf('/healthz')).toBe('debug');
+    expect(levelOf('/readyz')).toBe('debug');
+    expect(levelOf('/metrics')).toBe('debug');
+    expect(levelOf('/api/v1/tools')).toBe('info');
+  });
+});
+
 describe('retention', () => {
   it('deletes inputs when the job ends and the result after the retention period', async () => {
     const job = await client.run({ tool: 'rotate', options: { angle: 90 }, files: [small] });

@@ -2,11 +2,12 @@
 // form-fields, pdftotext on a flattened result and pixels in each field's box); redact with real
 // PyMuPDF, judged by pdftotext, a raw search of every uncompressed stream, metadata and pdfimages.
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isQuireError } from '../../src/errors/quire-error.js';
+import { requireSandbox } from '../../src/process/sandbox.js';
 import { fillFormTool } from '../../src/tools/fill-form.js';
 import { formFieldsTool } from '../../src/tools/form-fields.js';
 import type { AnyToolDefinition } from '../../src/tools/lib/types.js';
@@ -210,7 +211,7 @@ describe('redact', () => {
     expect(JSON.stringify(output.facts)).not.toContain(WORD);
   });
 
-  it('blanks the image pixels under an area and leaves the rest of the image', async () => {
+  it('blanks the image pixels under an area and leaves the rest of the image, run by the sandbox user', async () => {
     const scan = 'ocrmypdf__c02-22.pdf';
     // The scan fills the 384 x 470.88 pt page: the top half of the page is rows 0–490 of the image.
     const { output, ctx } = await run(redactTool, scan, {
@@ -231,6 +232,13 @@ describe('redact', () => {
     let keptBottom = 0;
     for (let i = 496 * row; i < 981 * row; i++) if (Math.abs(after[i]! - before[i]!) < 30) keptBottom++;
     expect(keptBottom / (485 * row)).toBeGreaterThan(0.99);
+    // PyMuPDF ran in the document sandbox: it wrote its output as the sandbox's user, into the
+    // exchange folder that holds only the input, the driver and the output (the job came on stdin).
+    const exchange = path.join(ctx.workDir, 'pymupdf', 'exchange');
+    expect(readdirSync(exchange).sort()).toEqual(['input.pdf', 'output.pdf', 'redact']);
+    const { uid } = await requireSandbox('test');
+    expect(statSync(path.join(exchange, 'output.pdf')).uid).toBe(uid);
+    expect(uid === process.getuid?.()).toBe(process.getuid?.() !== 0);
   });
 
   it('fails redaction_matches_exceeded past max_matches and names no matched text', async () => {

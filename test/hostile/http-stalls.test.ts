@@ -269,8 +269,9 @@ describe('1,000 stalled uploads', () => {
   const PER_ACCOUNT = 100;
   beforeAll(async () => {
     server = await startTestServer({
-      // Long enough that none is cut while the 1,000 are still being opened on a loaded machine.
-      QUIRE_UPLOAD_IDLE_TIMEOUT_MS: '15000',
+      // Long enough that none is cut while the 1,000 are still being opened on a loaded machine
+      // (15 s was not: at load 15 the first stalls were cut before the last had stored a byte).
+      QUIRE_UPLOAD_IDLE_TIMEOUT_MS: '30000',
       QUIRE_UPLOAD_MAX_CONCURRENT_PER_ACCOUNT: String(PER_ACCOUNT),
       QUIRE_WORKER_CONCURRENCY: '1',
     });
@@ -300,7 +301,7 @@ describe('1,000 stalled uploads', () => {
       stalls.push(...opened);
     }
     expect(stalls).toHaveLength(ACCOUNTS * PER_ACCOUNT);
-    await until(async () => (await storedFiles(server)).length >= baseline.files + 900, 30_000);
+    await until(async () => (await storedFiles(server)).length >= baseline.files + 900, 25_000);
     const during = { fds: await openFds(), files: (await storedFiles(server)).length };
     const loaded = await healthzLatencies(server.url, 30);
     const job = await timed(async () => {
@@ -329,7 +330,10 @@ describe('1,000 stalled uploads', () => {
     process.stdout.write(`1,000 stalls: ${JSON.stringify(report)}\n`);
     expect(during.fds).toBeGreaterThan(baseline.fds + 2_000);
     expect(percentile(loaded, 0.5)).toBeLessThan(Math.max(50, 5 * percentile(quiet, 0.5)));
-    expect(loaded.at(-1)!).toBeLessThan(1_000);
+    // A bound on what a blocked event loop would do (seconds per probe), not a latency target: on a
+    // machine with both cores busy even the quiet probes are scheduled late; the p50 ratio above is
+    // the comparison, taken in the same minute.
+    expect(loaded.at(-1)!).toBeLessThan(5_000);
     expect(job.ms).toBeLessThan(15_000);
     // Every stalled connection was closed by the server (`answers` resolved). Most hear the 408
     // first; under heavy load some are closed by the backstop before their answer is written.

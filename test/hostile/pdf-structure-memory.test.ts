@@ -1,6 +1,9 @@
 // Issue 14, attack 2: structure work on a PDF of 1.5 M tiny objects must not grow the embedded
 // server (API and workers in this process). Four jobs at once — flatten, info, merge, metadata —
 // while /healthz is probed; the bounds are generous (the bench targets 300 MB and 100 ms).
+// /healthz's bound is what a stalled event loop would break (the attack stalled it 14.7 s), not a
+// latency target: on a machine with both cores busy the server is scheduled late by itself (a probe
+// took 1.03 s at load 15 with the loop free), so the target lives in `npm run bench`.
 // The server shares this process with the test, so the 110 MB uploads are sent by curl: a client
 // in this process would buffer them here and be measured as the server.
 import { execFile } from 'node:child_process';
@@ -15,7 +18,7 @@ import { healthy, manyObjectsPdf, writeVariant } from '../support/hostile-pdf.js
 import { startTestServer, type TestServer } from '../support/server.js';
 
 const RSS_BOUND_BYTES = 400 * 1024 ** 2;
-const HEALTHZ_BOUND_MS = 500;
+const HEALTHZ_BOUND_MS = 3_000;
 const JOB_SECONDS = 480;
 
 let server: TestServer;
@@ -58,7 +61,7 @@ async function submit(
 
 describe('structure work on a file of 1.5 million objects', () => {
   it(
-    'keeps the server under 400 MB RSS and /healthz under 500 ms while flatten, info, merge and metadata run at once',
+    'keeps the server under 400 MB RSS and /healthz under 3 s while flatten, info, merge and metadata run at once',
     async () => {
       let peakRss = process.memoryUsage().rss;
       const rssTimer = setInterval(() => {

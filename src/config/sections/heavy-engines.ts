@@ -20,7 +20,12 @@ export const office = {
   ),
   QUIRE_OFFICE_RECYCLE_AFTER: setting(
     'recycleAfter',
-    int(1, 100_000, 50, 'Conversions after which a LibreOffice instance is replaced (bounds leaked memory).'),
+    int(
+      1,
+      100_000,
+      50,
+      'Conversions after which a LibreOffice instance is replaced (bounds leaked memory); a job that leaves fonts in it retires it at once.',
+    ),
   ),
   QUIRE_OFFICE_TIMEOUT_MS: setting(
     'timeoutMs',

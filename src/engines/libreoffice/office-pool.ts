@@ -3,24 +3,15 @@
 // killed and replaced on a hang. Instances start on first use, so a server that never converts
 // never pays for them. A job's file crosses into the sandbox through the instance's exchange
 // folder, which holds that one job's input and output and is emptied after it.
-import { chmod, copyFile, mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { chmod, copyFile, rm } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { QuireError } from '../../errors/quire-error.js';
 import { AbortedError, run } from '../../process/runner.js';
-import {
-  makeSandboxDir,
-  requireSandbox,
-  type SandboxIdentity,
-  sandboxArgv,
-  writeSandboxPasswd,
-} from '../../process/sandbox.js';
-import { makeWorkDir } from '../../process/work-dir.js';
+import { requireSandbox, sandboxArgv } from '../../process/sandbox.js';
 import { createInstancePool, type PooledInstance } from '../instance-pool.js';
+import { emptyDir, leftFonts, moveFile, prepareInstanceDir } from './office-profile.js';
 
-/** Resolves from src/engines/libreoffice and dist/engines/libreoffice alike: three levels below the root. */
-const BRIDGE = fileURLToPath(new URL('../../../src/engines/libreoffice/office-bridge.py', import.meta.url));
 /** Debian's python3-uno lives in the system interpreter, not in any pyenv or venv on PATH. */
 const PYTHON = '/usr/bin/python3';
 /** A cold start (new profile) on a busy 2-core host measured 3–8 s; past this it is broken. */
@@ -35,21 +26,6 @@ const INSIDE = {
   control: '/sandbox/control',
   exchange: '/sandbox/exchange',
 } as const;
-
-/**
- * Macro security "very high" with macro execution disabled outright, written into each fresh
- * profile before LibreOffice first reads it (the load call also passes NEVER_EXECUTE).
- * BlockUntrustedRefererLinks stops a document from pulling in linked images and objects
- * (`file://`, `http://`, relative paths): the sandbox already hides the host's files, and this
- * keeps even the ones it must show (/usr) out of the output.
- */
-const PROFILE_SETTINGS = `<?xml version="1.0" encoding="UTF-8"?>
-<oor:items xmlns:oor="http://openoffice.org/2001/registry" xmlns:xs="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
-<item oor:path="/org.openoffice.Office.Common/Security/Scripting"><prop oor:name="MacroSecurityLevel" oor:op="fuse"><value>3</value></prop></item>
-<item oor:path="/org.openoffice.Office.Common/Security/Scripting"><prop oor:name="DisableMacrosExecution" oor:op="fuse"><value>true</value></prop></item>
-<item oor:path="/org.openoffice.Office.Common/Security/Scripting"><prop oor:name="BlockUntrustedRefererLinks" oor:op="fuse"><value>true</value></prop></item>
-</oor:items>
-`;
 
 /** The input keeps its extension (the bridge picks text/CSV filters by it) but never its name. */
 const SAFE_EXTENSION = /^\.[a-z0-9]{1,8}$/i;
@@ -76,49 +52,12 @@ interface BridgeReply {
   detail?: string;
 }
 
-/** Moves a file, copying when source and target sit on different file systems. */
-async function moveFile(from: string, to: string): Promise<void> {
-  try {
-    await rename(from, to);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
-    await copyFile(from, to);
-    await rm(from, { force: true });
-  }
-}
-
-async function emptyDir(dir: string): Promise<void> {
-  const names = await readdir(dir);
-  await Promise.all(names.map((n) => rm(path.join(dir, n), { recursive: true, force: true })));
-}
-
-/** Host-side folders of one instance: profile, control socket and job exchange, all engine-owned. */
-async function prepareInstanceDir(workRoot: string, identity: SandboxIdentity) {
-  await mkdir(workRoot, { recursive: true, mode: 0o700 });
-  const dir = makeWorkDir(workRoot);
-  const profile = await makeSandboxDir(path.join(dir, 'profile'), identity);
-  await makeSandboxDir(path.join(profile, 'user'), identity);
-  const settings = path.join(profile, 'user', 'registrymodifications.xcu');
-  await writeFile(settings, PROFILE_SETTINGS, { mode: 0o644 });
-  await chmod(settings, 0o644);
-  // A copy, world-readable: the checkout may be private to the service's user (umask 077).
-  const bridge = path.join(dir, 'office-bridge.py');
-  await copyFile(BRIDGE, bridge);
-  await chmod(bridge, 0o644);
-  return {
-    dir,
-    bridge,
-    profile,
-    control: await makeSandboxDir(path.join(dir, 'control'), identity),
-    exchange: await makeSandboxDir(path.join(dir, 'exchange'), identity),
-    passwd: await writeSandboxPasswd(dir, identity),
-  };
-}
-
 class OfficeInstance implements PooledInstance {
   dead = false;
+  tainted = false;
   private constructor(
     private readonly dir: string,
+    private readonly profile: string,
     private readonly socket: string,
     private readonly exchange: string,
     private readonly stopper: AbortController,
@@ -165,7 +104,7 @@ class OfficeInstance implements PooledInstance {
       if (holder.instance) holder.instance.dead = true;
     });
     const socket = path.join(dirs.control, 'bridge.sock');
-    const instance = new OfficeInstance(dirs.dir, socket, dirs.exchange, stopper, exited);
+    const instance = new OfficeInstance(dirs.dir, dirs.profile, socket, dirs.exchange, stopper, exited);
     holder.instance = instance;
     const timer = setTimeout(() => announce(false), START_TIMEOUT_MS);
     const ok = await ready;
@@ -180,6 +119,7 @@ class OfficeInstance implements PooledInstance {
   /**
    * Converts one job's file: copied into the exchange folder under a fixed name, converted there,
    * the PDF moved out, and the folder emptied whatever happened, so the next job finds it empty.
+   * A document that brought fonts taints the instance (office-profile.ts): the pool retires it.
    */
   async convert(request: OfficeRequest, timeoutMs: number, signal?: AbortSignal): Promise<BridgeReply> {
     const ext = path.extname(request.input).toLowerCase();
@@ -202,6 +142,7 @@ class OfficeInstance implements PooledInstance {
       return reply;
     } finally {
       await emptyDir(this.exchange);
+      this.tainted ||= await leftFonts(this.profile);
     }
   }
 

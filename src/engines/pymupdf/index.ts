@@ -1,4 +1,6 @@
-// The pymupdf module of the engine list: PyMuPDF (AGPL-3.0) in its own venv, used for redaction.
+// The pymupdf module of the engine list: PyMuPDF (AGPL-3.0) in its own venv, used for redaction,
+// sandboxed like LibreOffice and pdf2docx.
+import { requireSandbox } from '../../process/sandbox.js';
 import { engineDefaults } from '../call-options.js';
 import { banner, guarded, HEAVY_PROBE_TIMEOUT_MS } from '../program.js';
 import type { EngineModule, EngineStatus } from '../types.js';
@@ -15,6 +17,8 @@ function probePymupdf(): Promise<EngineStatus> {
     if (code !== 0 || !version) {
       return { name: 'pymupdf', available: false, reason: `PyMuPDF is not installed in ${PYMUPDF_PYTHON}` };
     }
+    // Never run unsandboxed: without bubblewrap the engine is missing, with the reason (guarded).
+    await requireSandbox('pymupdf');
     return { name: 'pymupdf', available: true, version };
   });
 }
@@ -22,6 +26,5 @@ function probePymupdf(): Promise<EngineStatus> {
 export const pymupdfEngine: EngineModule<'pymupdf', Pymupdf> = {
   name: 'pymupdf',
   probe: async () => [await probePymupdf()],
-  create: (settings) =>
-    createPymupdf(engineDefaults(settings, 'pymupdf'), { isolateNetwork: settings.heavy.isolateNetwork }),
+  create: (settings) => createPymupdf(engineDefaults(settings, 'pymupdf')),
 };

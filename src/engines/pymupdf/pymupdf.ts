@@ -1,20 +1,27 @@
-// pymupdf adapter: real redaction (MuPDF removes the covered text, pixels and vector art) through a
-// Python driver. The job (patterns included) goes in a 0600 file, never on argv, and the driver's
-// report is counts only, so neither ever carries the text being hidden.
+// pymupdf adapter: real redaction (MuPDF removes the covered text, pixels and vector art, and the
+// driver every other place a text can live) through a Python driver run in the document sandbox
+// (src/process/sandbox.ts), like pdf2docx: no network, the unprivileged sandbox user, no view of the
+// host's files but the venv and an exchange folder. The job (patterns included) goes on stdin,
+// never on argv, and the driver's report is counts only, so neither ever carries the hidden text.
+import { chmod, copyFile, mkdir, readdir } from 'node:fs/promises';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { QuireError } from '../../errors/quire-error.js';
 import { type RunResult, run, throwIfLimitHit } from '../../process/runner.js';
-import { removeSecretFile, writeSecretFile } from '../../process/work-dir.js';
+import { makeSandboxDir, requireSandbox, sandboxArgv, writeSandboxPasswd } from '../../process/sandbox.js';
 import type { EngineCallOptions, EngineDefaults } from '../call-options.js';
 import { toRunOptions } from '../call-options.js';
 import { describeExit } from '../program.js';
 
 /** The venv scripts/setup.sh installs PyMuPDF into (kept apart from Debian's Python packages). */
-export const PYMUPDF_PYTHON = '/opt/quire-pymupdf/bin/python';
-const DRIVER = fileURLToPath(new URL('../../../src/engines/pymupdf/redact.py', import.meta.url));
+export const PYMUPDF_VENV = '/opt/quire-pymupdf';
+export const PYMUPDF_PYTHON = `${PYMUPDF_VENV}/bin/python`;
+/** The driver: a folder of Python modules run as `python -I folder` (its __main__.py). */
+const DRIVER = fileURLToPath(new URL('../../../src/engines/pymupdf/redact/', import.meta.url));
+const EXCHANGE = '/exchange';
 
-/** The driver's exit codes (redact.py). */
-const EXIT = { ok: 0, unreadable: 3, tooMany: 4, badPattern: 5 } as const;
+/** The driver's exit codes (redact/__main__.py, redact/terms.py). */
+const EXIT = { ok: 0, unreadable: 3, tooMany: 4, badPattern: 5, leftOver: 6 } as const;
 
 /** A report of counts per page is small; anything near this is not the driver's JSON. */
 const REPORT_MAX_BYTES = 4 * 1024 * 1024;
@@ -32,15 +39,44 @@ export interface RedactJob {
 
 export interface RedactPage {
   page: number;
+  /** Matches in the page's text inside its box, and outside the CropBox or MediaBox. */
   text_matches: number;
+  outside_box: number;
   areas: number;
   images: number;
+  /** Annotations (links included) deleted; form fields deleted under an area. */
   annotations: number;
+  fields: number;
   rasterized: boolean;
 }
 
+/** The places the driver cleans, each with how many entries it changed or removed there. */
+export const REDACTION_PLACES = [
+  'page_text',
+  'outside_box',
+  'marked_content',
+  'annotations',
+  'form_fields',
+  'fields_deleted',
+  'document_info',
+  'document_xmp',
+  'page_xmp',
+  'other_xmp',
+  'outlines',
+  'actions',
+  'javascript',
+  'embedded_files',
+  'page_labels',
+  'named_destinations',
+  'structure',
+  'other',
+] as const;
+
+export type RedactionPlace = (typeof REDACTION_PLACES)[number];
+
 export interface RedactReport {
   pages: RedactPage[];
+  removed: Record<RedactionPlace, number>;
   metadata_entries: number;
 }
 
@@ -61,23 +97,58 @@ function redactFailure(result: RunResult, maxMatches: number): QuireError | unde
     }
     case EXIT.badPattern:
       return new QuireError('invalid_options', 'A pattern is not a valid regular expression');
+    case EXIT.leftOver:
+      // The driver's own check after cleaning found a match again: nothing is returned.
+      return new QuireError('engine_failed', 'PyMuPDF could not remove every match; no result was written');
     default:
       return new QuireError('engine_failed', describeExit('pymupdf', result));
   }
 }
 
-export function createPymupdf(defaults: EngineDefaults, opts: { isolateNetwork: boolean }) {
+/** Copies the job's input and the driver into the exchange folder, readable by the sandbox user. */
+async function prepareExchange(input: string, exchange: string): Promise<void> {
+  await copyFile(input, path.join(exchange, 'input.pdf'));
+  await chmod(path.join(exchange, 'input.pdf'), 0o644);
+  const driver = path.join(exchange, 'redact');
+  await mkdir(driver, { mode: 0o755 });
+  await chmod(driver, 0o755);
+  for (const name of (await readdir(DRIVER)).filter((n) => n.endsWith('.py'))) {
+    await copyFile(path.join(DRIVER, name), path.join(driver, name));
+    await chmod(path.join(driver, name), 0o644);
+  }
+}
+
+export function createPymupdf(defaults: EngineDefaults) {
   return {
-    /** Redacts `input` into `output` and returns what was removed, as counts per page. */
+    /** Redacts `input` into `output` and returns what was removed, as counts per page and place. */
     async redact(
       input: string,
       output: string,
       job: RedactJob,
       call: EngineCallOptions,
     ): Promise<RedactReport> {
+      const identity = await requireSandbox('pymupdf');
+      const dir = path.join(call.workDir, 'pymupdf');
+      await mkdir(dir, { recursive: true, mode: 0o700 });
+      const exchange = await makeSandboxDir(path.join(dir, 'exchange'), identity);
+      // Copies the sandboxed user can read: the job's files and the checkout may be private.
+      await prepareExchange(input, exchange);
+      const [command, args] = sandboxArgv(
+        {
+          identity,
+          mounts: [
+            { host: PYMUPDF_VENV, at: PYMUPDF_VENV },
+            { host: exchange, at: EXCHANGE, writable: true },
+          ],
+          passwd: await writeSandboxPasswd(dir, identity),
+          home: EXCHANGE,
+        },
+        PYMUPDF_PYTHON,
+        ['-I', `${EXCHANGE}/redact`],
+      );
       const body = {
-        input,
-        output,
+        input: `${EXCHANGE}/input.pdf`,
+        output: `${EXCHANGE}/output.pdf`,
         areas: job.areas,
         texts: job.texts,
         patterns: job.patterns,
@@ -85,23 +156,22 @@ export function createPymupdf(defaults: EngineDefaults, opts: { isolateNetwork: 
         fill: job.fill,
         max_matches: job.maxMatches,
       };
-      const jobFile = await writeSecretFile(call.workDir, JSON.stringify(body), 'redact');
-      try {
-        const result = await run(
-          PYMUPDF_PYTHON,
-          ['-I', DRIVER, jobFile],
-          toRunOptions(defaults, call, {
-            captureStdout: true,
-            stdoutMaxBytes: REPORT_MAX_BYTES,
-            ...(opts.isolateNetwork ? { network: false } : {}),
-          }),
-        );
-        const failure = redactFailure(result, job.maxMatches);
-        if (failure) throw failure;
-        return JSON.parse(result.stdout) as RedactReport;
-      } finally {
-        await removeSecretFile(jobFile);
-      }
+      // bwrap's own empty network namespace stands in for the runner's `network: false`.
+      const result = await run(
+        command,
+        args,
+        toRunOptions(defaults, call, {
+          stdin: JSON.stringify(body),
+          captureStdout: true,
+          stdoutMaxBytes: REPORT_MAX_BYTES,
+        }),
+      );
+      const failure = redactFailure(result, job.maxMatches);
+      if (failure) throw failure;
+      await copyFile(path.join(exchange, 'output.pdf'), output).catch(() => {
+        throw new QuireError('engine_failed', 'PyMuPDF wrote no document');
+      });
+      return JSON.parse(result.stdout) as RedactReport;
     },
   };
 }

@@ -9,7 +9,7 @@
  * CLI entry point (qpdfjob_run_from_argv: the qpdf program's argument parsing, messages and exit codes)
  * and exits. Each run is still its own process, in its own process group, under the request's limits;
  * what it no longer pays is exec, the dynamic linking of libqpdf and its dependencies and C++ start-up:
- * half the CPU of a one-page qpdf run (docs/benchmarks.md, "qpdf forkserver"). The one thing weaker
+ * half the CPU of a one-page qpdf run (docs/benchmarks.md, `job-overhead`). The one thing weaker
  * than an exec is that every child shares the forkserver's address-space layout (docs/operations.md).
  *
  * Request: a 4-byte big-endian length, then NUL-terminated fields:

@@ -1,0 +1,237 @@
+"""`client.jobs`: create (streamed multipart, tus above the threshold), read, list, wait (SSE with
+long-poll fallback), download, cancel and delete (docs/api.md §2)."""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Iterator, Callable, Iterable, Mapping, Sequence
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any
+
+import httpx
+from httpx_sse import SSEError, connect_sse
+
+from .._backend_sync import run_blocking
+from .._errors import JobFailedError, QuireTimeoutError, problem_error
+from .._inputs import (
+    FileUrl,
+    Input,
+    PartValue,
+    Resolved,
+    Source,
+    Step,
+    UploadId,
+    input_parts,
+    resolve_all,
+    steps_json,
+    text_parts,
+)
+from .._models import DownloadLink, Job, Page, Progress, UploadProgress
+from .._tus import TusSession
+from ._download import Target, stream_to
+from ._transport import SyncTransport
+
+log = logging.getLogger("quire")
+
+# The long-poll's own cap (docs/api.md §2: `wait` is 0–60).
+LONG_POLL_S = 60
+# The events stream sends nothing while a job does not change (no heartbeats): past this the client
+# reconnects, which starts again from the job's current state. Not a limit on the job.
+SSE_IDLE_S = 90.0
+# After this many broken or refused event streams in a row, long-polling takes over.
+SSE_FAILURES_BEFORE_POLLING = 2
+
+ProgressCallback = Callable[[Progress], None]
+UploadCallback = Callable[[UploadProgress], None]
+
+
+def _progress(job: Job) -> Progress:
+    return Progress(job.status, job.progress, job.step, len(job.steps or []) or 1, job)
+
+
+def failure(job: Job) -> JobFailedError:
+    """The typed error of a job that ended without a result."""
+    if job.status == "failed" and job.error is not None:
+        where = f" at step {job.error.step.index} ({job.error.step.tool})" if job.error.step else ""
+        return JobFailedError(
+            f"job {job.id} failed{where}: {job.error.code}: {job.error.message}",
+            job=job,
+            code=job.error.code,
+            detail=job.error.message,
+            retryable=job.error.retryable,
+        )
+    return JobFailedError(f"job {job.id} ended {job.status}", job=job, code=f"job_{job.status}")
+
+
+class Jobs:
+    def __init__(self, transport: SyncTransport, tus_threshold: int | None, tus_store: Path | None) -> None:
+        self._t = transport
+        self._threshold = tus_threshold
+        self._store = tus_store
+
+    def _over_threshold(self, size: int | None) -> bool:
+        return self._threshold is not None and size is not None and size > self._threshold
+
+    def _upload_large(
+        self, resolved: list[Resolved], on_upload: UploadCallback | None
+    ) -> tuple[list[Resolved], list[TusSession]]:
+        """Files above the threshold go up through tus first and are then named by upload id."""
+        out: list[Resolved] = []
+        sessions: list[TusSession] = []
+        for item in resolved:
+            if isinstance(item, Source) and self._over_threshold(item.size):
+                session = TusSession(self._t.url("/api/v1/uploads"), self._t.auth_headers(), item, self._store)
+                report = (lambda s, n: on_upload(UploadProgress(s, n))) if on_upload else None
+                upload_id, _ = run_blocking(lambda: session.upload(report))
+                sessions.append(session)
+                out.append(UploadId(upload_id))
+            else:
+                out.append(item)
+        return out, sessions
+
+    def create(
+        self,
+        tool: str | None = None,
+        inputs: Input | Iterable[Input] = (),
+        options: Mapping[str, Any] | None = None,
+        *,
+        steps: Sequence[Step] | None = None,
+        metadata: Mapping[str, str] | None = None,
+        webhook_url: str | None = None,
+        export: str | Mapping[str, Any] | None = None,
+        idempotency_key: str | None = None,
+        prefer_wait_s: int | None = None,
+        on_upload_progress: UploadCallback | None = None,
+    ) -> Job:
+        """Creates a job of one `tool` or of `steps` (`[("rotate", {"angle": 90}), "compress"]`)."""
+        resolved, sessions = self._upload_large(resolve_all(inputs), on_upload_progress)
+        fields: dict[str, str | None] = {
+            "tool": tool if steps is None else None,
+            "options": json.dumps(dict(options)) if options is not None and steps is None else None,
+            "steps": steps_json(steps) if steps is not None else None,
+            "metadata": json.dumps(dict(metadata)) if metadata is not None else None,
+            "webhook_url": webhook_url,
+            "export": export if isinstance(export, str) or export is None else json.dumps(dict(export)),
+        }
+
+        def parts(files: ExitStack) -> list[tuple[str, PartValue]]:
+            return text_parts(fields) + input_parts(resolved, files)
+
+        headers = {"Prefer": f"wait={prefer_wait_s}"} if prefer_wait_s else None
+        response = self._t.request("POST", "/api/v1/jobs", parts=parts, headers=headers, idempotency_key=idempotency_key)
+        for session in sessions:
+            session.forget()
+        return Job.model_validate(response.json())
+
+    def get(self, job_id: str, *, wait_s: int | None = None) -> Job:
+        timeout = httpx.Timeout(self._t.timeout.connect, read=(wait_s or 0) + 30.0) if wait_s else None
+        response = self._t.request("GET", f"/api/v1/jobs/{job_id}", params={"wait": wait_s}, timeout=timeout)
+        return Job.model_validate(response.json())
+
+    def list(
+        self,
+        *,
+        limit: int | None = None,
+        status: str | None = None,
+        tool: str | None = None,
+        starting_after: str | None = None,
+    ) -> Page[Job]:
+        params = {"limit": limit, "status": status, "tool": tool, "starting_after": starting_after}
+        response = self._t.request("GET", "/api/v1/jobs", params=params)
+        return Page[Job].model_validate(response.json())
+
+    def cancel(self, job_id: str, *, idempotency_key: str | None = None) -> Job:
+        response = self._t.request("POST", f"/api/v1/jobs/{job_id}/cancel", idempotency_key=idempotency_key)
+        return Job.model_validate(response.json())
+
+    def delete(self, job_id: str) -> None:
+        self._t.request("DELETE", f"/api/v1/jobs/{job_id}")
+
+    def events(self, job_id: str) -> Iterator[Job]:
+        """The job as it changes, over Server-Sent Events, until it ends (one connection)."""
+        timeout = httpx.Timeout(self._t.timeout.connect, read=SSE_IDLE_S)
+        url = self._t.url(f"/api/v1/jobs/{job_id}/events")
+        with connect_sse(self._t.http, "GET", url, headers=self._t.auth_headers(), timeout=timeout) as source:
+            response = source.response
+            self._t.note(response)
+            if response.status_code >= 400:
+                response.read()
+                raise problem_error(response.status_code, response.content, response.headers.get("x-request-id"))
+            for event in source.iter_sse():
+                if event.event == "job":
+                    yield Job.model_validate_json(event.data)
+
+    def wait(
+        self, job_id: str, *, on_progress: ProgressCallback | None = None, timeout_s: float | None = None
+    ) -> Job:
+        """The job once it ended. No timeout unless `timeout_s` is given: a long job is waited for."""
+        deadline = None if timeout_s is None else time.monotonic() + timeout_s
+        last: tuple[str, int, int | None] | None = None
+        failures = 0
+
+        def seen(job: Job) -> bool:
+            nonlocal last
+            key = (job.status, job.progress, job.step.index if job.step else None)
+            if on_progress and key != last:
+                on_progress(_progress(job))
+            last = key
+            return job.terminal
+
+        while True:
+            if deadline is not None and time.monotonic() >= deadline:
+                raise QuireTimeoutError(f"job {job_id} did not end within {timeout_s} s", code="wait_timeout")
+            if failures < SSE_FAILURES_BEFORE_POLLING:
+                try:
+                    for job in self.events(job_id):
+                        failures = 0
+                        if seen(job):
+                            return job
+                        if deadline is not None and time.monotonic() >= deadline:
+                            break
+                    failures += 1  # the stream ended before the job did: a proxy cut it, or worse
+                except (httpx.TransportError, SSEError) as exc:
+                    failures += 1
+                    log.info("quire: events stream of %s broke (%s)", job_id, type(exc).__name__)
+                    continue
+            remaining = LONG_POLL_S if deadline is None else max(0, min(LONG_POLL_S, int(deadline - time.monotonic())))
+            job = self.get(job_id, wait_s=remaining or None)
+            if seen(job):
+                return job
+
+    def download_link(self, job_id: str) -> DownloadLink:
+        response = self._t.request(
+            "GET", f"/api/v1/jobs/{job_id}/download", headers={"Accept": "application/json"}
+        )
+        return DownloadLink.model_validate(response.json())
+
+    def download(self, job_id: str, to: Target) -> int:
+        """Streams the result to a path or a binary file; returns the number of bytes."""
+
+        def link() -> str:
+            return (self.download_link(job_id)).url
+
+        return stream_to(self._t, link, to)
+
+    def run(
+        self,
+        tool: str | None,
+        inputs: Input | Iterable[Input],
+        options: Mapping[str, Any] | None = None,
+        *,
+        to: Target | None = None,
+        on_progress: ProgressCallback | None = None,
+        **create: Any,
+    ) -> tuple[Job, str | None]:
+        job = self.create(tool, inputs, options, **create)
+        job = self.wait(job.id, on_progress=on_progress)
+        if job.status != "succeeded" or job.result is None:
+            raise failure(job)
+        target: Target = to if to is not None else job.result.name
+        self.download(job.id, target)
+        return job, str(target) if isinstance(target, (str, Path)) else None
+
+
+__all__ = ["Jobs", "FileUrl", "UploadId", "failure"]
