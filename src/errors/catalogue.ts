@@ -141,6 +141,11 @@ export const errorCatalogue = {
   // Job outcome errors (job.error.code).
   pdf_encrypted: { status: 422, title: 'The PDF is encrypted and needs a password', retryable: false },
   invalid_password: { status: 422, title: 'The password does not open this PDF', retryable: false },
+  office_encrypted: {
+    status: 422,
+    title: 'The office document is encrypted and needs a password',
+    retryable: false,
+  },
   pdf_corrupt: { status: 422, title: 'The PDF is damaged beyond repair', retryable: false },
   invalid_certificate: {
     status: 422,

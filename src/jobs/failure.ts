@@ -11,6 +11,7 @@ export function failureKind(code: ErrorCode): FailureKind {
   switch (code) {
     case 'pdf_encrypted':
     case 'invalid_password':
+    case 'office_encrypted':
     case 'pdf_corrupt':
     case 'page_range_invalid':
     case 'unsupported_file':

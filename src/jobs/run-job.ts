@@ -8,8 +8,9 @@ import type { Config } from '../config/config.js';
 import { accountLimits, type JobLimits } from '../config/plans.js';
 import type { Engines } from '../engines/index.js';
 import { QuireError } from '../errors/quire-error.js';
-import { type JobError, type JobResult, jobSteps, type StepRef } from '../model/job.js';
+import type { JobError, JobResult, StepRef } from '../model/job.js';
 import type { JobEvents } from '../model/job-change.js';
+import { runnableSteps } from '../model/step-secrets.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import { withWorkDir } from '../process/work-dir.js';
@@ -121,7 +122,7 @@ async function execute(
   limits: JobLimits,
 ): Promise<JobResult> {
   const { job } = claim;
-  const steps = jobSteps(job).map((step) => {
+  const steps = runnableSteps(job).map((step) => {
     const entry = deps.catalog.get(step.tool);
     if (!entry?.available) throw toolMissing(step.tool);
     return { tool: entry.tool, options: step.options };

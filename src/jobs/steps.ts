@@ -64,24 +64,31 @@ class StepChain {
     this.runs = steps.map(() => []);
   }
 
-  /** Steps `first`… on `inputs`, over the progress span [start, end). `file` names a fan-out branch. */
+  /**
+   * Steps `first`… on `inputs`, over the progress span [start, end). `file` names a fan-out branch;
+   * `password` opens the inputs of a step after the first (the one the chain knows: protect's, or
+   * the first step's input password, which an output that kept its encryption still opens with).
+   */
   async from(
     first: number,
     inputs: ToolInput[],
     start: number,
     end: number,
     file?: string,
+    password?: string,
   ): Promise<ToolOutput> {
     const share = (end - start) / (this.steps.length - first);
     let current = inputs;
+    let known = password;
     for (let index = first; ; index++) {
       const at = start + (index - first) * share;
-      const output = await this.runOne(index, current, at, share, file);
+      const output = await this.runOne(index, current, at, share, { file, password: known });
       if (index === this.steps.length - 1) return output;
       // Declared parts fan out even when there are none (no images found): the result is then an
       // empty ZIP, as the tool alone would have given, not the archive fed to the next tool.
       if (output.parts) return this.fanOut(index + 1, output, at + share, end);
       current = [await this.inputFor(index + 1, output)];
+      known = output.password;
     }
   }
 
@@ -100,7 +107,7 @@ class StepChain {
     inputs: ToolInput[],
     start: number,
     share: number,
-    file: string | undefined,
+    { file, password }: { file: string | undefined; password: string | undefined },
   ): Promise<ToolOutput> {
     const { tool, options } = this.steps[index]!;
     const { ctx } = this;
@@ -129,6 +136,7 @@ class StepChain {
         signal: ctx.signal,
         engines: ctx.engines,
         limits,
+        ...(index > 0 && password !== undefined ? { inputPassword: password } : {}),
         progress: createProgressReporter(tool.steps ?? { run: 100 }, (p) =>
           ctx.onProgress(start + (share * p.percent) / 100),
         ),
@@ -167,7 +175,8 @@ class StepChain {
     const finals: ZipEntry[] = [];
     for (const [k, part] of parts.entries()) {
       const input = await this.inputFor(next, part);
-      const final = await this.from(next, [input], start + k * size, start + (k + 1) * size, part.name);
+      const span = [start + k * size, start + (k + 1) * size] as const;
+      const final = await this.from(next, [input], ...span, part.name, packed.password);
       finals.push({ path: final.path, name: final.name });
     }
     const sizes = await Promise.all(finals.map((f) => stat(f.path).then((s) => s.size)));

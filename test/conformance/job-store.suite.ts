@@ -10,6 +10,7 @@ import { describeIdempotencyConformance } from './idempotency.suite.js';
 import { describeLeaseConformance } from './job-lease.suite.js';
 import { describeQuotaConformance } from './job-quotas.suite.js';
 import { describeRetentionConformance } from './job-retention.suite.js';
+import { describeStepSecretsConformance } from './step-secrets.suite.js';
 import {
   ALICE,
   BOB,
@@ -45,6 +46,7 @@ export function describeJobStoreConformance(
     describeIdempotencyConformance(open);
     describeWebhookOutboxConformance(open);
     describeWorkflowsIoConformance(open);
+    describeStepSecretsConformance(open);
     describeUploadConformance(open);
     describeMigrationConformance(open, options);
   });

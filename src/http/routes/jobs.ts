@@ -9,6 +9,7 @@ import { JobService } from '../../jobs/job-service.js';
 import { waitForTerminal } from '../../jobs/wait.js';
 import type { JobRecord, JobStatus } from '../../model/job.js';
 import { jobView } from '../../model/job-view.js';
+import { storedSteps } from '../../model/step-secrets.js';
 import { ulid } from '../../model/ulid.js';
 import type { NewJob, StoredResponse } from '../../store/types.js';
 import { jobCallbackEndpoint } from '../../webhooks/job-callback.js';
@@ -206,12 +207,14 @@ export async function newJobOf(
     id,
     accountId,
     tool: received.entry.tool.name,
-    options: received.options,
-    secretOptions: [...(received.entry.tool.secretOptions ?? [])],
+    ...storedSteps(
+      { options: received.options, secretOptions: received.entry.tool.secretOptions ?? [] },
+      received.nextSteps ?? [],
+      (tool) => deps.catalog.get(tool)?.tool.secretOptions ?? [],
+    ),
     metadata: received.metadata,
     inputs: received.inputs,
     createdAt: Date.now(),
-    ...(received.nextSteps ? { nextSteps: received.nextSteps } : {}),
     ...(batchId ? { batchId } : {}),
     ...(hasSecrets || webhookUrl ? { transfers } : {}),
     ...(hasSecrets ? { transferSecrets: secrets } : {}),
