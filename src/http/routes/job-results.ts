@@ -11,6 +11,13 @@ import { jobSchemas } from './job-schemas.js';
 
 type IdParams = { Params: { id: string } };
 
+/**
+ * The shortest life a download link is given. S3 presigns in whole seconds (under one it refuses to
+ * sign), and a link that dies before the client can follow it is a result that is already gone: a
+ * result with less than this left answers 410 `result_expired`, the same on every store.
+ */
+export const MIN_LINK_LIFETIME_MS = 1_000;
+
 export function registerJobResultRoutes(app: FastifyInstance, deps: AppDeps): void {
   registerDownload(app, deps);
   registerEventStream(app, deps);
@@ -24,9 +31,10 @@ function registerDownload(app: FastifyInstance, deps: AppDeps): void {
     handler: async (request, reply) => {
       const job = await db.jobs.get(request.auth!.accountId, request.params.id);
       if (!job) throw new QuireError('not_found', 'No job with this id.');
-      const result = downloadableResult(job);
+      const now = Date.now();
+      const result = downloadableResult(job, now + MIN_LINK_LIFETIME_MS);
       const expiresAt = Math.min(
-        Date.now() + config.retention.downloadLinkTtlMs,
+        now + config.retention.downloadLinkTtlMs,
         job.expiresAt ?? Number.POSITIVE_INFINITY,
       );
       const url = await blobs.temporaryUrl(result.blobKey, {
@@ -77,8 +85,11 @@ function registerEventStream(app: FastifyInstance, deps: AppDeps): void {
   });
 }
 
-/** The result a download link may point at, or the problem that says why there is none. */
-function downloadableResult(job: JobRecord): JobResult {
+/**
+ * The result a download link may point at, or the problem that says why there is none. A result
+ * expiring before `usableUntil` counts as expired already (MIN_LINK_LIFETIME_MS).
+ */
+function downloadableResult(job: JobRecord, usableUntil: number): JobResult {
   switch (job.status) {
     case 'queued':
     case 'processing':
@@ -95,7 +106,7 @@ function downloadableResult(job: JobRecord): JobResult {
       if (
         !job.result ||
         job.resultDeletedAt !== null ||
-        (job.expiresAt !== null && job.expiresAt <= Date.now())
+        (job.expiresAt !== null && job.expiresAt <= usableUntil)
       ) {
         throw new QuireError('result_expired', 'The result was deleted at the end of its retention period.');
       }
