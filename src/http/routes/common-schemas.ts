@@ -42,7 +42,8 @@ export const ProblemSchema = Type.Object(
     plan: Type.Optional(Type.String({ description: 'The caller’s plan.' })),
     limit: Type.Optional(
       Type.String({
-        description: '429: which limit: `requests`, `failed_authentication` or `concurrent_uploads`.',
+        description:
+          '429: which limit: `requests`, `failed_authentication`, `concurrent_uploads` or `concurrent_streams`.',
       }),
     ),
     policy: Type.Optional(Type.String()),

@@ -211,7 +211,11 @@ export const jobSchemas = {
       },
     },
     headers: ifNoneMatchHeader,
-    responses: { ...conditionalAnswers(jobAnswer('The job.')), 404: notFound },
+    responses: {
+      ...conditionalAnswers(jobAnswer('The job.')),
+      404: notFound,
+      429: problem(['too_many_streams'], ['Retry-After']),
+    },
   },
   download: {
     operationId: 'getJobDownload',
@@ -295,6 +299,7 @@ export const jobSchemas = {
         },
       } satisfies DocResponse,
       404: notFound,
+      429: problem(['too_many_streams'], ['Retry-After']),
     },
   },
 } as const;
