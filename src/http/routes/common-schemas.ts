@@ -123,3 +123,11 @@ export const problem = (codes: ErrorCode[], headers: HeaderName[] = []): DocResp
 });
 
 export const noContent = (description: string): DocResponse => ({ description });
+
+/** `{id}` of the /jobs/{id} routes. */
+export const jobIdParams = {
+  type: 'object',
+  required: ['id'],
+  // No pattern: a malformed id is simply not found (404), like any unknown id.
+  properties: { id: { type: 'string', maxLength: 64, description: 'Job id (`job_…`).' } },
+} as const;
