@@ -29,9 +29,9 @@ export function startWorkers(deps: RunJobDeps): Workers {
   const service = new JobService(deps);
   const slots = new EngineSlots(concurrency);
   const transfers = new TransferPool(deps.config.transfers.concurrency, deps.config.transfers.maxPerAccount);
-  // Jobs this process holds a lease on: in a slot, in a transfer, or waiting for either. Bounded, so a
-  // worker whose transfers are slow leaves the rest of the queue to other workers.
-  const maxHeld = concurrency + deps.config.transfers.concurrency;
+  // Jobs this process holds a lease on: in a slot, in a transfer, or waiting for either. Each account
+  // has at most its plan's concurrent jobs among them; a worker whose transfer pool is crowded stops
+  // claiming (TransferPool.crowded), leaving the queue to other workers.
   const held = new Set<Promise<void>>();
   const roomWaiters = new IdleWaiters(pollMs);
   let stopped = false;
@@ -69,7 +69,7 @@ export function startWorkers(deps: RunJobDeps): Workers {
     // Whether work is known to wait: a notice woke the loop, or its last claim left more queued.
     let expectWork = false;
     while (!stopped) {
-      while (held.size >= maxHeld && !stopped) await roomWaiters.idle();
+      while (transfers.crowded() && !stopped) await roomWaiters.idle();
       await slots.acquire('claim');
       if (stopped) {
         slots.release();

@@ -41,6 +41,27 @@ describe('transfer pool', () => {
     expect(all.map((t) => t.started)).toEqual([true, true, true, false]);
   });
 
+  it('is crowded only by transfers waiting for room in the pool, not for their own account’s share', async () => {
+    const pool = new TransferPool(2, 1);
+    const running = [transfer(pool, 'a'), transfer(pool, 'b')];
+    const ownShare = [transfer(pool, 'a'), transfer(pool, 'b'), transfer(pool, 'a')];
+    await settle();
+    expect(pool.crowded()).toBe(false);
+    const forRoom = [transfer(pool, 'c'), transfer(pool, 'd')];
+    await settle();
+    expect(pool.crowded()).toBe(true);
+    // The place a frees goes to c, which has none running, not to a's or b's older backlog.
+    running[0]!.finish();
+    await settle();
+    expect(forRoom.map((t) => t.started)).toEqual([true, false]);
+    expect(ownShare.map((t) => t.started)).toEqual([false, false, false]);
+    // With none of its own running, a's backlog now waits for room too.
+    expect(pool.crowded()).toBe(true);
+    running[1]!.finish();
+    await settle();
+    expect(forRoom.map((t) => t.started)).toEqual([true, true]);
+  });
+
   it('frees the place of a transfer that throws', async () => {
     const pool = new TransferPool(1, 1);
     await expect(pool.run('a', () => Promise.reject(new Error('reset')))).rejects.toThrow('reset');
