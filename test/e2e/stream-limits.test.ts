@@ -8,6 +8,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createKey } from '../../src/auth/issue-key.js';
 import { Client, type JobBody } from '../support/client.js';
 import { corpusFile, repoRoot } from '../support/corpus.js';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -201,5 +202,29 @@ describe('caps on event streams and long-polls', () => {
     expect(answer.status).toBe(401);
     expect(((await answer.json()) as { code: string }).code).toBe('invalid_api_key');
     expect(performance.now() - started).toBeLessThan(KEY_CHECK_MS + 500);
+  });
+
+  it('ends an event stream when its key expires', async () => {
+    const other = await server.newAccount();
+    const expiresAt = Date.now() + 2_000;
+    const { key } = await createKey(
+      server.runtime,
+      other.accountId,
+      'expiring',
+      ['jobs:read'],
+      'live',
+      expiresAt,
+    );
+    const job = await new Client(server.url, other.key).submit({
+      tool: 'rotate',
+      options: { angle: 90 },
+      files: [corpusFile('pdf20ex__Simple_PDF_2.0_file.pdf')],
+    });
+    const opened = await open(`/api/v1/jobs/${job.id}/events`, key);
+    expect(opened.status).toBe(200);
+    const closedAt = await ended(opened.stream!, () => 0);
+    const afterExpiry = performance.timeOrigin + closedAt - expiresAt;
+    expect(afterExpiry).toBeGreaterThanOrEqual(0);
+    expect(afterExpiry).toBeLessThan(KEY_CHECK_MS + 500);
   });
 });
