@@ -158,6 +158,20 @@ describe('caps on event streams and long-polls', () => {
     const refusedPoll = await client.fetch(`/api/v1/jobs/${jobId}?wait=1`);
     expect(refusedPoll.status).toBe(429);
     expect(((await refusedPoll.json()) as { code: string; limit: string }).limit).toBe('concurrent_streams');
+    // A creation's `Prefer: wait` over the cap is not honoured: the job exists, the 201 comes at once.
+    const asked = performance.now();
+    const created = await client.fetch('/api/v1/jobs', {
+      method: 'POST',
+      headers: { prefer: 'wait=5' },
+      body: await client.form({
+        tool: 'rotate',
+        options: { angle: 90 },
+        files: [corpusFile('pdf20ex__Simple_PDF_2.0_file.pdf')],
+      }),
+    });
+    expect(created.status).toBe(201);
+    expect(created.headers.get('preference-applied')).toBeNull();
+    expect(performance.now() - asked).toBeLessThan(4_000);
 
     const streams = opened.map((o) => o.stream!);
     // Close times on the clock; the revocation commits somewhere inside the command's run.
