@@ -165,7 +165,7 @@ const stepsPart = {
   type: 'string',
   contentMediaType: 'application/json',
   contentSchema: { type: 'array', minItems: 1, maxItems: MAX_STEPS, items: ref('ChainStep') },
-  description: `Instead of \`tool\` and \`options\`: a JSON array of 1–${MAX_STEPS} \`ChainStep\` (\`[{"tool":"rotate","options":{"angle":90}},{"tool":"compress"}]\`), the tools to run in order, each on the previous step's output (docs/api.md §2). Secret options only on the first step.`,
+  description: `Instead of \`tool\` and \`options\`: a JSON array of 1–${MAX_STEPS} \`ChainStep\` (\`[{"tool":"rotate","options":{"angle":90}},{"tool":"compress"}]\`), the tools to run in order, each on the previous step's output (docs/api.md §2). The input \`password\` goes on the first step only; a later step's own secret options (protect's passwords) are scrubbed like the first's.`,
 };
 
 /**
