@@ -128,13 +128,31 @@ async function storeRenderedBody(
   return stored.body ?? rendered;
 }
 
-export function recordAttempt(
+export async function recordAttempt(
   db: Kysely<Tables>,
   dialect: SqlDialect,
   messageId: string,
   leaseToken: string,
   record: AttemptRecord,
 ): Promise<{ recorded: boolean; disabled: 'gone' | 'failing' | null; endpointId?: string }> {
+  const outcome = await recordInTransaction(db, dialect, messageId, leaseToken, record);
+  // A delivered (or given up) job callback's URL was just overwritten: out of the WAL with it.
+  if (outcome.endedCallback) await dialect.forgetOverwritten(db);
+  return outcome;
+}
+
+function recordInTransaction(
+  db: Kysely<Tables>,
+  dialect: SqlDialect,
+  messageId: string,
+  leaseToken: string,
+  record: AttemptRecord,
+): Promise<{
+  recorded: boolean;
+  disabled: 'gone' | 'failing' | null;
+  endpointId?: string;
+  endedCallback?: boolean;
+}> {
   const at = record.attempt.attemptedAt;
   const cleared = { lease_token: null, lease_expires_at: null };
   return dialect.transaction(db, async (conn) => {
@@ -144,7 +162,15 @@ export function recordAttempt(
       .set(
         next.kind === 'retry'
           ? { next_attempt_at: next.at, ...cleared }
-          : { status: next.kind, completed_at: at, next_attempt_at: null, ...cleared },
+          : {
+              status: next.kind,
+              completed_at: at,
+              next_attempt_at: null,
+              // A job's webhook_url (its query may hold a token) is kept only while it is still to
+              // be sent; '' keeps the message marked as a job callback (docs/api.md §6).
+              url: sql<string | null>`CASE WHEN url IS NULL THEN NULL ELSE '' END`,
+              ...cleared,
+            },
       )
       .where('id', '=', messageId)
       .where('lease_token', '=', leaseToken)
@@ -166,7 +192,8 @@ export function recordAttempt(
       .execute();
     // One job's bad webhook_url says nothing about the account's others: the job-callback endpoint
     // keeps no health and is never disabled.
-    if (message.url !== null) return { recorded: true, disabled: null, endpointId };
+    if (message.url !== null)
+      return { recorded: true, disabled: null, endpointId, endedCallback: next.kind !== 'retry' };
     if (next.kind === 'succeeded') {
       await conn
         .updateTable('webhook_endpoints')
