@@ -119,10 +119,13 @@ describe('option validation over HTTP', () => {
 });
 
 describe('framework edges are problem+json too', () => {
-  it('answers unknown routes with 404 and a request id', async () => {
-    const response = await client.fetch('/api/v1/nothing-here');
-    await problem(response, 404, 'not_found');
-    expect(response.headers.get('x-request-id')).toMatch(/^req_/);
+  it('answers unknown routes with 404, a request id and an instance naming the request, not the path', async () => {
+    const response = await client.fetch('/api/v1/nothing-here/secret-token-like');
+    const body = await problem(response, 404, 'not_found');
+    const id = response.headers.get('x-request-id');
+    expect(id).toMatch(/^req_/);
+    expect(body.instance).toBe(`urn:quire:request:${id}`);
+    expect(JSON.stringify(body)).not.toContain('secret-token-like');
   });
 
   it('answers a wrong method with 405 and Allow', async () => {

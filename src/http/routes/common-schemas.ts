@@ -19,7 +19,12 @@ export const ProblemSchema = Type.Object(
     title: Type.String(),
     status: Type.Integer({ description: 'The HTTP status code.' }),
     detail: Type.String(),
-    instance: Type.Optional(Type.String({ description: 'The route template, never the raw path.' })),
+    instance: Type.Optional(
+      Type.String({
+        description:
+          'The route template, never the raw path; `urn:quire:request:<request_id>` when no route matched.',
+      }),
+    ),
     code: ref('ErrorCode'),
     request_id: Type.String(),
     errors: Type.Optional(
