@@ -126,12 +126,12 @@ describe('file_url imports with private addresses allowed (the local test origin
     await server?.close();
   });
 
-  test('a file_url is fetched by the worker and processed; the view names only its host', async () => {
+  test('a file_url is fetched by the worker and processed; the view names only its host and a neutral name', async () => {
     const created = await submit(client, [['file_url', web.url('/doc.pdf?X-Amz-Signature=abc')]]);
     expect(created.input).toEqual({
       files: [
         {
-          name: 'doc.pdf',
+          name: 'file-1',
           size: 0,
           content_type: '',
           source: { type: 'url', host: `127.0.0.1:${web.port}` },
@@ -145,6 +145,7 @@ describe('file_url imports with private addresses allowed (the local test origin
       size: pdf.length,
       content_type: 'application/pdf',
     });
+    expect((done.result as { name: string }).name).toMatch(/^file-1-[a-z]+\.pdf$/);
   });
 
   test('file_url as JSON sends its headers; file and file_url parts keep their order', async () => {
