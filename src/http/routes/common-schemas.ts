@@ -42,7 +42,9 @@ export const ProblemSchema = Type.Object(
     min_files: Type.Optional(Type.Integer()),
     max_files: Type.Optional(Type.Integer()),
     max_endpoints: Type.Optional(Type.Integer()),
-    upload_id: Type.Optional(Type.String({ description: 'upload_incomplete: the upload named.' })),
+    upload_id: Type.Optional(
+      Type.String({ description: 'upload_incomplete, upload_expired: the upload named.' }),
+    ),
     limit_bytes: Type.Optional(Type.Integer({ description: '413: the limit that was exceeded.' })),
     plan: Type.Optional(Type.String({ description: 'The caller’s plan.' })),
     limit: Type.Optional(

@@ -166,6 +166,7 @@ export const jobSchemas = {
       ...uploadRefusals,
       404: notFound, // an `upload_id` naming no upload of the account (409: one still receiving)
       409: problem(['upload_incomplete']),
+      410: problem(['upload_expired']),
     },
   },
   list: {
