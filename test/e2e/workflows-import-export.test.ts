@@ -163,7 +163,7 @@ describe('file_url imports with private addresses allowed (the local test origin
     const done = await client.waitFor(created.id);
     expect(done.status).toBe('succeeded');
     const files = (done.input as { files: Array<{ name: string; source?: unknown }> }).files;
-    expect(files.map((f) => f.name)).toEqual(['first.pdf', 'needs-auth.pdf']);
+    expect(files.map((f) => f.name)).toEqual(['first.pdf', 'file-2']);
     expect(files[0]!.source).toBeUndefined();
     // The header is a secret: in no view, and in no log line.
     expect(JSON.stringify(done)).not.toContain('s3cret');
