@@ -135,9 +135,14 @@ export function tooManyFiles(maxFiles: number, plan: string, headers?: Record<st
 }
 
 /** Sniffed content the tool does not take (any PDF or image while the tool is not known yet). */
-export function unsupportedContent(accepts: readonly string[] | undefined): QuireError {
+export function unsupportedContent(accepts: readonly string[] | undefined, index: number): QuireError {
+  const types = (accepts ?? []).join(', ') || 'PDF or image';
   return new QuireError(
     'unsupported_file',
-    `The file content is not of an accepted type (${(accepts ?? []).join(', ') || 'PDF or image'}).`,
+    `Input ${index + 1} (counting file, file_url and upload_id parts from 1) is not of an accepted type (${types}).`,
+    {
+      extras: { ...(accepts ? { accepts } : {}), input_index: index },
+      errors: [{ field: 'file', detail: `input ${index + 1} is not of an accepted type` }],
+    },
   );
 }

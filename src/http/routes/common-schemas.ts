@@ -39,6 +39,12 @@ export const ProblemSchema = Type.Object(
     job_status: Type.Optional(Type.String({ description: '409 on a job: its status (not `status`).' })),
     required_scope: Type.Optional(Type.String({ description: '403: the scope the route needs.' })),
     accepts: Type.Optional(Type.Array(Type.String(), { description: 'unsupported_file: accepted types.' })),
+    input_index: Type.Optional(
+      Type.Integer({
+        description:
+          'unsupported_file: the refused input, 0-based among the file, file_url and upload_id parts.',
+      }),
+    ),
     min_files: Type.Optional(Type.Integer()),
     max_files: Type.Optional(Type.Integer()),
     max_endpoints: Type.Optional(Type.Integer()),
