@@ -68,7 +68,6 @@ export class TransferParts {
     if (name === 'file_url') {
       const target = parseTarget(value, name);
       this.imports.push({ ...target, input: inputIndex });
-      const url = new URL(target.url);
       // A neutral name, not the URL's last segment: a link's path often names a person or a case
       // (`/payroll/jane-doe.pdf`), and the job view and result name are shown to anyone with the key.
       return { name: `file-${inputIndex + 1}`, size: 0, contentType: '', blobKey: '', source: 'url' };

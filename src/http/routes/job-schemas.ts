@@ -4,6 +4,7 @@ import { Type } from '@sinclair/typebox';
 import { type DocResponse, json, noContent, problem, ref } from './common-schemas.js';
 import { conditionalAnswers, ifNoneMatchHeader } from './job-answer.js';
 import { inputSource, jobTransferFields } from './transfer-schemas.js';
+import { uploadIdRefusals } from './upload-schemas.js';
 
 export const jobStatuses = ['queued', 'processing', 'succeeded', 'failed', 'canceled'] as const;
 const time = (description: string) => Type.String({ format: 'date-time', description });
@@ -164,9 +165,7 @@ export const jobSchemas = {
         'Preference-Applied',
       ]),
       ...uploadRefusals,
-      404: notFound, // an `upload_id` naming no upload of the account (409: one still receiving)
-      409: problem(['upload_incomplete']),
-      410: problem(['upload_expired']),
+      ...uploadIdRefusals,
     },
   },
   list: {
