@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs everything Quire needs on Debian 12 (Node >= 20 present): the PDF engines through
-# apt-get when missing, pyHanko into its venv, the npm dependencies when the lockfile changed, and the build.
+# apt-get when missing, pyHanko into its venv, the npm dependencies when the lockfile changed, and the build
+# when the sources changed.
 # Safe to run any number of times; each step is skipped when already done.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -257,6 +258,4 @@ if [ "${1:-}" = "--with-test-tools" ]; then
 fi
 
 log "building"
-npx --no-install tsc -p tsconfig.build.json
-chmod +x dist/cli/main.js
-bash scripts/build-helpers.sh
+bash scripts/build.sh

@@ -2,11 +2,7 @@
 // The `quire` command: serve (API + workers, the embedded default), api, worker, migrate, keys,
 // accounts.
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../config/config.js';
 import { ConfigError } from '../config/section.js';
-import { runAccounts } from './accounts.js';
-import { runKeys } from './keys.js';
-import { runApi, runServe, runWorker } from './serve.js';
 
 const USAGE = `Usage: quire <command>
 
@@ -23,20 +19,35 @@ const USAGE = `Usage: quire <command>
 
 Configuration comes from QUIRE_* environment variables (see README).`;
 
+const HELP_FLAGS = ['--help', '-h'];
+
+/** The usage lines of one command (`keys` → its three), or all of them for an unknown one. */
+function usageOf(command: string): string {
+  const lines = USAGE.split('\n').filter((line) => line.startsWith(`  ${command} `));
+  if (lines.length === 0) return USAGE;
+  return `Usage: quire ${command} …\n\n${lines.join('\n')}\n\nConfiguration comes from QUIRE_* environment variables (see README).`;
+}
+
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
-  if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
+  if (command === undefined || HELP_FLAGS.includes(command) || command === 'help') {
     process.stdout.write(`${USAGE}\n`);
     return command === undefined ? 2 : 0;
   }
-  const config = loadConfig();
+  // `quire keys create --help` asks for help, not for a key (nor a server for `serve --help`).
+  if (rest.some((arg) => HELP_FLAGS.includes(arg))) {
+    process.stdout.write(`${usageOf(command)}\n`);
+    return 0;
+  }
+  // Loaded per command, so help and usage mistakes answer at once, without the whole service.
+  const config = (await import('../config/config.js')).loadConfig();
   switch (command) {
     case 'serve':
-      return runServe(config);
+      return (await import('./serve.js')).runServe(config);
     case 'api':
-      return runApi(config);
+      return (await import('./serve.js')).runApi(config);
     case 'worker':
-      return runWorker(config);
+      return (await import('./serve.js')).runWorker(config);
     case 'migrate': {
       const { openDatabase } = await import('../store/open.js');
       const db = await openDatabase(config.databaseUrl, { poolMax: config.databasePoolMax });
@@ -57,7 +68,7 @@ async function main(argv: string[]): Promise<number> {
           'expires-days': { type: 'string' },
         },
       });
-      return runKeys(config, positionals, values);
+      return (await import('./keys.js')).runKeys(config, positionals, values);
     }
     case 'accounts': {
       const { positionals, values } = parseArgs({
@@ -65,7 +76,7 @@ async function main(argv: string[]): Promise<number> {
         allowPositionals: true,
         options: { name: { type: 'string' }, plan: { type: 'string' } },
       });
-      return runAccounts(config, positionals, values);
+      return (await import('./accounts.js')).runAccounts(config, positionals, values);
     }
     default:
       process.stderr.write(`Unknown command "${command}".\n\n${USAGE}\n`);
@@ -78,6 +89,13 @@ main(process.argv.slice(2)).then(
     if (code !== -1) process.exitCode = code;
   },
   (error: unknown) => {
+    // A flag parseArgs does not know is a usage mistake: say so with the usage, no stack.
+    const code = (error as { code?: unknown }).code;
+    if (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS')) {
+      process.stderr.write(`quire: ${(error as Error).message}\n\n${usageOf(process.argv[2] ?? '')}\n`);
+      process.exitCode = 2;
+      return;
+    }
     if (error instanceof ConfigError) process.stderr.write(`quire: configuration error: ${error.message}\n`);
     else process.stderr.write(`quire: ${(error as Error).stack ?? String(error)}\n`);
     process.exitCode = 1;

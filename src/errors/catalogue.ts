@@ -174,6 +174,11 @@ export const errorCatalogue = {
     title: 'Some values name no field of the form or do not fit their field',
     retryable: false,
   },
+  limit_form_fields_exceeded: {
+    status: 422,
+    title: 'The form has more fields than a form tool reads',
+    retryable: false,
+  },
   redaction_matches_exceeded: {
     status: 422,
     title: 'The redaction texts and patterns match more often than max_matches allows',

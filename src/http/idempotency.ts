@@ -18,6 +18,8 @@ declare module 'fastify' {
     idempotency?: 'deferred';
     /** Rewrites a stored body before it is kept (e.g. so no API-key secret is stored). */
     idempotencyStoredBody?: (body: Buffer) => Buffer;
+    /** Request headers that are part of what is asked (tus's `Upload-Length`…): fingerprinted too. */
+    idempotencyHeaders?: readonly string[];
   }
 }
 
@@ -115,6 +117,12 @@ export function sendReplay(reply: FastifyReply, response: StoredResponse): Fasti
     .send(response.body);
 }
 
+/** The named headers' values (absent ones as null); nothing for a route that names none. */
+function headersOf(request: FastifyRequest, names: readonly string[] | undefined): { headers?: unknown } {
+  if (!names) return {};
+  return { headers: names.map((name) => request.headers[name] ?? null) };
+}
+
 function reused(): QuireError {
   return new QuireError(
     'idempotency_key_reused',
@@ -149,7 +157,11 @@ export function registerIdempotency(app: FastifyInstance, deps: AppDeps): void {
     else handle.completed = { fingerprint: claim.fingerprint, response: claim.response };
     request.idempotency = handle;
     if (config.idempotency === 'deferred') return;
-    const fingerprint = fingerprintOf({ params: request.params, body: request.body ?? null });
+    const fingerprint = fingerprintOf({
+      params: request.params,
+      body: request.body ?? null,
+      ...headersOf(request, config.idempotencyHeaders),
+    });
     const stored = completedResponse(request, fingerprint);
     return stored ? sendReplay(reply, stored) : undefined;
   });

@@ -148,7 +148,14 @@ export function buildDocument(
           required: false,
           description:
             'Makes a retry safe: 1–255 printable ASCII characters. A finished request with the same key is answered again with `Idempotent-Replayed: true` (docs/api.md §4).',
-          schema: { type: 'string', minLength: 1, maxLength: 255 },
+          // Printable ASCII with at least one non-blank (the key is trimmed); an RFC 9651 sf-string
+          // ("…") is printable ASCII too.
+          schema: {
+            type: 'string',
+            minLength: 1,
+            maxLength: 255,
+            pattern: '^[\\x20-\\x7e]*[\\x21-\\x7e][\\x20-\\x7e]*$',
+          },
         },
         PreferWait: {
           name: 'Prefer',

@@ -11,8 +11,9 @@ export function problemBody(error: QuireError, request: FastifyRequest): Record<
     title: errorCatalogue[error.code].title,
     status: error.status,
     detail: error.detail,
-    // The route template, not the raw path: raw paths can carry download tokens.
-    instance: request.routeOptions.url ?? undefined,
+    // The route template, not the raw path: raw paths can carry download tokens. A request no route
+    // matched has no template; this occurrence is then named by its request id (RFC 9457 §3.1.5).
+    instance: request.routeOptions.url ?? `urn:quire:request:${request.id}`,
     code: error.code,
     request_id: request.id,
     ...error.extras,

@@ -2,6 +2,7 @@
 // JSON-typed field or a file, and bounded (size, depth, well-formed text) before anything walks them.
 import type { MultipartFile, MultipartValue } from '@fastify/multipart';
 import { QuireError } from '../errors/quire-error.js';
+import { displayFileName } from '../model/file-name.js';
 import { escapePointer, JSON_MAX_BYTES, jsonShapeError } from './json-shape.js';
 
 export const TEXT_PARTS = ['tool', 'options', 'metadata', 'steps'];
@@ -120,14 +121,9 @@ export function parseMetadata(value: FieldValue): Record<string, string> {
   return parsed as Record<string, string>;
 }
 
-/** A display name only: path parts and control characters removed, length capped. */
+/** A display name only: path parts and hidden characters removed, length capped. */
 export function cleanFileName(given: string | undefined, index: number): string {
-  const base = (given ?? '').split(/[\\/]/).pop() ?? '';
-  const clean = base
-    .replace(/[\u0000-\u001f\u007f]/g, '')
-    .trim()
-    .slice(0, 200);
-  return clean === '' ? `file-${index + 1}` : clean;
+  return displayFileName(given, `file-${index + 1}`);
 }
 
 /** More inputs than the tool and the plan allow; `headers` when it is refused mid-body. */
@@ -139,9 +135,14 @@ export function tooManyFiles(maxFiles: number, plan: string, headers?: Record<st
 }
 
 /** Sniffed content the tool does not take (any PDF or image while the tool is not known yet). */
-export function unsupportedContent(accepts: readonly string[] | undefined): QuireError {
+export function unsupportedContent(accepts: readonly string[] | undefined, index: number): QuireError {
+  const types = (accepts ?? []).join(', ') || 'PDF or image';
   return new QuireError(
     'unsupported_file',
-    `The file content is not of an accepted type (${(accepts ?? []).join(', ') || 'PDF or image'}).`,
+    `Input ${index + 1} (counting file, file_url and upload_id parts from 1) is not of an accepted type (${types}).`,
+    {
+      extras: { ...(accepts ? { accepts } : {}), input_index: index },
+      errors: [{ field: 'file', detail: `input ${index + 1} is not of an accepted type` }],
+    },
   );
 }

@@ -28,6 +28,9 @@ export interface UploadTotals {
  * generator the store reads through, not a Transform: no second stream buffer and no pipeline (whose
  * teardown builds an AbortError per file) between the parser's stream and the store's loop.
  */
+/** The content type of a file whose first bytes no sniffer recognised. */
+export const UNRECOGNIZED = 'application/octet-stream';
+
 export class UploadGuard {
   contentType: string | undefined;
   /** Resolves once `pass` has handed on the file's last byte; a failed file never gets there. */
@@ -41,6 +44,8 @@ export class UploadGuard {
     private readonly state: UploadTotals,
     private readonly limits: UploadLimits,
     private readonly accepts: readonly string[] | undefined,
+    /** This file's place among the request's inputs (0-based), named in a refusal. */
+    private readonly index: number,
   ) {
     this.passed = new Promise((resolve) => {
       this.markPassed = resolve;
@@ -106,14 +111,19 @@ export class UploadGuard {
     return buffered;
   }
 
-  /** Fails fast, before the rest of a large file is stored, when the type is known to be wrong. */
+  /**
+   * Fails fast, before the rest of a large file is stored, when the type is known to be wrong. Before
+   * the tool is known, content of no known type is kept as `UNRECOGNIZED` and refused once the tool
+   * part has come, so the refusal names the tool's types whatever the order of the parts.
+   */
   private decideOrThrow(): void {
     this.contentType = sniffContentType(joined(this.head));
-    const refused =
-      this.contentType === undefined ||
-      (this.accepts !== undefined && !this.accepts.includes(this.contentType));
-    if (!refused) return;
-    throw unsupportedContent(this.accepts);
+    if (this.accepts === undefined) {
+      this.contentType ??= UNRECOGNIZED;
+      return;
+    }
+    if (this.contentType !== undefined && this.accepts.includes(this.contentType)) return;
+    throw unsupportedContent(this.accepts, this.index);
   }
 }
 

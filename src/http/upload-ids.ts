@@ -58,11 +58,18 @@ export async function takeUploadPart(
   const maxBytes = Math.min(limits.maxFileBytes, remaining);
   const taken = await source.uploads.take(source.accountId, uploadId, blobKey, maxBytes);
   // Registered at once so that a refusal below deletes the moved bytes with the request's others.
-  const name = cleanFileName(taken.filename, state.inputs.length);
+  const index = state.inputs.length;
+  const name = cleanFileName(taken.filename, index);
   const input = { name, size: taken.length, contentType: '', blobKey };
   state.inputs.push(input);
   state.totalBytes += taken.length;
-  input.contentType = await sniffStored(blobs, blobKey, taken.length, state.entry?.tool.inputs.accepts);
+  input.contentType = await sniffStored(
+    blobs,
+    blobKey,
+    taken.length,
+    state.entry?.tool.inputs.accepts,
+    index,
+  );
   // Stands in for the SHA-256 in the Idempotency-Key fingerprint: an upload is used once, so its id
   // names its bytes as surely, without reading gigabytes again.
   state.sha256.push(`upload:${uploadId}`);
@@ -73,6 +80,7 @@ async function sniffStored(
   key: string,
   size: number,
   accepts: readonly string[] | undefined,
+  index: number,
 ): Promise<string> {
   const head: Buffer[] = [];
   if (size > 0) {
@@ -81,6 +89,6 @@ async function sniffStored(
   }
   const type = sniffContentType(Buffer.concat(head));
   if (type === undefined || (accepts !== undefined && !accepts.includes(type)))
-    throw unsupportedContent(accepts);
+    throw unsupportedContent(accepts, index);
   return type;
 }

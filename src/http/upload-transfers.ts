@@ -68,8 +68,9 @@ export class TransferParts {
     if (name === 'file_url') {
       const target = parseTarget(value, name);
       this.imports.push({ ...target, input: inputIndex });
-      const url = new URL(target.url);
-      return { name: nameFromUrl(url, inputIndex), size: 0, contentType: '', blobKey: '', source: 'url' };
+      // A neutral name, not the URL's last segment: a link's path often names a person or a case
+      // (`/payroll/jane-doe.pdf`), and the job view and result name are shown to anyone with the key.
+      return { name: `file-${inputIndex + 1}`, size: 0, contentType: '', blobKey: '', source: 'url' };
     }
     if (this.seen.has(name)) throw invalid(name, 'appears twice');
     this.seen.add(name);
@@ -158,24 +159,6 @@ function checkHeaders(headers: unknown, field: string): Record<string, string> {
       throw invalid(field, `header "${name}" must be a single-line string`);
   }
   return Object.fromEntries(entries) as Record<string, string>;
-}
-
-/** The last path segment as the input's display name, as an upload's file name would be. */
-function nameFromUrl(url: URL, index: number): string {
-  const last = decodeURIComponentSafe(url.pathname.split('/').pop() ?? '');
-  const clean = last
-    .replace(/[\u0000-\u001f\u007f\\/]/g, '')
-    .trim()
-    .slice(0, 200);
-  return clean === '' ? `file-${index + 1}` : clean;
-}
-
-function decodeURIComponentSafe(text: string): string {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return text;
-  }
 }
 
 function invalid(field: string, detail: string): QuireError {

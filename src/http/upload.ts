@@ -20,6 +20,7 @@ import {
   TEXT_PARTS,
   toolName,
   tooManyFiles,
+  unsupportedContent,
 } from './upload-fields.js';
 import { UploadGuard, type UploadLimits } from './upload-guard.js';
 import { takeUploadPart, UPLOAD_ID_PART, type UploadSource } from './upload-ids.js';
@@ -179,7 +180,7 @@ export async function storeFile(
   if (state.failure !== undefined) throw state.failure;
   const index = state.inputs.length;
   const blobKey = `${jobFolder(jobId)}/input-${index}`;
-  const guard = new UploadGuard(state, limits, state.entry?.tool.inputs.accepts);
+  const guard = new UploadGuard(state, limits, state.entry?.tool.inputs.accepts, index);
   const input: InputFile = { name: cleanFileName(part.filename, index), size: 0, contentType: '', blobKey };
   state.inputs.push(input); // registered first so a failed upload's partial object is cleaned up
   state.sha256.push(''); // this file's place in the fingerprint, filled in once it is hashed
@@ -196,7 +197,7 @@ export async function storeFile(
   await Promise.race([stored, guard.passed]);
   // A stream ended by the parser's own limit must not become a silently truncated input.
   if (part.file.truncated) throw guard.fileTooLarge();
-  if (guard.contentType === undefined) throw unsupported(state.entry);
+  if (guard.contentType === undefined) throw unsupported(state.entry, index);
   input.size = guard.size;
   input.contentType = guard.contentType;
 }
@@ -228,10 +229,10 @@ export function finish(state: UploadState, catalog: ToolCatalog, plan: ChainLimi
       errors: crossErrors,
     });
   }
-  for (const input of state.inputs) {
+  for (const [index, input] of state.inputs.entries()) {
     // An imported input's type is known only once the worker has fetched and sniffed it.
     if (input.source !== 'url' && !entry.tool.inputs.accepts.includes(input.contentType as never))
-      throw unsupported(entry);
+      throw unsupported(entry, index);
   }
   const chain = [{ tool: entry.tool, options }, ...(state.nextSteps ?? []).map((s) => stepOf(catalog, s))];
   checkLeastOutput(chain, plan);
@@ -270,9 +271,6 @@ function maxFilesOf(entry: CatalogEntry | undefined, limits: UploadLimits): numb
   return typeof declared === 'number' ? declared : limits.maxFiles;
 }
 
-function unsupported(entry: CatalogEntry | undefined): QuireError {
-  const accepts = entry?.tool.inputs.accepts.join(', ') ?? 'the tool’s types';
-  return new QuireError('unsupported_file', `The file content is not of an accepted type (${accepts}).`, {
-    extras: { accepts: entry?.tool.inputs.accepts },
-  });
+function unsupported(entry: CatalogEntry | undefined, index: number): QuireError {
+  return unsupportedContent(entry?.tool.inputs.accepts, index);
 }

@@ -30,6 +30,7 @@ export function failureKind(code: ErrorCode): FailureKind {
     case 'timeout':
     case 'engine_memory_exceeded':
     case 'redaction_matches_exceeded':
+    case 'limit_form_fields_exceeded':
       return 'limit';
     case 'engine_failed':
     case 'engine_unavailable':

@@ -54,6 +54,9 @@ export class JobService {
       });
     }
     this.deps.events.emit({ jobId: outcome.job.id, kind: 'canceled' });
+    // No worker holds a queued job: its inputs and URLs go now, as a finished job's do. A running
+    // one's go once its worker has let go (the sweeper's purge).
+    if (!outcome.wasProcessing) await this.dropInputs(outcome.job);
     return outcome.job;
   }
 
@@ -155,7 +158,11 @@ export class JobService {
   private async ended(job: JobRecord, ended: JobRecord, onRecorded: OnRecorded): Promise<void> {
     onRecorded();
     this.deps.events.emit({ jobId: job.id, kind: 'terminal', job: ended });
-    // Inputs go as soon as the job ends (docs/api.md §2); the sweeper retries whatever fails here.
+    await this.dropInputs(job);
+  }
+
+  /** Inputs go as soon as the job ends (docs/api.md §2); the sweeper retries whatever fails here. */
+  private async dropInputs(job: JobRecord): Promise<void> {
     try {
       await Promise.all(job.inputs.map((f) => this.deps.blobs.delete(f.blobKey)));
       await this.deps.jobs.markInputsDeleted(job.id);

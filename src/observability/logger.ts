@@ -8,6 +8,10 @@ export const REDACT_PATHS = [
   'req.headers.cookie',
   'headers.authorization',
   'headers["x-api-key"]',
+  'headers.cookie',
+  '*.headers.authorization',
+  '*.headers["x-api-key"]',
+  '*.headers.cookie',
   '*.password',
   '*.user_password',
   '*.owner_password',
@@ -26,10 +30,20 @@ export function createLogger(level: string, destination?: NodeJS.WritableStream)
       timestamp: pino.stdTimeFunctions.isoTime,
       redact: { paths: REDACT_PATHS, censor: '[redacted]' },
       formatters: { level: (label) => ({ level: label }) },
-      serializers: { err: stdSerializers.err },
+      serializers: { err: stdSerializers.err, busboyOptions: withoutHeaders },
     },
     destination ?? process.stdout,
   );
+}
+
+/**
+ * @fastify/multipart logs, at trace, the options it hands busboy: the request's headers merged into
+ * the limits, so the API key rode along on every upload. The limits are all that line is for.
+ */
+function withoutHeaders(options: unknown): unknown {
+  if (typeof options !== 'object' || options === null) return options;
+  const { headers: _headers, ...rest } = options as Record<string, unknown>;
+  return rest;
 }
 
 export type { Logger };

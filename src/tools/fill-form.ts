@@ -47,6 +47,8 @@ export const fillFormTool = defineTool({
     'Fills AcroForm fields from a JSON object of field names and values, regenerates their appearances so every viewer shows them, and optionally flattens the form.',
   inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'], opens: 'pdf', holds: ['acroform'] },
   options,
+  // What people type into forms (names, addresses, account numbers): shown and kept like a password.
+  secretOptions: ['values'],
   output: { contentType: 'application/pdf' },
   engines: ['qpdf'],
   steps: { inspect: 20, read: 30, fill: 50 },

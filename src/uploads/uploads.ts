@@ -45,6 +45,11 @@ export async function openUploads(
     async take(accountId, uploadId, blobKey, maxBytes) {
       const row = await rows.get(accountId, uploadId);
       if (!row) throw new QuireError('not_found', `No upload with id ${uploadId}.`);
+      // Past its expiry an upload is gone for every use, whether or not the sweep has come by yet.
+      if (row.expiresAt <= Date.now())
+        throw new QuireError('upload_expired', `The upload ${uploadId} expired.`, {
+          extras: { upload_id: uploadId },
+        });
       if (row.finishedAt === undefined)
         throw new QuireError('upload_incomplete', 'The upload has not received all its bytes.', {
           extras: { upload_id: uploadId },

@@ -1,7 +1,7 @@
 // The operator's commands, run as real processes: migrate, keys create/list/revoke, and the split
 // topology of one `quire api` and one `quire worker` sharing a data directory.
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -23,6 +23,52 @@ beforeAll(async () => {
 afterAll(() => rm(dataDir, { recursive: true, force: true }));
 
 describe('quire CLI', () => {
+  it('`quire <command> … --help` prints that usage and exits 0 without doing anything, for every command', async () => {
+    const commands = [
+      ['serve'],
+      ['api'],
+      ['worker'],
+      ['migrate'],
+      ['keys'],
+      ['keys', 'create'],
+      ['keys', 'list'],
+      ['keys', 'revoke'],
+      ['accounts'],
+      ['accounts', 'create'],
+      ['accounts', 'set-plan'],
+      ['accounts', 'list'],
+    ];
+    const empty = await mkdtemp(path.join(os.tmpdir(), 'quire-cli-help-'));
+    try {
+      const answers = await Promise.all(
+        commands.map((command) =>
+          run(process.execPath, [path.join(repoRoot, 'dist/cli/main.js'), ...command, '--help'], {
+            env: { ...env(), QUIRE_DATA_DIR: empty },
+          }),
+        ),
+      );
+      answers.forEach(({ stdout, stderr }, i) => {
+        const command = commands[i]!;
+        expect(stdout, command.join(' ')).toContain(`Usage: quire ${command[0]}`);
+        expect(stdout, command.join(' ')).toContain(`  ${command.join(' ')}`);
+        expect(stderr, command.join(' ')).toBe('');
+      });
+      // Nothing opened: no database, no server secret, no server started.
+      expect(await readdir(empty)).toEqual([]);
+    } finally {
+      await rm(empty, { recursive: true, force: true });
+    }
+  });
+
+  it('answers an unknown flag with the usage and exit 2, not a stack trace', async () => {
+    const failed = await quire('keys', 'create', '--bogus').catch((e: { code: number; stderr: string }) => e);
+    expect(failed).toMatchObject({ code: 2 });
+    const { stderr } = failed as { stderr: string };
+    expect(stderr).toContain("Unknown option '--bogus'");
+    expect(stderr).toContain('keys create [--account ID]');
+    expect(stderr).not.toMatch(/\n\s+at /);
+  });
+
   it('migrates, creates, lists and revokes keys; a revoked key is refused by the API', async () => {
     expect((await quire('migrate')).stdout).toContain('migrations applied');
     const created = await quire('keys', 'create', '--scopes', 'jobs:read', '--name', 'dashboard');

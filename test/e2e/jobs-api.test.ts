@@ -197,6 +197,29 @@ describe('refusing bad requests before storing anything', () => {
     expect(await storedFiles(idle)).toEqual(before);
   });
 
+  it.each([
+    ['before', true],
+    ['after', false],
+  ])(
+    'refuses a non-PDF sent %s the tool part with its accepted types and which input it was',
+    async (_when, filesFirst) => {
+      const before = await storedFiles(idle);
+      const form = new FormData();
+      const files = () => {
+        form.append('file', new Blob([readFileSync(small)]), 'a.pdf');
+        form.append('file', new Blob(['<html>not a pdf</html>']), 'b.pdf');
+      };
+      if (filesFirst) files();
+      form.append('tool', 'merge');
+      if (!filesFirst) files();
+      const response = await idleClient.fetch('/api/v1/jobs', { method: 'POST', body: form });
+      const body = await problem(response, 400, 'unsupported_file');
+      expect(body).toMatchObject({ accepts: ['application/pdf'], input_index: 1 });
+      expect(body.errors).toEqual([{ field: 'file', detail: 'input 2 is not of an accepted type' }]);
+      expect(await storedFiles(idle)).toEqual(before);
+    },
+  );
+
   it('accepts options and metadata parts sent as application/json', async () => {
     const form = new FormData();
     form.append('tool', 'rotate');

@@ -1,11 +1,15 @@
 // docs/api.md §10: run every tool with canary passwords, file names, metadata and document text, through
 // successes and failures, then scan every log line and every error body for the canaries.
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listen, startWork } from '../../src/cli/serve.js';
 import { Client, type JobBody } from '../support/client.js';
+import { corpusFile } from '../support/corpus.js';
 import { toFile } from '../support/pdf.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { openTestRuntime, startTestServer, type TestRuntime, type TestServer } from '../support/server.js';
+import { type Receiver, startReceiver } from '../support/webhook-receiver.js';
 
 const CANARY = {
   password: 'CanaryPw7f3a',
@@ -159,4 +163,103 @@ describe('privacy canaries', () => {
     }
     expect(server.logs.filter((line) => line.includes(client.key!))).toEqual([]);
   }, 240_000);
+});
+
+// Issue 26, finding 5: what stays of secrets once their job has ended, at the most verbose log level.
+describe('secrets after their job ends (trace level, SQLite files)', () => {
+  const SECRET = {
+    // Base64 the schema accepts; the job is canceled before anything decodes it.
+    certificate: `CanaryP12x${'A'.repeat(38)}`,
+    certificatePassword: 'CanaryP12Pw5e6f',
+    formValue: 'CanaryFormValue3c8d',
+    webhookToken: 'CanaryHookToken2b7a',
+  };
+  let runtime: TestRuntime;
+  let http: Awaited<ReturnType<typeof listen>>;
+  let stopWork: (() => Promise<void>) | undefined;
+  let hooks: Receiver;
+
+  beforeAll(async () => {
+    runtime = await openTestRuntime({ QUIRE_LOG_LEVEL: 'trace', QUIRE_WEBHOOKS_ALLOW_PRIVATE: 'true' });
+    http = await listen(runtime.runtime, 1_000);
+    hooks = await startReceiver();
+  });
+  afterAll(async () => {
+    await hooks?.close();
+    await http?.stop();
+    await stopWork?.();
+    await runtime?.close();
+  });
+
+  /** The database and its WAL as they are on disk while the service runs, as one text. */
+  function databaseFiles(): string {
+    const file = path.join(runtime.dataDir, 'quire.db');
+    return [file, `${file}-wal`]
+      .filter((each) => existsSync(each))
+      .map((each) => readFileSync(each).toString('latin1'))
+      .join('\n');
+  }
+
+  it('keeps no API key, PKCS#12, form value or webhook token in the log, quire.db or its WAL', async () => {
+    const { key } = await runtime.newAccount();
+    const client = new Client(`http://127.0.0.1:${http.port}`, key);
+    const document = readFileSync(corpusFile('pdfbox__AcroFormsBasicFields.pdf'));
+    const file = { name: 'form.pdf', data: document };
+    // No worker yet: the sign job stays queued until it is canceled.
+    const signing = await client.submit({
+      tool: 'sign',
+      files: [file],
+      options: { certificate: SECRET.certificate, certificate_password: SECRET.certificatePassword },
+    });
+    const canceled = await client.fetch(`/api/v1/jobs/${signing.id}/cancel`, { method: 'POST' });
+    expect(((await canceled.json()) as JobBody).status).toBe('canceled');
+    // Before any other job ends (whose own scrub would checkpoint the WAL too).
+    expect(databaseFiles()).not.toContain(SECRET.certificatePassword);
+    expect(databaseFiles()).not.toContain(SECRET.certificate);
+
+    stopWork = startWork(runtime.runtime);
+    hooks.secrets = [
+      ((await (await client.fetch('/api/v1/job-webhook-secret')).json()) as { secret: string }).secret,
+    ];
+    const form = await client.form({
+      tool: 'fill-form',
+      files: [file],
+      options: { values: { TextField: SECRET.formValue } },
+    });
+    form.append('webhook_url', `${hooks.url}/done?token=${SECRET.webhookToken}`);
+    const created = await client.fetch('/api/v1/jobs', { method: 'POST', body: form });
+    expect(created.status).toBe(201);
+    const filled = await client.waitFor(((await created.json()) as JobBody).id);
+    expect(filled.status).toBe('succeeded');
+    expect(JSON.stringify(filled.options)).toBe('{"values":"[redacted]","flatten":false}');
+    const [delivery] = await hooks.waitFor(1);
+    const event = delivery!.body.toString('utf8');
+    expect(event).toContain('"values":"[redacted]"');
+    expect(event).not.toContain(SECRET.formValue);
+    expect(delivery!.verified).toBe(true);
+
+    // The delivery's own copy of the URL is erased when its attempt is recorded, just after the answer.
+    const deadline = Date.now() + 10_000;
+    while (databaseFiles().includes(SECRET.webhookToken) && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const stored = databaseFiles();
+    for (const secret of [...Object.values(SECRET), key]) {
+      expect(stored.includes(secret), secret).toBe(false);
+      expect(
+        runtime.logs.filter((line) => line.includes(secret)),
+        secret,
+      ).toEqual([]);
+    }
+    // The header was really there to leak: the multipart parser's trace line is logged, without it.
+    expect(runtime.logs.some((line) => line.includes('Providing options to busboy'))).toBe(true);
+    expect(runtime.logs.some((line) => line.includes('"level":"trace"'))).toBe(true);
+  }, 120_000);
+
+  it('creates quire.db, its WAL and shared-memory file owner-only (0600)', () => {
+    const file = path.join(runtime.dataDir, 'quire.db');
+    for (const each of [file, `${file}-wal`, `${file}-shm`]) {
+      expect((statSync(each).mode & 0o777).toString(8), each).toBe('600');
+    }
+  });
 });

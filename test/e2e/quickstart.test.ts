@@ -1,12 +1,13 @@
 // The README's first command, as a newcomer runs it: `quire serve` on an empty data dir prints a key,
-// answers /readyz, and a curl session compresses a corpus PDF end to end.
-import { execFileSync } from 'node:child_process';
+// answers /readyz, and a curl session compresses a corpus PDF end to end; `scripts/serve.sh` started
+// again rebuilds nothing.
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CliProcess, freePort, readInitialKey, startCli, waitForReady } from '../support/cli-process.js';
-import { corpusFile } from '../support/corpus.js';
+import { corpusFile, repoRoot } from '../support/corpus.js';
 
 let dataDir: string;
 let cli: CliProcess;
@@ -78,4 +79,41 @@ describe('quick start', () => {
     execFileSync('qpdf', ['--check', output]);
     expect((await stat(output)).size).toBeLessThan((await stat(input)).size);
   });
+});
+
+describe('scripts/serve.sh started again on unchanged sources', () => {
+  it('compiles nothing and answers /readyz within 5 s', async () => {
+    // The first start's build (a no-op when the suite's global setup built these sources).
+    execFileSync('bash', ['scripts/build.sh'], { cwd: repoRoot, stdio: 'ignore' });
+    const again = await mkdtemp(path.join(os.tmpdir(), 'quire-serve-again-'));
+    const port = await freePort();
+    const started = Date.now();
+    const child = spawn('bash', ['scripts/serve.sh'], {
+      cwd: repoRoot,
+      env: {
+        PATH: process.env.PATH ?? '/usr/bin:/bin',
+        HOME: process.env.HOME ?? '/tmp',
+        QUIRE_DATA_DIR: again,
+        QUIRE_PORT: String(port),
+        QUIRE_LOG_LEVEL: 'warn',
+      },
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    try {
+      await waitForReady(`http://127.0.0.1:${port}`, 30_000);
+      const seconds = (Date.now() - started) / 1000;
+      expect(output).toContain('[build] dist/ is up to date');
+      expect(output).not.toContain('compiling TypeScript');
+      expect(seconds, output).toBeLessThan(5);
+    } finally {
+      process.kill(-child.pid!, 'SIGTERM');
+      await exited;
+      await rm(again, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

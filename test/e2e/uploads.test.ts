@@ -153,17 +153,19 @@ describe('tus uploads and jobs from them', () => {
     expect(await storedUploads()).toEqual(before);
   });
 
-  it('answers a request without Tus-Resumable with 400, and another version with 412', async () => {
-    const missing = await fetch(`${server.url}/api/v1/uploads`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${owner.key}`, 'upload-length': '10' },
-    });
-    expect(missing.status).toBe(400);
-    expect(missing.headers.get('tus-resumable')).toBe('1.0.0');
-    expect(await missing.json()).toMatchObject({
-      code: 'invalid_request',
-      errors: [{ field: 'Tus-Resumable', detail: 'required' }],
-    });
+  it('answers a request without Tus-Resumable, or with an empty one, with 400, and another version with 412', async () => {
+    for (const version of [{}, { 'tus-resumable': '' }] as Record<string, string>[]) {
+      const missing = await fetch(`${server.url}/api/v1/uploads`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${owner.key}`, 'upload-length': '10', ...version },
+      });
+      expect(missing.status).toBe(400);
+      expect(missing.headers.get('tus-resumable')).toBe('1.0.0');
+      expect(await missing.json()).toMatchObject({
+        code: 'invalid_request',
+        errors: [{ field: 'Tus-Resumable', detail: 'required' }],
+      });
+    }
     const other = await fetch(`${server.url}/api/v1/uploads`, {
       method: 'POST',
       headers: { authorization: `Bearer ${owner.key}`, 'tus-resumable': '0.2.2', 'upload-length': '10' },
@@ -192,6 +194,15 @@ describe('tus uploads and jobs from them', () => {
       expect(again.headers.get(name), name).toBe(first.headers.get(name));
     }
     expect(again.headers.get('x-request-id')).not.toBe(first.headers.get('x-request-id'));
+    // The tus headers are what is asked: another length or file name under the key is not a replay.
+    for (const changed of [{ 'upload-length': '11' }, { 'upload-metadata': 'filename Yi5wZGY=' }] as Record<
+      string,
+      string
+    >[]) {
+      const other = await post({ ...key, ...changed });
+      expect(other.status, JSON.stringify(changed)).toBe(422);
+      expect(await other.json()).toMatchObject({ code: 'idempotency_key_reused' });
+    }
     await fetch(`${server.url}${first.headers.get('location')}`, {
       method: 'DELETE',
       headers: tus(owner.key),
@@ -320,6 +331,46 @@ describe('tus uploads and jobs from them', () => {
     expect(removed.status).toBe(204);
     expect(await storedUploads()).not.toContain(id);
     expect((await offsetOf(owner.key, id)).status).toBe(404);
+  });
+});
+
+describe('expiry before the sweep', () => {
+  let slow: TestServer;
+  beforeAll(async () => {
+    // The sweep comes by only once a minute: the refusal cannot be the sweep's doing.
+    slow = await startTestServer(
+      { QUIRE_UPLOAD_EXPIRY_MS: '1000', QUIRE_SWEEP_INTERVAL_MS: '60000' },
+      { workers: false },
+    );
+  });
+  afterAll(() => slow.close());
+
+  it('refuses a job naming an expired upload with 410 upload_expired before the sweep has run', async () => {
+    const { key } = await slow.newAccount();
+    const pdf = Buffer.from(
+      '%PDF-1.4\n1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj\n2 0 obj << /Type /Pages /Kids [] /Count 0 >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n',
+    );
+    const response = await fetch(`${slow.url}/api/v1/uploads`, {
+      method: 'POST',
+      headers: tus(key, {
+        'upload-length': String(pdf.length),
+        'content-type': 'application/offset+octet-stream',
+      }),
+      body: pdf,
+    });
+    expect(response.status).toBe(201);
+    const id = response.headers.get('location')!.split('/').pop()!;
+    await new Promise((r) => setTimeout(r, 1_200));
+    const form = new FormData();
+    form.set('tool', 'info');
+    form.set('upload_id', id);
+    const refused = await fetch(`${slow.url}/api/v1/jobs`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}` },
+      body: form,
+    });
+    expect(refused.status).toBe(410);
+    expect(await refused.json()).toMatchObject({ code: 'upload_expired', upload_id: id });
   });
 });
 

@@ -110,6 +110,28 @@ describe('webhook endpoints API', () => {
     expect(Math.abs(expires - Date.now() - 86_400_000)).toBeLessThan(60_000);
   });
 
+  test('refuses grace_period_seconds: null on both rotations (400), rotating nothing', async () => {
+    const created = (await (
+      await post(alice, '/api/v1/webhooks', { url: PUBLIC_URL, events: ['*'] })
+    ).json()) as { id: string; secret: string };
+    for (const path of [
+      `/api/v1/webhooks/${created.id}/rotate-secret`,
+      '/api/v1/job-webhook-secret/rotate',
+    ]) {
+      const response = await post(alice, path, { grace_period_seconds: null });
+      expect(response.status, path).toBe(400);
+      expect(await response.json()).toMatchObject({
+        code: 'invalid_request',
+        errors: [{ pointer: '/grace_period_seconds', detail: 'must be integer' }],
+      });
+    }
+    const read = (await (await alice.fetch(`/api/v1/webhooks/${created.id}`)).json()) as Record<
+      string,
+      unknown
+    >;
+    expect(read.previous_secret_expires_at ?? null).toBeNull();
+  });
+
   test('needs the webhooks:manage scope', async () => {
     const { accountId } = await server.newAccount();
     const reader = new Client(server.url, await server.keyFor(accountId, ['jobs:read', 'jobs:write']));

@@ -126,12 +126,12 @@ describe('file_url imports with private addresses allowed (the local test origin
     await server?.close();
   });
 
-  test('a file_url is fetched by the worker and processed; the view names only its host', async () => {
+  test('a file_url is fetched by the worker and processed; the view names only its host and a neutral name', async () => {
     const created = await submit(client, [['file_url', web.url('/doc.pdf?X-Amz-Signature=abc')]]);
     expect(created.input).toEqual({
       files: [
         {
-          name: 'doc.pdf',
+          name: 'file-1',
           size: 0,
           content_type: '',
           source: { type: 'url', host: `127.0.0.1:${web.port}` },
@@ -145,6 +145,7 @@ describe('file_url imports with private addresses allowed (the local test origin
       size: pdf.length,
       content_type: 'application/pdf',
     });
+    expect((done.result as { name: string }).name).toMatch(/^file-1-[a-z]+\.pdf$/);
   });
 
   test('file_url as JSON sends its headers; file and file_url parts keep their order', async () => {
@@ -162,7 +163,7 @@ describe('file_url imports with private addresses allowed (the local test origin
     const done = await client.waitFor(created.id);
     expect(done.status).toBe('succeeded');
     const files = (done.input as { files: Array<{ name: string; source?: unknown }> }).files;
-    expect(files.map((f) => f.name)).toEqual(['first.pdf', 'needs-auth.pdf']);
+    expect(files.map((f) => f.name)).toEqual(['first.pdf', 'file-2']);
     expect(files[0]!.source).toBeUndefined();
     // The header is a secret: in no view, and in no log line.
     expect(JSON.stringify(done)).not.toContain('s3cret');

@@ -137,6 +137,34 @@ describe('fill-form', () => {
     }
   });
 
+  it('refuses a form of more than 5,000 fields with limit_form_fields_exceeded, not engine_failed', async () => {
+    const { ctx } = await run(formFieldsTool, corpus(FORM), {});
+    const count = 5_001;
+    // Objects 1–3: catalog, pages, page; from 4: one text field (its own widget) per object.
+    const objects = [
+      `<< /Type /Catalog /Pages 2 0 R /AcroForm << /Fields [${Array.from({ length: count }, (_, i) => `${i + 4} 0 R`).join(' ')}] >> >>`,
+      '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+      `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Annots [${Array.from({ length: count }, (_, i) => `${i + 4} 0 R`).join(' ')}] >>`,
+      ...Array.from(
+        { length: count },
+        (_, i) => `<< /Type /Annot /Subtype /Widget /FT /Tx /T (f${i}) /Rect [0 0 10 10] /P 3 0 R >>`,
+      ),
+    ];
+    const raw = `%PDF-1.7\n${objects.map((o, i) => `${i + 1} 0 obj ${o} endobj`).join('\n')}\ntrailer << /Root 1 0 R /Size ${objects.length + 1} >>\n%%EOF\n`;
+    const broken = path.join(ctx.workDir, 'many-fields-raw.pdf');
+    const many = path.join(ctx.workDir, 'many-fields.pdf');
+    await writeFile(broken, raw);
+    try {
+      execFileSync('qpdf', [broken, many], { stdio: 'ignore' });
+    } catch {
+      // exit 3: warnings about the rebuilt xref; the output is fine.
+    }
+    expect(await failure(formFieldsTool, many, {})).toBe(
+      'limit_form_fields_exceeded: The form has 5001 field widgets; at most 5000 are read.',
+    );
+    expect(await failure(fillFormTool, many, { values: { f0: 'x' } })).toMatch(/^limit_form_fields_exceeded/);
+  });
+
   it('refuses an XFA-only form with xfa_not_supported', async () => {
     const xfa = corpus('pdflib__with_xfa_fields.pdf');
     const root = execFileSync('qpdf', ['--show-object=trailer', xfa], { encoding: 'utf8' });

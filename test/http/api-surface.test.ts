@@ -118,11 +118,28 @@ describe('option validation over HTTP', () => {
   });
 });
 
+describe('input names', () => {
+  it('drops bidi controls, zero-width and C1 characters from an uploaded file name', async () => {
+    const pdf =
+      '%PDF-1.4\n1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj\n2 0 obj << /Type /Pages /Kids [] /Count 0 >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n';
+    const created = await client.submit({
+      tool: 'info',
+      files: [{ name: 'report\u202Efdp.exe\u200B\u0085\u2067.pdf', data: pdf }],
+    });
+    expect((created as unknown as { input: { files: Array<{ name: string }> } }).input.files[0]!.name).toBe(
+      'reportfdp.exe.pdf',
+    );
+  });
+});
+
 describe('framework edges are problem+json too', () => {
-  it('answers unknown routes with 404 and a request id', async () => {
-    const response = await client.fetch('/api/v1/nothing-here');
-    await problem(response, 404, 'not_found');
-    expect(response.headers.get('x-request-id')).toMatch(/^req_/);
+  it('answers unknown routes with 404, a request id and an instance naming the request, not the path', async () => {
+    const response = await client.fetch('/api/v1/nothing-here/secret-token-like');
+    const body = await problem(response, 404, 'not_found');
+    const id = response.headers.get('x-request-id');
+    expect(id).toMatch(/^req_/);
+    expect(body.instance).toBe(`urn:quire:request:${id}`);
+    expect(JSON.stringify(body)).not.toContain('secret-token-like');
   });
 
   it('answers a wrong method with 405 and Allow', async () => {

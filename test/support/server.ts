@@ -66,7 +66,9 @@ export async function openTestRuntime(
     ...env,
   });
   const logs: string[] = [];
-  const runtime = await openRuntime(config, createLogger('debug', logSink(logs)), extras);
+  // Debug unless a test asks for QUIRE_LOG_LEVEL (the trace-level privacy scan does).
+  const level = env.QUIRE_LOG_LEVEL ?? 'debug';
+  const runtime = await openRuntime(config, createLogger(level, logSink(logs)), extras);
   const keyFor = async (accountId: string, scopes: Scope[]) =>
     (await createKey(runtime, accountId, 'test', scopes)).key;
   return {

@@ -36,6 +36,23 @@ describe('tool catalogue validation', () => {
     if (!result.ok) expect(result.errors).toEqual(expect.arrayContaining(errors));
   });
 
+  it.each([
+    ['1-3,x', 'has "x", which is not a page or a range'],
+    ['0-3', 'names page 0 in "0-3": pages count from 1'],
+    ['r0', 'names page 0 in "r0": pages count from 1'],
+    ['1,,2', 'has an empty item between commas'],
+    ['1-2-3', 'has "1-2-3", which is not a page or a range'],
+  ])('says in words what is wrong with the page selection %j, without the pattern', (pages, start) => {
+    const result = catalog.checkOptions('rotate', { angle: 90, pages });
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.errors).toHaveLength(1);
+    expect(result.errors[0]!.pointer).toBe('/options/pages');
+    expect(result.errors[0]!.detail.startsWith(start), result.errors[0]!.detail).toBe(true);
+    expect(result.errors[0]!.detail).not.toContain('(?:');
+    expect(result.errors[0]!.detail.length).toBeLessThan(200);
+  });
+
   it('refuses protect without any password and a page selection of bad syntax', () => {
     expect(catalog.checkOptions('protect', { encryption: 'aes-128' }).ok).toBe(false);
     expect(catalog.checkOptions('rotate', { angle: 90, pages: '3-x' }).ok).toBe(false);

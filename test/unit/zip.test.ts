@@ -27,6 +27,23 @@ describe('writeZip', () => {
     expect(read.get('a-2.bin')!.length).toBe(0);
   });
 
+  it('names entries without bidi controls, zero-width or C1 characters', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'quire-zip-'));
+    writeFileSync(path.join(dir, 'x'), 'x');
+    const output = path.join(dir, 'out.zip');
+    const names = ['invoice\u202Efdp.exe', 'a\u200Bb\u2066c\u2069.pdf', 'c1\u0085\u009Bx.pdf', '\u200F'];
+    await writeZip(
+      names.map((name) => ({ path: path.join(dir, 'x'), name })),
+      output,
+    );
+    expect([...(await unzip(readFileSync(output))).keys()]).toEqual([
+      'invoicefdp.exe',
+      'abc.pdf',
+      'c1x.pdf',
+      'file',
+    ]);
+  });
+
   it('stops when the signal aborts', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'quire-zip-'));
     writeFileSync(path.join(dir, 'a'), 'a');

@@ -19,7 +19,12 @@ export const ProblemSchema = Type.Object(
     title: Type.String(),
     status: Type.Integer({ description: 'The HTTP status code.' }),
     detail: Type.String(),
-    instance: Type.Optional(Type.String({ description: 'The route template, never the raw path.' })),
+    instance: Type.Optional(
+      Type.String({
+        description:
+          'The route template, never the raw path; `urn:quire:request:<request_id>` when no route matched.',
+      }),
+    ),
     code: ref('ErrorCode'),
     request_id: Type.String(),
     errors: Type.Optional(
@@ -34,10 +39,18 @@ export const ProblemSchema = Type.Object(
     job_status: Type.Optional(Type.String({ description: '409 on a job: its status (not `status`).' })),
     required_scope: Type.Optional(Type.String({ description: '403: the scope the route needs.' })),
     accepts: Type.Optional(Type.Array(Type.String(), { description: 'unsupported_file: accepted types.' })),
+    input_index: Type.Optional(
+      Type.Integer({
+        description:
+          'unsupported_file: the refused input, 0-based among the file, file_url and upload_id parts.',
+      }),
+    ),
     min_files: Type.Optional(Type.Integer()),
     max_files: Type.Optional(Type.Integer()),
     max_endpoints: Type.Optional(Type.Integer()),
-    upload_id: Type.Optional(Type.String({ description: 'upload_incomplete: the upload named.' })),
+    upload_id: Type.Optional(
+      Type.String({ description: 'upload_incomplete, upload_expired: the upload named.' }),
+    ),
     limit_bytes: Type.Optional(Type.Integer({ description: '413: the limit that was exceeded.' })),
     pages: Type.Optional(Type.Integer({ description: 'limit_pages_exceeded: the pages counted.' })),
     limit_pages: Type.Optional(Type.Integer({ description: 'limit_pages_exceeded: the page limit.' })),

@@ -6,6 +6,7 @@ import { conditionalAnswers, ifNoneMatchHeader } from './job-answer.js';
 import { jobEventsSchema, streamRefusal } from './job-stream-schemas.js';
 import { inputSource, jobTransferFields } from './transfer-schemas.js';
 import { uploadRefusals } from './upload-refusals.js';
+import { uploadIdRefusals } from './upload-schemas.js';
 
 export const jobStatuses = ['queued', 'processing', 'succeeded', 'failed', 'canceled'] as const;
 const time = (description: string) => Type.String({ format: 'date-time', description });
@@ -140,8 +141,7 @@ export const jobSchemas = {
         'Preference-Applied',
       ]),
       ...uploadRefusals,
-      404: notFound, // an `upload_id` naming no upload of the account (409: one still receiving)
-      409: problem(['upload_incomplete']),
+      ...uploadIdRefusals,
     },
   },
   list: {

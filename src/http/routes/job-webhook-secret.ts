@@ -5,6 +5,7 @@ import { REDACTED } from '../../model/redact.js';
 import { jobCallbackSecret, rotateJobCallbackSecret } from '../../webhooks/job-callback.js';
 import type { AppDeps } from '../deps.js';
 import { webhookSchemas } from './webhook-schemas.js';
+import { refuseNullGracePeriod } from './webhooks.js';
 
 export function registerJobWebhookSecretRoutes(app: FastifyInstance, deps: AppDeps): void {
   const key = deps.keys.webhookSecretKey;
@@ -26,6 +27,7 @@ export function registerJobWebhookSecretRoutes(app: FastifyInstance, deps: AppDe
         Buffer.from(JSON.stringify({ object: 'job_webhook_secret', secret: REDACTED })),
     },
     schema: webhookSchemas.rotateJobWebhookSecret,
+    preValidation: refuseNullGracePeriod,
     handler: async (request, reply) => {
       reply.header('Cache-Control', 'no-store');
       const graceMs =

@@ -4,6 +4,13 @@ import { Type } from '@sinclair/typebox';
 import type { ErrorCode } from '../../errors/catalogue.js';
 import { type DocResponse, noContent, problem } from './common-schemas.js';
 
+/** What an `upload_id` part of a job request can meet besides the upload refusals. */
+export const uploadIdRefusals = {
+  404: problem(['not_found']), // an `upload_id` naming no upload of the account
+  409: problem(['upload_incomplete']), // one still receiving
+  410: problem(['upload_expired']), // one past its Upload-Expires, swept or not
+};
+
 type Responses = Record<number, DocResponse>;
 
 const tags = ['Uploads'];

@@ -16,6 +16,15 @@ import { uploadSchemas } from './upload-schemas.js';
 /** tus checksum extension: the one algorithm offered (tus 1.0 "Checksum"). */
 const CHECKSUM = /^sha256 ([A-Za-z0-9+/]{43}=)$/;
 
+const TUS_CREATION_HEADERS = [
+  'upload-length',
+  'upload-defer-length',
+  'upload-metadata',
+  'upload-checksum',
+  'upload-concat',
+  'content-type',
+];
+
 export function registerUploadRoutes(app: FastifyInstance, deps: AppDeps): void {
   const serve = (request: FastifyRequest, reply: FastifyReply) => handOver(request, reply, deps);
   // The chunk stays a stream: tus reads it straight into the data store, bounded by Upload-Length.
@@ -24,7 +33,10 @@ export function registerUploadRoutes(app: FastifyInstance, deps: AppDeps): void 
     done(null, undefined),
   );
   const write = { scope: 'jobs:write' as const, tusBody: true };
-  app.post(UPLOADS_PATH, { config: write, schema: uploadSchemas.create, handler: serve });
+  // An upload's creation is asked in its headers: the same key with another length or file name is
+  // another request (422 idempotency_key_reused), not a replay of the first.
+  const create = { ...write, idempotencyHeaders: TUS_CREATION_HEADERS };
+  app.post(UPLOADS_PATH, { config: create, schema: uploadSchemas.create, handler: serve });
   app.patch(`${UPLOADS_PATH}/:id`, { config: write, schema: uploadSchemas.patch, handler: serve });
   app.head(`${UPLOADS_PATH}/:id`, { config: write, schema: uploadSchemas.head, handler: serve });
   app.delete(`${UPLOADS_PATH}/:id`, { config: write, schema: uploadSchemas.remove, handler: serve });
@@ -101,12 +113,13 @@ async function problemOf(answer: Response): Promise<QuireError> {
 
 /**
  * tus 1.0 "Tus-Resumable": a version this server does not speak is 412 with Tus-Version. A missing
- * header is a malformed request, 400 as for any required header. (@tus/server answers the two the
+ * (or empty) header is a malformed request, 400 as for any required header. (@tus/server answers the two the
  * other way round, so both are settled here before it sees the request.)
  */
 function requireTusVersion(request: FastifyRequest, reply: FastifyReply): void {
   const version = request.headers['tus-resumable'];
-  if (version === undefined) {
+  // An empty header says no version at all: missing, not another one.
+  if (version === undefined || String(version).trim() === '') {
     throw new QuireError('invalid_request', 'Send Tus-Resumable: 1.0.0 with every tus request but OPTIONS.', {
       errors: [{ field: 'Tus-Resumable', detail: 'required' }],
     });

@@ -1,6 +1,6 @@
 // /api/v1/webhooks (scope `webhooks:manage`, docs/api.md §6): endpoint management, secret rotation and the
 // delivery log. Everything is scoped to the key's account; another account's endpoint is 404.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { QuireError } from '../../errors/quire-error.js';
 import { rfc3339 } from '../../model/job-view.js';
 import type { WebhookAttempt, WebhookEndpoint, WebhookMessage } from '../../model/webhook.js';
@@ -54,6 +54,7 @@ function registerSecretIssuingRoutes(app: FastifyInstance, deps: AppDeps): void 
     {
       config: manageWithSecret,
       schema: webhookSchemas.rotate,
+      preValidation: refuseNullGracePeriod,
       handler: async (request) => {
         const accountId = request.auth!.accountId;
         const id = request.params.id;
@@ -216,4 +217,17 @@ function redactSecret(body: Buffer): Buffer {
   }
   if (typeof parsed.secret !== 'string') return body;
   return Buffer.from(JSON.stringify({ ...parsed, secret: '[redacted]' }));
+}
+
+/**
+ * `"grace_period_seconds": null` is refused like any other non-integer: the app's validator coerces
+ * null to 0 for an integer, which would end the old secret at once, so it is caught before it runs.
+ */
+export async function refuseNullGracePeriod(request: FastifyRequest): Promise<void> {
+  const body = request.body as Record<string, unknown> | null | undefined;
+  if (body && typeof body === 'object' && body.grace_period_seconds === null) {
+    throw new QuireError('invalid_request', 'The request is not valid.', {
+      errors: [{ pointer: '/grace_period_seconds', detail: 'must be integer' }],
+    });
+  }
 }

@@ -45,5 +45,7 @@ export function postgresDialect(origin: string): SqlDialect {
     notify,
     appendJobEvent: (conn, row, now) => appendJobEvent(conn, origin, row, now),
     finishLeased: (db, id, token, ending, now) => finishLeased(db, origin, id, token, ending, now),
+    // Old row versions stay until VACUUM, the operator's to run (docs/operations.md).
+    forgetOverwritten: async () => undefined,
   };
 }

@@ -76,6 +76,13 @@ export interface SqlDialect {
     ending: JobEnding,
     now: number,
   ): Promise<Transition<JobRow | undefined>>;
+  /**
+   * After a commit that overwrote secrets (scrubbed options, cleared URLs): drops the copies the
+   * database still keeps of the old bytes. SQLite's WAL holds the pages as first written until a
+   * TRUNCATE checkpoint; PostgreSQL keeps old row versions until VACUUM, which is the operator's
+   * (docs/operations.md, "Secrets at rest"), so there it does nothing.
+   */
+  forgetOverwritten(db: Kysely<Tables>): Promise<void>;
 }
 
 /** How a worker ends a job it holds. */

@@ -75,6 +75,8 @@ export async function sweepExpiredLeases(
     });
     if (messages.settle(changed)) (giveUp ? outcome.failed : outcome.requeued).push(job.id);
   }
+  // A job failed as worker_lost had its secrets scrubbed like any other end.
+  if (outcome.failed.length > 0) await dialect.forgetOverwritten(db);
   return outcome;
 }
 
@@ -90,15 +92,25 @@ export async function listEndedWithInputs(db: Kysely<Tables>, limit: number): Pr
   return rows.map(toJob);
 }
 
-export async function markInputsDeleted(db: Kysely<Tables>, id: string, now: number): Promise<void> {
+/** True when it cleared URLs (secrets the caller then makes the database forget). */
+export async function markInputsDeleted(db: Kysely<Tables>, id: string, now: number): Promise<boolean> {
+  const withUrls = await db
+    .selectFrom('jobs')
+    .select('id')
+    .where('id', '=', id)
+    .where('inputs_deleted_at', 'is', null)
+    .where((eb) => eb.or([eb('transfer_secrets', 'is not', null), eb('webhook_url', 'is not', null)]))
+    .executeTakeFirst();
   await db
     .updateTable('jobs')
     // Import and export URLs and the job's webhook URL go with the inputs: by now the terminal event
-    // (and any callback message, which keeps its own copy of the URL) is written (docs/api.md §2).
+    // (and any callback message, which keeps its own copy of the URL until delivered) is written
+    // (docs/api.md §2).
     .set({ inputs_deleted_at: now, transfer_secrets: null, webhook_url: null })
     .where('id', '=', id)
     .where('inputs_deleted_at', 'is', null)
     .execute();
+  return withUrls !== undefined;
 }
 
 /** Results of deleted jobs first (the client asked for them gone), then those past retention. */

@@ -194,6 +194,7 @@ export class SqlJobStore implements JobStore {
   }
 
   async cancel(accountId: string, id: string, now = Date.now()): Promise<CancelOutcome> {
+    let scrubbed = false;
     const outcome = await this.dialect.transaction(
       this.db,
       async (conn): Promise<Transition<CancelOutcome>> => {
@@ -204,13 +205,17 @@ export class SqlJobStore implements JobStore {
         const canceled = await cancelRow(conn, row, now);
         const queued = await this.dialect.appendJobEvent(conn, canceled, now);
         const wasProcessing = row.status === 'processing';
+        scrubbed = holdsSecrets(row);
         return { value: { outcome: 'canceled', job: toJob(canceled), wasProcessing }, queued };
       },
     );
+    // A canceled job's secrets go as a finished one's do (JobStore.complete): from the WAL too.
+    if (scrubbed) await this.dialect.forgetOverwritten(this.db);
     return this.messages.settle(outcome);
   }
 
   async delete(accountId: string, id: string, now = Date.now()): Promise<JobRecord | undefined> {
+    let scrubbed = false;
     const deleted = await this.dialect.transaction(this.db, async (conn) => {
       const row = await this.dialect.lockRows(visibleRow(conn, accountId, id)).executeTakeFirst();
       if (!row) return { value: undefined, queued: false };
@@ -219,10 +224,12 @@ export class SqlJobStore implements JobStore {
       if (!terminalStatuses.includes(row.status)) {
         ended = await cancelRow(conn, row, now);
         queued = await this.dialect.appendJobEvent(conn, ended, now);
+        scrubbed = holdsSecrets(row);
       }
       await conn.updateTable('jobs').set({ deleted_at: now }).where('id', '=', id).execute();
       return { value: toJob(ended), queued };
     });
+    if (scrubbed) await this.dialect.forgetOverwritten(this.db);
     return this.messages.settle(deleted);
   }
 
@@ -245,8 +252,9 @@ export class SqlJobStore implements JobStore {
     return result.numUpdatedRows > 0n;
   }
 
-  markInputsDeleted(id: string): Promise<void> {
-    return markInputsDeleted(this.db, id, Date.now());
+  async markInputsDeleted(id: string): Promise<void> {
+    const cleared = await markInputsDeleted(this.db, id, Date.now());
+    if (cleared) await this.dialect.forgetOverwritten(this.db);
   }
 
   listExpiredResults(limit: number, now = Date.now()): Promise<JobRecord[]> {
@@ -281,6 +289,12 @@ function visibleRow(conn: Kysely<Tables>, accountId: string, id: string) {
     .where('id', '=', id)
     .where('account_id', '=', accountId)
     .where('deleted_at', 'is', null);
+}
+
+/** Whether the row was given a secret option that a scrub overwrites. */
+function holdsSecrets(row: JobRow): boolean {
+  const options = JSON.parse(row.options) as Record<string, unknown>;
+  return (JSON.parse(row.secret_options) as string[]).some((name) => Object.hasOwn(options, name));
 }
 
 /** queued/processing → canceled; clearing the lease is what tells a running worker to stop. */

@@ -2,7 +2,7 @@
 // attempt is recorded with the message's next state and the endpoint's health in one transaction.
 import { randomUUID } from 'node:crypto';
 import { type Kysely, type Selectable, sql } from 'kysely';
-import type { JobEventRecord, JobEventType } from '../../model/job-event.js';
+import type { JobEventType } from '../../model/job-event.js';
 import type { WebhookAttempt, WebhookMessage, WebhookMessageStatus } from '../../model/webhook.js';
 import type { AttemptRecord, DeliveryClaim } from '../webhook-types.js';
 import type { SqlDialect } from './dialect.js';
@@ -128,13 +128,31 @@ async function storeRenderedBody(
   return stored.body ?? rendered;
 }
 
-export function recordAttempt(
+export async function recordAttempt(
   db: Kysely<Tables>,
   dialect: SqlDialect,
   messageId: string,
   leaseToken: string,
   record: AttemptRecord,
 ): Promise<{ recorded: boolean; disabled: 'gone' | 'failing' | null; endpointId?: string }> {
+  const outcome = await recordInTransaction(db, dialect, messageId, leaseToken, record);
+  // A delivered (or given up) job callback's URL was just overwritten: out of the WAL with it.
+  if (outcome.endedCallback) await dialect.forgetOverwritten(db);
+  return outcome;
+}
+
+function recordInTransaction(
+  db: Kysely<Tables>,
+  dialect: SqlDialect,
+  messageId: string,
+  leaseToken: string,
+  record: AttemptRecord,
+): Promise<{
+  recorded: boolean;
+  disabled: 'gone' | 'failing' | null;
+  endpointId?: string;
+  endedCallback?: boolean;
+}> {
   const at = record.attempt.attemptedAt;
   const cleared = { lease_token: null, lease_expires_at: null };
   return dialect.transaction(db, async (conn) => {
@@ -144,7 +162,15 @@ export function recordAttempt(
       .set(
         next.kind === 'retry'
           ? { next_attempt_at: next.at, ...cleared }
-          : { status: next.kind, completed_at: at, next_attempt_at: null, ...cleared },
+          : {
+              status: next.kind,
+              completed_at: at,
+              next_attempt_at: null,
+              // A job's webhook_url (its query may hold a token) is kept only while it is still to
+              // be sent; '' keeps the message marked as a job callback (docs/api.md §6).
+              url: sql<string | null>`CASE WHEN url IS NULL THEN NULL ELSE '' END`,
+              ...cleared,
+            },
       )
       .where('id', '=', messageId)
       .where('lease_token', '=', leaseToken)
@@ -166,7 +192,8 @@ export function recordAttempt(
       .execute();
     // One job's bad webhook_url says nothing about the account's others: the job-callback endpoint
     // keeps no health and is never disabled.
-    if (message.url !== null) return { recorded: true, disabled: null, endpointId };
+    if (message.url !== null)
+      return { recorded: true, disabled: null, endpointId, endedCallback: next.kind !== 'retry' };
     if (next.kind === 'succeeded') {
       await conn
         .updateTable('webhook_endpoints')
@@ -217,43 +244,6 @@ export async function disableEndpoint(
     .where('endpoint_id', '=', endpointId)
     .where('status', '=', 'pending')
     .execute();
-}
-
-export async function listJobEvents(db: Kysely<Tables>, jobId: string): Promise<JobEventRecord[]> {
-  const rows = await db
-    .selectFrom('webhook_events')
-    .selectAll()
-    .where('job_id', '=', jobId)
-    .orderBy('id')
-    .execute();
-  return rows.map((r) => ({
-    type: r.type,
-    jobId: r.job_id,
-    accountId: r.account_id,
-    body: eventBodyOf(r),
-    createdAt: r.created_at,
-  }));
-}
-
-export async function pruneEvents(db: Kysely<Tables>, before: number): Promise<number> {
-  const result = await db
-    .deleteFrom('webhook_events')
-    .where('created_at', '<', before)
-    // An event whose delivery is still being retried stays, whatever its age; its messages and
-    // their attempts go with it (ON DELETE CASCADE) once none is pending.
-    .where((eb) =>
-      eb.not(
-        eb.exists(
-          eb
-            .selectFrom('webhook_messages as m')
-            .select(sql.lit(1).as('one'))
-            .whereRef('m.event_id', '=', 'webhook_events.id')
-            .where('m.status', '=', 'pending'),
-        ),
-      ),
-    )
-    .executeTakeFirst();
-  return Number(result.numDeletedRows);
 }
 
 export function toMessage(row: MessageRow): WebhookMessage {

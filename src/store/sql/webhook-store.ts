@@ -14,13 +14,12 @@ import { ensureJobCallbackEndpoint, getJobCallbackEndpoint } from './webhook-cal
 import {
   claimDelivery,
   disableEndpoint,
-  listJobEvents,
   messageColumns,
-  pruneEvents,
   recordAttempt,
   toAttempt,
   toMessage,
 } from './webhook-delivery.js';
+import { listJobEvents, pruneEvents } from './webhook-events.js';
 
 export class SqlWebhookStore implements WebhookStore {
   constructor(

@@ -23,7 +23,10 @@ export interface SqliteConnectionOptions {
 
 export function openSqlite(file: string, options: SqliteConnectionOptions = {}): Kysely<Tables> {
   const memory = file === ':memory:';
-  if (!memory) fs.mkdirSync(path.dirname(file), { recursive: true });
+  if (!memory) {
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    ownerOnly(file);
+  }
   const raw = new BetterSqlite3(file);
   // busy_timeout first: switching to WAL itself needs a lock another starting process may hold.
   raw.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
@@ -42,6 +45,22 @@ export function openSqlite(file: string, options: SqliteConnectionOptions = {}):
   });
 }
 
+/**
+ * The database holds secrets while their jobs run (passwords, signing keys, URLs with tokens): it is
+ * the owner's alone, whatever the umask. SQLite creates -wal and -shm with the database file's mode;
+ * files an older version left readable are tightened too.
+ */
+function ownerOnly(file: string): void {
+  fs.closeSync(fs.openSync(file, 'a', 0o600));
+  for (const each of [file, `${file}-wal`, `${file}-shm`]) {
+    try {
+      fs.chmodSync(each, 0o600);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
+  }
+}
+
 function withStatementCache(raw: BetterSqlite3.Database): SqliteDatabase {
   const cache = new Map<string, SqliteStatement>();
   return {
@@ -55,6 +74,15 @@ function withStatementCache(raw: BetterSqlite3.Database): SqliteDatabase {
       return statement;
     },
   };
+}
+
+/**
+ * The WAL still holds the page images with secrets as first written; a TRUNCATE checkpoint moves the
+ * overwritten pages into the database (secure_delete zeroes the old cells there) and empties the WAL.
+ * A reader in another process can hold the checkpoint back: it then ends at the next one.
+ */
+export async function checkpointWal(db: Kysely<Tables>): Promise<void> {
+  await sql`PRAGMA wal_checkpoint(TRUNCATE)`.execute(db);
 }
 
 /**

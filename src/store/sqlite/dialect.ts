@@ -3,7 +3,7 @@
 import { sql } from 'kysely';
 import type { SqlDialect } from '../sql/dialect.js';
 import { writeJobEvent } from '../sql/job-outbox.js';
-import { withWriteLock } from './connection.js';
+import { checkpointWal, withWriteLock } from './connection.js';
 import { claimNextFairly } from './job-claim.js';
 import { finishLeased } from './job-finish.js';
 
@@ -32,4 +32,5 @@ export const sqliteDialect: SqlDialect = {
   // Other processes on the file poll: the event is all there is to write.
   appendJobEvent: writeJobEvent,
   finishLeased,
+  forgetOverwritten: checkpointWal,
 };

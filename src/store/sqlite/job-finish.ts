@@ -7,7 +7,7 @@ import type { JobEnding } from '../sql/dialect.js';
 import { enabledEndpointsJson, endpoints, writeJobEvent } from '../sql/job-outbox.js';
 import type { Transition } from '../sql/queued-messages.js';
 import { type JobRow, type JobsTable, noLease, type Tables } from '../sql/rows.js';
-import { withWriteLock } from './connection.js';
+import { checkpointWal, withWriteLock } from './connection.js';
 
 export async function finishLeased(
   db: Kysely<Tables>,
@@ -51,9 +51,7 @@ export async function finishLeased(
     }
     return { value: ended, queued: await writeJobEvent(conn, ended, now, endpoints(receivers)) };
   });
-  // The WAL still holds the page images with the secrets as first written; a TRUNCATE checkpoint
-  // moves the scrubbed pages into the database (secure_delete zeroes the old cells) and empties it.
-  if (scrubbed) await sql`PRAGMA wal_checkpoint(TRUNCATE)`.execute(db);
+  if (scrubbed) await checkpointWal(db);
   return finished;
 }
 

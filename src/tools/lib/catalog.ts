@@ -6,6 +6,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import type { EngineStatus } from '../../engines/types.js';
 import type { FieldError } from '../../errors/quire-error.js';
 import { INPUT_PASSWORD_OPTION } from './inputs.js';
+import { PAGE_SELECTION_PATTERN, pageSelectionMistake } from './page-selection.js';
 import type { AnyToolDefinition, PublishedTool } from './types.js';
 
 export interface CatalogEntry {
@@ -50,7 +51,7 @@ export class ToolCatalog {
     if (!validate) throw new Error(`unknown tool ${name}`);
     const options = structuredClone(raw ?? {});
     if (validate(options)) return { ok: true, options: options as Record<string, unknown> };
-    return { ok: false, errors: (validate.errors ?? []).map(toFieldError) };
+    return { ok: false, errors: (validate.errors ?? []).map((error) => toFieldError(error, options)) };
   }
 }
 
@@ -80,7 +81,7 @@ function withInputPassword(tool: PublishedTool): PublishedTool {
   return { ...tool, options, secretOptions: [...(tool.secretOptions ?? []), INPUT_PASSWORD_OPTION] };
 }
 
-function toFieldError(error: ErrorObject): FieldError {
+function toFieldError(error: ErrorObject, options: unknown): FieldError {
   const params = error.params as Record<string, unknown>;
   let pointer = `/options${error.instancePath}`;
   let detail = error.message ?? 'is invalid';
@@ -92,8 +93,25 @@ function toFieldError(error: ErrorObject): FieldError {
     detail = 'is required';
   } else if (error.keyword === 'enum') {
     detail = `must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
+  } else if (error.keyword === 'pattern') {
+    // Ajv's message quotes the pattern itself; say what is wrong instead.
+    const value = valueAt(options, error.instancePath);
+    detail =
+      params.pattern === PAGE_SELECTION_PATTERN && typeof value === 'string'
+        ? pageSelectionMistake(value)
+        : 'is not in the form the option’s description gives';
   }
   return { pointer, detail };
+}
+
+/** The value at a JSON pointer (Ajv's instancePath) inside `root`. */
+function valueAt(root: unknown, pointer: string): unknown {
+  let value = root;
+  for (const token of pointer.split('/').slice(1)) {
+    const key = token.replaceAll('~1', '/').replaceAll('~0', '~');
+    value = typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined;
+  }
+  return value;
 }
 
 function escapePointer(token: string): string {

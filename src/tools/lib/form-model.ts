@@ -150,7 +150,10 @@ function groupFields(widgets: readonly QpdfWidgetField[], objects: Map<string, D
 export async function readForm(qpdf: Qpdf, input: string, call: EngineCallOptions): Promise<Form> {
   const { acroform } = (await qpdf.json(input, ['acroform'], call)) as QpdfAcroform;
   if (acroform.fields.length > MAX_WIDGETS) {
-    throw new QuireError('engine_failed', `The form has more than ${MAX_WIDGETS} fields`);
+    throw new QuireError(
+      'limit_form_fields_exceeded',
+      `The form has ${acroform.fields.length} field widgets; at most ${MAX_WIDGETS} are read.`,
+    );
   }
   const trailer = (await readObjects(qpdf, input, ['trailer'], call)).objects.get('trailer');
   const rootRef = String(trailer?.['/Root'] ?? '');

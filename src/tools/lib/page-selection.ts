@@ -27,6 +27,28 @@ export const PageSelectionSchema = (description = 'Pages to act on; empty or omi
     examples: ['1-3,7,10-z', 'r3-z'],
   });
 
+const ITEM_ALONE = new RegExp(`^${ITEM}$`);
+
+/**
+ * What is wrong with a malformed selection, in words (the schema's pattern is a regular expression
+ * of some 200 characters, no help to a person): the first item that is not a page or a range.
+ */
+export function pageSelectionMistake(text: string): string {
+  if (text.length > MAX_SELECTION_LENGTH) return `is longer than ${MAX_SELECTION_LENGTH} characters`;
+  const syntax =
+    'a page is a number from 1, z (the last page) or rN (the N-th from the end); a range is two pages joined by -, e.g. "1-3,7,10-z"';
+  const items = text.split(',').map((item) => item.trim());
+  if (items.length > 1 && items.some((item) => item === ''))
+    return `has an empty item between commas (${syntax})`;
+  const bad = items.find((item) => !ITEM_ALONE.test(item));
+  if (bad === undefined) return `is not a page selection (${syntax})`;
+  const shown = JSON.stringify(bad.length > 24 ? `${bad.slice(0, 24)}…` : bad);
+  if (/(^|-)\s*[rR]?0+\s*(-|$)/.test(bad)) {
+    return `names page 0 in ${shown}: pages count from 1`;
+  }
+  return `has ${shown}, which is not a page or a range (${syntax})`;
+}
+
 /** Whether `text` is well-formed, without knowing the document (request-time check). */
 export function isPageSelectionSyntaxValid(text: string | undefined): boolean {
   return text === undefined || (text.length <= MAX_SELECTION_LENGTH && SELECTION.test(text));

@@ -2,11 +2,12 @@
 import { createWriteStream } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import yazl from 'yazl';
+import { displayFileName } from '../../model/file-name.js';
 
 export interface ZipEntry {
   /** The file on disk. */
   path: string;
-  /** The entry name inside the archive (already sanitized, no directories). */
+  /** The entry name inside the archive (no directories; hidden characters are removed here). */
   name: string;
 }
 
@@ -22,7 +23,7 @@ export async function writeZip(
   const zip = new yazl.ZipFile();
   const used = new Set<string>();
   for (const entry of entries) {
-    zip.addFile(entry.path, uniqueName(entry.name, used), { compress: false });
+    zip.addFile(entry.path, uniqueName(displayFileName(entry.name, 'file'), used), { compress: false });
   }
   zip.end();
   await pipeline(zip.outputStream, createWriteStream(output, { mode: 0o600 }), signal ? { signal } : {});
