@@ -1,5 +1,6 @@
 // Builds dist/ once before the suite when sources are newer: the process-level tests run the real
-// `quire` CLI as a child process, exactly as an operator would. Also builds the exec helper.
+// `quire` CLI as a child process, exactly as an operator would. Also builds the exec helper and
+// copies the Python drivers into dist/.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -16,6 +17,8 @@ function newestMtime(dir: string): number {
 export default function setup(): void {
   // The exec helper engines start through and the qpdf forkserver (no-ops when built from the current source).
   execFileSync('bash', ['scripts/build-helpers.sh'], { cwd: repoRoot, stdio: 'inherit' });
+  // The Python drivers dist/ loads from beside its modules (a no-op when they are already there).
+  execFileSync(process.execPath, ['scripts/copy-python.mjs'], { cwd: repoRoot, stdio: 'inherit' });
   const cli = path.join(repoRoot, 'dist/cli/main.js');
   if (existsSync(cli) && statSync(cli).mtimeMs >= newestMtime(path.join(repoRoot, 'src'))) return;
   try {
