@@ -34,6 +34,8 @@ if [ "${1:-}" = "--with-test-tools" ]; then
     [pdfsig]=poppler-utils)
   # fontTools makes the canary fonts of the engine-isolation test (test/support/font-canary.py).
   wanted[/usr/lib/python3/dist-packages/fontTools]=python3-fonttools
+  # The client generator matrix compiles openapi-generator's Java client (javac: the JDK).
+  wanted+=([javac]=default-jdk-headless)
   # The PostgreSQL store's tests start a throwaway server from Debian's binaries (any version under
   # /usr/lib/postgresql; test/support/pg-server.ts picks the highest). The key is checked as a path
   # below, where the unexpanded pattern never exists: only added when no version is installed.
@@ -198,6 +200,57 @@ if [ "${1:-}" = "--with-test-tools" ]; then
     venv_ready "$venv" python3
     "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -e "clients/python[test]"
     echo "$sum" > "$stamp"
+  fi
+fi
+
+# The client generator matrix (test/clients/generator-matrix.test.ts) also type-checks the two generated
+# Python clients with mypy and runs openapi-generator's Python client (urllib3, pydantic) from the same
+# venv, and drives openapi-generator's CLI, a jar from Maven Central (pinned; fetched once into .tmp/).
+# Its Java client's dependencies (the generated pom's, pinned by the generator version) go into ~/.m2
+# and its Go client's into the Go module cache, so the test resolves them offline.
+if [ "${1:-}" = "--with-test-tools" ]; then
+  venv=.tmp/openapi-tools
+  pins=(mypy==2.4.1 urllib3==2.8.0 pydantic==2.14.4 typing-extensions==4.16.0)
+  installed=$("$venv/bin/python" -m pip freeze --disable-pip-version-check 2>/dev/null || true)
+  for pin in "${pins[@]}"; do
+    if ! grep -qixF "${pin/typing-extensions/typing_extensions}" <<<"$installed"; then
+      log "installing ${pins[*]} (PyPI) into $venv"
+      "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "${pins[@]}"
+      break
+    fi
+  done
+  # It builds openapi-generator's Go client, whose go.mod asks for Go 1.23; Debian 12 ships 1.19, so
+  # as root the pinned release is installed from go.dev's downloads, checked against its published
+  # SHA-256, when no go of 1.23 or later is on the PATH.
+  go_version=1.26.8
+  go_minor=$(go env GOVERSION 2>/dev/null | sed -n 's/^go1\.\([0-9]*\).*/\1/p')
+  if [ "${go_minor:-0}" -lt 23 ] && [ "$(id -u)" -eq 0 ]; then
+    archive="go$go_version.linux-$(dpkg --print-architecture).tar.gz"
+    log "installing Go $go_version ($archive from go.dev) into /usr/local/go"
+    tmp=$(mktemp -d)
+    curl -fsSL "https://go.dev/dl/$archive" -o "$tmp/$archive"
+    echo "$(curl -fsSL "https://go.dev/dl/$archive.sha256")  $tmp/$archive" | sha256sum -c --quiet
+    rm -rf /usr/local/go && tar -C /usr/local -xzf "$tmp/$archive" && rm -rf "$tmp"
+    ln -sf /usr/local/go/bin/go /usr/local/bin/go
+  fi
+  generator_version=7.25.0 dir=.tmp/openapi-generator
+  jar=$dir/openapi-generator-cli-$generator_version.jar
+  if [ ! -f "$jar" ]; then
+    log "fetching openapi-generator-cli $generator_version (Maven Central) into $dir"
+    mvn -q -B dependency:copy "-Dartifact=org.openapitools:openapi-generator-cli:$generator_version" \
+      "-DoutputDirectory=$dir"
+  fi
+  stamp=$dir/.deps-$generator_version
+  if [ ! -f "$stamp" ]; then
+    log "resolving the generated Java and Go clients' dependencies (Maven Central, Go module proxy)"
+    seed=$(mktemp -d)
+    printf '%s' '{"openapi":"3.1.0","info":{"title":"seed","version":"1"},"paths":{"/x":{"get":{"operationId":"x","responses":{"200":{"description":"ok"}}}}}}' >"$seed/seed.json"
+    java -jar "$jar" generate -g java -i "$seed/seed.json" -o "$seed/java" >/dev/null
+    (cd "$seed/java" && mvn -q -B dependency:build-classpath "-Dmdep.outputFile=$seed/classpath.txt")
+    # The version openapi-generator's Go go.mod requires (gopkg.in/validator.v2, for oneOf/anyOf models).
+    (cd "$seed" && go mod download gopkg.in/validator.v2@v2.0.1)
+    rm -rf "$seed"
+    touch "$stamp"
   fi
 fi
 

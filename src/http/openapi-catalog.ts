@@ -1,7 +1,6 @@
-// The parts of the OpenAPI document drawn from the tool catalogue and the job events: one options
-// schema per tool (`CompressOptions`…), the multipart job and batch uploads with a working example per
-// tool, and the Standard Webhooks events a job's state changes send (docs/api.md §6, docs/webhooks.md).
-import { jobEventTypes } from '../model/job-event.js';
+// The parts of the OpenAPI document drawn from the tool catalogue: one options schema per tool
+// (`CompressOptions`…), a step of a chain (`ChainStep`), and the multipart job and batch uploads with a
+// working example per tool. docs/clients.md says how each client generator reads them.
 import type { ToolCatalog } from '../tools/lib/catalog.js';
 import type { PublishedTool } from '../tools/lib/types.js';
 import { MAX_STEPS } from './steps-field.js';
@@ -12,14 +11,46 @@ export function optionsComponentName(tool: string): string {
 }
 
 export function toolOptionComponents(catalog: ToolCatalog): Record<string, unknown> {
-  return Object.fromEntries(
-    catalog
-      .list()
-      .map(({ tool }) => [
-        optionsComponentName(tool.name),
-        { ...tool.options, description: `Options of \`${tool.name}\` (${tool.title}).` },
-      ]),
-  );
+  const tools = catalog.list().map(({ tool }) => tool);
+  return {
+    ...Object.fromEntries(tools.map((tool) => [optionsComponentName(tool.name), publishedOptions(tool)])),
+    ChainStep: chainStep(tools.map((t) => t.name)),
+  };
+}
+
+/** Keywords that tie a tool's options to each other (protect: one of the two passwords; split: mode). */
+const CROSS_FIELD = new Set(['anyOf', 'oneOf', 'allOf', 'not', 'if', 'then', 'else']);
+
+/**
+ * A tool's options as every client generator can model them: the object and its typed properties.
+ * Rules across properties stay in the catalogue's `options_schema`, which the server validates
+ * against: a `oneOf` of `required` makes openapi-python-client type the whole object as `Any`, and
+ * typescript-fetch loses its enums. A map (`patternProperties`) becomes `additionalProperties`.
+ */
+function publishedOptions(tool: PublishedTool): Record<string, unknown> {
+  const schema = tool.options as Record<string, unknown>;
+  const kept = Object.entries(schema).filter(([key]) => !CROSS_FIELD.has(key));
+  const ruled = kept.length < Object.keys(schema).length;
+  const properties = (schema.properties ?? {}) as Record<string, Record<string, unknown>>;
+  return {
+    ...Object.fromEntries(kept),
+    properties: Object.fromEntries(Object.entries(properties).map(([name, p]) => [name, asMap(p)])),
+    description: `Options of \`${tool.name}\` (${tool.title}).${ruled ? ' Which options go together: the description of each, and `options_schema` in `getTool`.' : ''}`,
+  };
+}
+
+/**
+ * TypeBox's Record (`patternProperties: {"^(.*)$": …}`) as the map generators read. A value that is
+ * a union (fill-form's string or boolean) is left untyped there: typescript-fetch converts a map of
+ * union values as a map of objects, and throws on the options of every other tool.
+ */
+function asMap(property: Record<string, unknown>): Record<string, unknown> {
+  const patterns = property.patternProperties as Record<string, unknown> | undefined;
+  const value = patterns?.['^(.*)$'] as { anyOf?: { type?: string }[] } | undefined;
+  if (value === undefined) return property;
+  const { patternProperties: _, ...rest } = property;
+  const union = value.anyOf?.map((member) => member.type).join(' or ');
+  return { ...rest, additionalProperties: union ? { description: `A ${union}.` } : value };
 }
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
@@ -49,10 +80,12 @@ export function jobUploadBody(catalog: ToolCatalog, kind: UploadKind = 'job'): R
         description: 'A tool from `listTools`. Required unless `steps` is sent.',
       },
       options: {
+        // `type` beside the union: orval serializes a part as JSON only when it is typed an object.
+        type: 'object',
         description: `A JSON object valid against the options schema of the tool named in \`tool\`: ${byTool}. Omitted means \`{}\`; defaults are filled in.`,
         anyOf: tools.map((t) => ref(optionsComponentName(t.name))),
       },
-      steps: stepsPart(toolNames),
+      steps: stepsPart,
       metadata: {
         type: 'object',
         description: 'Up to 16 string pairs (keys 1–40 characters, values up to 500), shown on the job.',
@@ -105,28 +138,45 @@ const uploadIdPart = {
   items: { type: 'string', pattern: '^upl_[0-9A-HJKMNP-TV-Z]{26}$' },
 };
 
-/** The `steps` part: the tools to run in order, each step's options checked against its own tool's schema. */
-function stepsPart(toolNames: readonly string[]): Record<string, unknown> {
+/** A step of a chain: a tool and its options, checked against that tool's options schema. */
+function chainStep(toolNames: readonly string[]): Record<string, unknown> {
   return {
-    type: 'array',
-    minItems: 1,
-    maxItems: MAX_STEPS,
-    description:
-      "Instead of `tool` and `options`: the tools to run in order, each on the previous step's output (docs/api.md §2). Secret options only on the first step.",
-    items: {
-      type: 'object',
-      required: ['tool'],
-      additionalProperties: false,
-      properties: {
-        tool: { type: 'string', enum: toolNames },
-        options: {
-          type: 'object',
-          description: "Valid against the step's tool's options schema, as `options`.",
-        },
+    type: 'object',
+    required: ['tool'],
+    additionalProperties: false,
+    description: "A step of a chained job: the tool runs on the previous step's output.",
+    properties: {
+      tool: { type: 'string', enum: toolNames },
+      options: {
+        type: 'object',
+        // Open: without it openapi-typescript types the object `Record<string, never>`.
+        additionalProperties: true,
+        description: "Valid against the step's tool's options schema, as `options`.",
       },
     },
   };
 }
+
+/**
+ * The `steps` part: one part holding a JSON array of `ChainStep`. A string to generators, since every
+ * one of them sends an array property as one part per item (the server reads one array).
+ */
+const stepsPart = {
+  type: 'string',
+  contentMediaType: 'application/json',
+  contentSchema: { type: 'array', minItems: 1, maxItems: MAX_STEPS, items: ref('ChainStep') },
+  description: `Instead of \`tool\` and \`options\`: a JSON array of 1–${MAX_STEPS} \`ChainStep\` (\`[{"tool":"rotate","options":{"angle":90}},{"tool":"compress"}]\`), the tools to run in order, each on the previous step's output (docs/api.md §2). Secret options only on the first step.`,
+};
+
+/**
+ * A URL part that may instead hold a JSON object (`TransferSource`, `ExportTarget`): a string, whose
+ * text is either. A `oneOf` of the two is sent as `[object Object]` by orval, and openapi-generator's
+ * Java client takes a formatted string in it for a class of its own that does not compile.
+ */
+const urlOrJson = (component: string) => ({
+  type: 'string',
+  description: `A plain http(s) URL, or a \`${component}\` (components/schemas) as JSON text.`,
+});
 
 /** `file_url`, `export` (one job only) and `webhook_url`: URLs the worker, not the API, connects to. */
 function transferParts(kind: UploadKind): Record<string, unknown> {
@@ -135,14 +185,14 @@ function transferParts(kind: UploadKind): Record<string, unknown> {
       type: 'array',
       description:
         'Inputs the worker fetches, each taking its place among the `file` parts: a plain URL, or JSON `TransferSource` for a link that needs headers. Every address it connects to must be public.',
-      items: { oneOf: [{ type: 'string', format: 'uri', maxLength: 8192 }, ref('TransferSource')] },
+      items: urlOrJson('TransferSource'),
     },
     ...(kind === 'job'
       ? {
           export: {
+            ...urlOrJson('ExportTarget'),
             description:
-              'A presigned PUT URL the worker uploads the result to (plain, or JSON `ExportTarget`); the job succeeds once it answers 2xx.',
-            oneOf: [{ type: 'string', format: 'uri', maxLength: 8192 }, ref('ExportTarget')],
+              'A presigned PUT URL the worker uploads the result to (plain, or JSON `ExportTarget` text); the job succeeds once it answers 2xx.',
           },
         }
       : {}),
@@ -169,95 +219,5 @@ function uploadExamples(tools: readonly PublishedTool[]): Record<string, unknown
         { summary: t.title, value: { tool: t.name, options: first ?? {}, metadata: { order: 'A-17' } } },
       ];
     }),
-  );
-}
-
-const eventTitles: Record<string, string> = {
-  'job.created': 'A job was created (status `queued`)',
-  'job.processing': 'A worker started the job',
-  'job.succeeded': 'The job succeeded; its result can be downloaded',
-  'job.failed': 'The job failed; `data.error` says why',
-  'job.canceled': 'The job was canceled',
-};
-
-const eventComponentName = (type: string) =>
-  `${type.replace(/(^|[.-])([a-z])/g, (_m, _sep, c: string) => c.toUpperCase())}Event`;
-
-/** The event bodies as components: one per type, and `JobEvent`, their union on `type`. */
-export function eventComponents(): Record<string, unknown> {
-  const perType = Object.fromEntries(
-    jobEventTypes.map((type) => [
-      eventComponentName(type),
-      {
-        type: 'object',
-        required: ['type', 'timestamp', 'data'],
-        properties: {
-          type: { type: 'string', const: type },
-          timestamp: { type: 'string', format: 'date-time', description: 'When the event happened.' },
-          data: ref('Job'),
-        },
-      },
-    ]),
-  );
-  return {
-    ...perType,
-    JobEvent: {
-      description: 'Any job event. Receivers must ignore types they do not know.',
-      oneOf: jobEventTypes.map((type) => ref(eventComponentName(type))),
-      discriminator: {
-        propertyName: 'type',
-        mapping: Object.fromEntries(
-          jobEventTypes.map((type) => [type, `#/components/schemas/${eventComponentName(type)}`]),
-        ),
-      },
-    },
-  };
-}
-
-const signatureHeaders = [
-  {
-    name: 'webhook-id',
-    description: 'The message id (`msg_…`), the same on every attempt: dedupe on it.',
-  },
-  { name: 'webhook-timestamp', description: 'Unix seconds of this attempt; refuse old ones.' },
-  {
-    name: 'webhook-signature',
-    description:
-      'Space-separated `v1,<base64 HMAC-SHA256>` over `id.timestamp.body` with the endpoint secret; two during a secret rotation.',
-  },
-].map(({ name, description }) => ({
-  name,
-  in: 'header',
-  required: true,
-  description,
-  schema: { type: 'string' },
-}));
-
-/** The `webhooks` section: what Quire POSTs to a registered endpoint, per event type. */
-export function webhookEvents(): Record<string, unknown> {
-  return Object.fromEntries(
-    jobEventTypes.map((type) => [
-      type,
-      {
-        post: {
-          operationId: `on${eventComponentName(type).replace(/Event$/, '')}`,
-          tags: ['Webhooks'],
-          summary: eventTitles[type] ?? type,
-          description:
-            'Sent to every enabled endpoint subscribed to this type (or `*`), signed as Standard Webhooks specifies. Delivery is at least once; see docs/webhooks.md for verification.',
-          security: [],
-          parameters: signatureHeaders,
-          requestBody: {
-            required: true,
-            content: { 'application/json': { schema: ref(eventComponentName(type)) } },
-          },
-          responses: {
-            '2XX': { description: 'Delivered (within 15 s).' },
-            '410': { description: 'The endpoint is disabled; no further deliveries.' },
-            default: { description: 'Retried over about three days; redirects are failures.' },
-          },
-        },
-      },
-    ]),
   );
 }

@@ -5,13 +5,8 @@ import type { FastifyInstance, RouteOptions } from 'fastify';
 import type { ToolCatalog } from '../tools/lib/catalog.js';
 import type { AppDeps } from './deps.js';
 import { registerDocsPage } from './docs-page.js';
-import {
-  eventComponents,
-  jobUploadBody,
-  toolOptionComponents,
-  type UploadKind,
-  webhookEvents,
-} from './openapi-catalog.js';
+import { jobUploadBody, toolOptionComponents, type UploadKind } from './openapi-catalog.js';
+import { eventComponents, WEBHOOK_EVENTS_TAG, webhookEvents } from './openapi-webhooks.js';
 import { accountComponents } from './routes/account-schemas.js';
 import { batchComponents } from './routes/batch-schemas.js';
 import {
@@ -72,6 +67,10 @@ const TAGS = [
   { name: 'Tools', description: 'The tool catalogue and the caller’s limits (§3).' },
   { name: 'Files', description: 'Temporary download links (§2); no API key.' },
   { name: 'Webhooks', description: 'Webhook endpoints and their deliveries (§6).' },
+  {
+    name: WEBHOOK_EVENTS_TAG,
+    description: 'What Quire POSTs to a registered endpoint, per event type (docs/webhooks.md).',
+  },
   { name: 'Accounts', description: 'Accounts, plans and API keys; scope `admin` (§1).' },
   { name: 'Operations', description: 'Entry point, health, readiness, metrics, this document (§9).' },
 ];

@@ -10,6 +10,14 @@ export const clientsDir = path.join(repoRoot, '.tmp', 'clients');
 /** The venv scripts/setup.sh --with-test-tools fills with openapi-python-client and openapi-spec-validator. */
 export const openapiToolsBin = path.join(repoRoot, '.tmp', 'openapi-tools', 'bin');
 
+/** openapi-generator's CLI, fetched from Maven Central by scripts/setup.sh --with-test-tools (pinned there). */
+export const OPENAPI_GENERATOR_JAR = path.join(
+  repoRoot,
+  '.tmp',
+  'openapi-generator',
+  'openapi-generator-cli-7.25.0.jar',
+);
+
 /** The small text PDF every client compresses. */
 export const samplePdf = 'pypdf-samples__pdflatex-4-pages.pdf';
 

@@ -85,6 +85,12 @@ describe('the job upload', () => {
       expect.objectContaining({ type: 'array', items: { type: 'string', format: 'binary' } }),
     );
     expect(media.encoding.options.contentType).toBe('application/json');
+    // One part holding the JSON array: generators send an array property as one part per item.
+    expect(media.schema.properties.steps).toMatchObject({
+      type: 'string',
+      contentMediaType: 'application/json',
+    });
+    expect(media.encoding.steps.contentType).toBe('application/json');
     expect(create.responses['201'].headers).toHaveProperty('Location');
     expect(create.responses['201'].content['application/json'].schema).toEqual({
       $ref: '#/components/schemas/Job',
@@ -102,6 +108,12 @@ describe('the job upload', () => {
       const example = media.examples[tool].value;
       expect(example.tool).toBe(tool);
       expect(ajv.validate(document.components.schemas[name], example.options), tool).toBe(true);
+      // Rules between options stay in the catalogue: generators model a plain object of properties.
+      const keywords = Object.keys(document.components.schemas[name]);
+      expect(
+        keywords.filter((k) => ['anyOf', 'oneOf', 'allOf', 'not', 'if'].includes(k)),
+        tool,
+      ).toEqual([]);
     }
   });
 });
@@ -110,6 +122,9 @@ describe('webhooks', () => {
   it('documents each job event with its payload and the Standard Webhooks headers', () => {
     for (const type of ['job.created', 'job.processing', 'job.succeeded', 'job.failed', 'job.canceled']) {
       const post = document.webhooks[type].post;
+      // Not the Webhooks tag of the endpoints' operations, and not an operation clients call.
+      expect(post.tags).toEqual(['Webhook events']);
+      expect(post['x-internal']).toBe(true);
       expect(post.parameters.map((p: Json) => p.name)).toEqual([
         'webhook-id',
         'webhook-timestamp',

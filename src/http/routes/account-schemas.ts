@@ -46,7 +46,8 @@ export const accountComponents = {
   }),
   AccountList: list('Account'),
   ApiKey: Type.Object(ApiKeyProperties, { description: 'An API key, never its secret.' }),
-  NewApiKey: Type.Object(
+  // Not `NewApiKey`: openapi-generator's Go client names ApiKey's constructor NewApiKey.
+  ApiKeyWithSecret: Type.Object(
     {
       ...ApiKeyProperties,
       key: Type.String({
@@ -127,7 +128,10 @@ export const accountSchemas = {
         expires_in_days: { type: 'integer', minimum: 1, maximum: 3650 },
       },
     },
-    responses: { 201: json('The key, with its secret.', ref('NewApiKey'), ['Location']), 404: notFound },
+    responses: {
+      201: json('The key, with its secret.', ref('ApiKeyWithSecret'), ['Location']),
+      404: notFound,
+    },
   },
   listKeys: {
     operationId: 'listApiKeys',

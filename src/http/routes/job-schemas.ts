@@ -267,28 +267,14 @@ export const jobSchemas = {
         headers: ['Cache-Control'],
         content: {
           'text/event-stream': {
-            // One event of the stream, as SSE parsers (and OpenAPI 3.2's itemSchema) see it.
+            // The stream as text: an object schema of one event (OpenAPI 3.2's itemSchema, not 3.1)
+            // makes openapi-python-client parse the whole stream as one JSON object.
             schema: {
-              type: 'object',
+              type: 'string',
               description:
-                'One Server-Sent Event; the stream is a sequence of them. `data` is a `Job` (components/schemas/Job) as JSON.',
-              required: ['data'],
-              properties: {
-                event: { type: 'string', const: 'job' },
-                id: { type: 'string', description: '`<status>-<progress>`.' },
-                data: {
-                  type: 'string',
-                  contentMediaType: 'application/json',
-                  contentSchema: { $ref: '#/components/schemas/Job' },
-                },
-                retry: { type: 'integer', minimum: 0 },
-              },
+                'Server-Sent Events, each `event: job`, `id: <status>-<progress>` and `data:` a `Job` (components/schemas/Job) as JSON.',
               examples: [
-                {
-                  event: 'job',
-                  id: 'processing-42',
-                  data: '{"id":"job_…","object":"job","status":"processing","progress":42}',
-                },
+                'event: job\nid: processing-42\ndata: {"id":"job_…","object":"job","status":"processing","progress":42}\n\n',
               ],
             },
           },

@@ -78,7 +78,13 @@ const list = (item: string) =>
   Type.Object({ object: Type.Literal('list'), data: Type.Array(ref(item)), has_more: Type.Boolean() });
 
 export const webhookComponents = {
-  JobEventType: Type.Unsafe({ type: 'string', enum: [...jobEventTypes] }),
+  // Named constants of their own: openapi-generator's Go client names both `job.failed` here and the
+  // error code `job_failed` JOB_FAILED, in one package.
+  JobEventType: Type.Unsafe({
+    type: 'string',
+    enum: [...jobEventTypes],
+    'x-enum-varnames': jobEventTypes.map((type) => `JOB_EVENT_${type.slice('job.'.length).toUpperCase()}`),
+  }),
   WebhookEndpoint: Type.Object(EndpointProperties),
   WebhookEndpointWithSecret: Type.Object(
     {
