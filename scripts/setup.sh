@@ -254,6 +254,19 @@ if [ "${1:-}" = "--with-test-tools" ]; then
   fi
 fi
 
+# The TypeScript SDK and quirectl (clients/typescript) have their own package and lock file; their
+# tests (test/clients/sdk-ts/) compile and run it from its own node_modules. npm ci only when its
+# lock file changed since the last install.
+if [ "${1:-}" = "--with-test-tools" ]; then
+  ts_lock=$(sha256sum clients/typescript/package-lock.json | cut -d' ' -f1)
+  ts_stamp=clients/typescript/node_modules/.quire-lock-sha256
+  if [ "$(cat "$ts_stamp" 2>/dev/null)" != "$ts_lock" ]; then
+    log "installing clients/typescript's dependencies (npm ci)"
+    (cd clients/typescript && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
+    echo "$ts_lock" > "$ts_stamp"
+  fi
+fi
+
 log "building"
 npx --no-install tsc -p tsconfig.build.json
 node scripts/copy-python.mjs

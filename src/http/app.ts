@@ -59,6 +59,21 @@ declare module 'fastify' {
  */
 const PROBE_ROUTES = new Set(['/healthz', '/readyz', '/metrics']);
 
+/** The request line: ids, route template, status and time, never the raw URL or a header. */
+function logRequest(request: FastifyRequest, reply: FastifyReply, route: string): void {
+  request.log[PROBE_ROUTES.has(route) ? 'debug' : 'info'](
+    {
+      method: request.method,
+      route,
+      status: reply.statusCode,
+      ms: Math.round(reply.elapsedTime * 10) / 10,
+      account: request.auth?.accountId,
+      key: request.auth?.keyId,
+    },
+    'request',
+  );
+}
+
 export type RouteScope = Scope | 'any_key' | 'public';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -118,23 +133,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched';
-    const seconds = reply.elapsedTime / 1000;
     deps.metrics.httpDuration.observe(
       { method: request.method, route, status_code: reply.statusCode },
-      seconds,
+      reply.elapsedTime / 1000,
     );
-    const level = PROBE_ROUTES.has(route) ? 'debug' : 'info';
-    request.log[level](
-      {
-        method: request.method,
-        route,
-        status: reply.statusCode,
-        ms: Math.round(reply.elapsedTime * 10) / 10,
-        account: request.auth?.accountId,
-        key: request.auth?.keyId,
-      },
-      'request',
-    );
+    logRequest(request, reply, route);
   });
 
   app.setErrorHandler(answerError);

@@ -1,0 +1,36 @@
+// The typed JSON side of the API: openapi-fetch over the generated `paths`, sending through the
+// SDK's transport (key, Idempotency-Key, retries), so every refused answer arrives as a QuireError.
+import createClient, { type Client } from 'openapi-fetch';
+import type { paths } from './generated/schema.js';
+import type { Transport } from './transport.js';
+
+export type Api = Client<paths>;
+
+export function createApi(transport: Transport): Api {
+  return createClient<paths>({
+    baseUrl: transport.baseUrl,
+    async fetch(request: Request) {
+      // JSON bodies are small: read once, sent again as they are on a retry.
+      const body = request.body === null ? undefined : await request.arrayBuffer();
+      const headers: Record<string, string> = {};
+      request.headers.forEach((value, name) => {
+        headers[name] = value;
+      });
+      const url = new URL(request.url);
+      return transport.send({
+        method: request.method,
+        path: url.pathname + url.search,
+        headers,
+        body: body === undefined ? undefined : () => body,
+        signal: request.signal,
+      });
+    },
+  });
+}
+
+/** The data of an answer the transport already checked (it throws on every refusal). */
+export function data<T>(result: { data?: T; error?: unknown; response: Response }): T {
+  if (result.data === undefined)
+    throw new Error(`empty answer from ${result.response.url} (${result.response.status})`);
+  return result.data;
+}

@@ -1,0 +1,163 @@
+// `client.jobs`: create (streamed multipart, large files through tus), read, list, cancel, delete,
+// wait (SSE with long-poll fallback) and download (resumable). docs/api.md §2.
+import { type Api, data } from './api.js';
+import { type DownloadOptions, type DownloadResult, downloadLink } from './download.js';
+import type { Job } from './errors.js';
+import type { components, operations } from './generated/schema.js';
+import { type InputSource, type Part, toPart } from './inputs.js';
+import { multipartBody } from './multipart.js';
+import type { AnyToolName, Step, ToolOptions } from './tool-options.js';
+import type { Transport } from './transport.js';
+import type { TusUploads, UploadProgress } from './uploads.js';
+import { type WaitOptions, waitForJob } from './wait.js';
+
+export type { Job };
+export type ExportTarget = string | components['schemas']['ExportTarget'];
+export type JobList = components['schemas']['JobList'];
+export type ListJobsQuery = NonNullable<operations['listJobs']['parameters']['query']>;
+
+interface CreateCommon {
+  inputs: InputSource[];
+  metadata?: Record<string, string>;
+  webhookUrl?: string;
+  export?: ExportTarget;
+  /** Sent as `Idempotency-Key`; one is made for every create when left out. */
+  idempotencyKey?: string;
+  signal?: AbortSignal;
+  /** Bytes sent so far, for every file input together (multipart) or per tus upload. */
+  onUploadProgress?: (progress: UploadProgress) => void;
+}
+
+export type CreateJobParams<T extends AnyToolName = AnyToolName> = CreateCommon &
+  ({ tool: T; options?: ToolOptions<T>; steps?: never } | { steps: Step[]; tool?: never; options?: never });
+
+/** Text parts in the order the server wants them: spec first, files last (docs/api.md §2). */
+export function textParts(params: {
+  tool?: string;
+  options?: unknown;
+  steps?: Step[];
+  metadata?: Record<string, string>;
+  webhookUrl?: string;
+  export?: ExportTarget;
+}): Array<[string, string]> {
+  const text: Array<[string, string]> = [];
+  if (params.tool !== undefined) text.push(['tool', params.tool]);
+  if (params.options !== undefined) text.push(['options', JSON.stringify(params.options)]);
+  if (params.steps !== undefined) text.push(['steps', JSON.stringify(params.steps)]);
+  if (params.metadata !== undefined) text.push(['metadata', JSON.stringify(params.metadata)]);
+  if (params.webhookUrl !== undefined) text.push(['webhook_url', params.webhookUrl]);
+  if (params.export !== undefined)
+    text.push(['export', typeof params.export === 'string' ? params.export : JSON.stringify(params.export)]);
+  return text;
+}
+
+/** Counts the bytes of file parts as the body stream is read. */
+export function countingBody(
+  body: () => ReadableStream<Uint8Array>,
+  total: number,
+  onProgress?: (progress: UploadProgress) => void,
+): () => ReadableStream<Uint8Array> {
+  if (!onProgress) return body;
+  return () => {
+    let sent = 0;
+    return body().pipeThrough(
+      new TransformStream<Uint8Array, Uint8Array>({
+        transform(chunk, controller) {
+          sent += chunk.byteLength;
+          onProgress({ bytesSent: sent, bytesTotal: total });
+          controller.enqueue(chunk);
+        },
+      }),
+    );
+  };
+}
+
+export class Jobs {
+  constructor(
+    private readonly transport: Transport,
+    private readonly api: Api,
+    private readonly uploads: TusUploads,
+  ) {}
+
+  /** The parts of `inputs`, sending files at or over the tus threshold as resumable uploads first. */
+  async parts(
+    inputs: InputSource[],
+    params: Pick<CreateCommon, 'signal' | 'onUploadProgress'>,
+  ): Promise<Part[]> {
+    const parts: Part[] = [];
+    for (const [index, input] of inputs.entries()) {
+      const part = await toPart(input, index);
+      if (part.kind === 'file' && part.path !== undefined && part.size >= this.uploads.threshold) {
+        const upload = await this.uploads.upload(part.path, {
+          onProgress: params.onUploadProgress,
+          signal: params.signal,
+        });
+        parts.push({ kind: 'upload_id', value: upload.id });
+      } else parts.push(part);
+    }
+    return parts;
+  }
+
+  /** `POST /api/v1/jobs`: one tool or a chain of steps on `inputs`, the body streamed. */
+  async create<T extends AnyToolName>(params: CreateJobParams<T>): Promise<Job> {
+    const parts = await this.parts(params.inputs, params);
+    const form = multipartBody(textParts(params), parts);
+    // The whole body when its length is known (what the bytes counted are), else the files' sizes.
+    const total = Number(
+      form.headers['Content-Length'] ?? parts.reduce((sum, p) => sum + (p.kind === 'file' ? p.size : 0), 0),
+    );
+    const body = countingBody(() => form.body(), total, params.onUploadProgress);
+    const response = await this.transport.send({
+      method: 'POST',
+      path: '/api/v1/jobs',
+      headers: {
+        ...form.headers,
+        ...(params.idempotencyKey === undefined ? {} : { 'Idempotency-Key': params.idempotencyKey }),
+      },
+      body,
+      replayable: form.replayable,
+      signal: params.signal,
+    });
+    return (await response.json()) as Job;
+  }
+
+  async get(id: string, options: { signal?: AbortSignal } = {}): Promise<Job> {
+    return data(
+      await this.api.GET('/api/v1/jobs/{id}', { params: { path: { id } }, signal: options.signal }),
+    );
+  }
+
+  async list(query: ListJobsQuery = {}): Promise<JobList> {
+    return data(await this.api.GET('/api/v1/jobs', { params: { query } }));
+  }
+
+  /** Every job, page after page (`starting_after`), newest first. */
+  async *iterate(query: Omit<ListJobsQuery, 'starting_after'> = {}): AsyncGenerator<Job> {
+    let after: string | undefined;
+    for (;;) {
+      const page = await this.list({ ...query, ...(after === undefined ? {} : { starting_after: after }) });
+      yield* page.data;
+      const last = page.data.at(-1);
+      if (!page.has_more || last === undefined) return;
+      after = last.id;
+    }
+  }
+
+  async cancel(id: string): Promise<Job> {
+    return data(await this.api.POST('/api/v1/jobs/{id}/cancel', { params: { path: { id } } }));
+  }
+
+  async delete(id: string): Promise<void> {
+    await this.api.DELETE('/api/v1/jobs/{id}', { params: { path: { id } } });
+  }
+
+  /** Waits until the job ends; a failed or canceled job throws QuireError with its code. */
+  wait(id: string, options: WaitOptions = {}): Promise<Job> {
+    return waitForJob(this.transport, id, options);
+  }
+
+  /** Streams the result to a path or a writable, resuming with Range, checking the length. */
+  async download(id: string, options: DownloadOptions): Promise<DownloadResult> {
+    return downloadLink(this.transport, `/api/v1/jobs/${encodeURIComponent(id)}/download`, options);
+  }
+}

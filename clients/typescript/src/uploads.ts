@@ -1,0 +1,123 @@
+// `client.uploads`: resumable uploads (tus 1.0, docs/api.md §12) with tus-js-client. On Node the
+// upload URL of each file is remembered in a small JSON file (tus-js-client's FileUrlStorage), so a
+// process killed mid-upload resumes where the server stopped when it uploads the same file again.
+import { createReadStream } from 'node:fs';
+import { mkdir, stat } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import * as tus from 'tus-js-client';
+import { QuireError } from './errors.js';
+import type { Transport } from './transport.js';
+
+export interface UploadProgress {
+  bytesSent: number;
+  bytesTotal: number;
+}
+
+export interface Upload {
+  /** `upl_…`, named in a job's inputs as `{ uploadId }`. */
+  id: string;
+  url: string;
+  size: number;
+}
+
+/** The URL store tus-js-client ships for Node but leaves out of its type declarations. */
+type UrlStorage = NonNullable<tus.UploadOptions['urlStorage']>;
+const FileUrlStorage = (tus as unknown as { FileUrlStorage: new (file: string) => UrlStorage })
+  .FileUrlStorage;
+
+/** Files at or above this go through tus instead of the job's multipart body (docs/clients.md). */
+export const DEFAULT_TUS_THRESHOLD = 64 * 1024 * 1024;
+/** One PATCH per 16 MiB: a broken connection costs at most one chunk, and each chunk is streamed. */
+const CHUNK_BYTES = 16 * 1024 * 1024;
+
+export function defaultUploadStore(): string {
+  const base = process.env.XDG_STATE_HOME ?? path.join(os.homedir(), '.local', 'state');
+  return path.join(base, 'quire', 'tus-uploads.json');
+}
+
+export class TusUploads {
+  constructor(
+    private readonly transport: Transport,
+    readonly threshold: number,
+    private readonly storeFile: string,
+  ) {}
+
+  /** Uploads (or resumes) the file at `file`; resolves once the server holds every byte. */
+  async upload(
+    file: string,
+    options: { onProgress?: (p: UploadProgress) => void; signal?: AbortSignal; name?: string } = {},
+  ): Promise<Upload> {
+    await mkdir(path.dirname(this.storeFile), { recursive: true });
+    const upload = new tus.Upload(createReadStream(file), {
+      endpoint: this.transport.url('/api/v1/uploads'),
+      headers: this.transport.authHeaders(),
+      metadata: { filename: options.name ?? path.basename(file) },
+      chunkSize: CHUNK_BYTES,
+      retryDelays: [0, 1000, 3000, 5000, 10000],
+      urlStorage: new FileUrlStorage(this.storeFile),
+      storeFingerprintForResuming: true,
+      removeFingerprintOnSuccess: true,
+      onProgress: (bytesSent, bytesTotal) => options.onProgress?.({ bytesSent, bytesTotal }),
+    });
+    const previous = await upload.findPreviousUploads();
+    const latest = previous.sort((a, b) => b.creationTime.localeCompare(a.creationTime))[0];
+    if (latest) upload.resumeFromPreviousUpload(latest);
+    await new Promise<void>((resolve, reject) => {
+      const abort = () => {
+        void upload.abort();
+        reject(options.signal?.reason);
+      };
+      options.signal?.addEventListener('abort', abort, { once: true });
+      upload.options.onSuccess = () => resolve();
+      upload.options.onError = (error) => reject(tusError(error));
+      upload.start();
+    });
+    const url = upload.url ?? '';
+    return { id: url.slice(url.lastIndexOf('/') + 1), url, size: (await stat(file)).size };
+  }
+
+  /** `HEAD /uploads/{id}`: bytes stored and the whole length. */
+  async status(id: string): Promise<{ offset: number; length: number }> {
+    const response = await this.transport.send({
+      method: 'HEAD',
+      path: `/api/v1/uploads/${encodeURIComponent(id)}`,
+      headers: { 'Tus-Resumable': '1.0.0' },
+    });
+    return {
+      offset: Number(response.headers.get('upload-offset')),
+      length: Number(response.headers.get('upload-length')),
+    };
+  }
+
+  /** `DELETE /uploads/{id}` (tus termination). */
+  async delete(id: string): Promise<void> {
+    await this.transport.send({
+      method: 'DELETE',
+      path: `/api/v1/uploads/${encodeURIComponent(id)}`,
+      headers: { 'Tus-Resumable': '1.0.0' },
+    });
+  }
+}
+
+/** tus-js-client's error, as a QuireError with the server's problem when there was an answer. */
+function tusError(error: Error | tus.DetailedError): QuireError {
+  const response = 'originalResponse' in error ? error.originalResponse : null;
+  let problem: { code?: string; detail?: string; title?: string; request_id?: string } = {};
+  try {
+    problem = JSON.parse(response?.getBody() ?? '');
+  } catch {
+    problem = {};
+  }
+  const status = response?.getStatus() ?? 0;
+  // tus-js-client puts the request URL and headers in its message; keep only the server's words.
+  return new QuireError({
+    status,
+    code: problem.code ?? (status === 0 ? 'network_error' : `http_${status}`),
+    title: problem.title ?? 'Upload failed',
+    detail: problem.detail ?? 'The resumable upload failed.',
+    retryable: status === 0 || status >= 500 || status === 429,
+    requestId: problem.request_id,
+    problem: problem as Record<string, unknown>,
+  });
+}
