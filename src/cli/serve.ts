@@ -92,6 +92,7 @@ function sweeperDeps(runtime: Runtime) {
     idempotency: runtime.db.idempotency,
     rateLimits: runtime.db.rateLimits,
     uploads: runtime.uploads,
+    recordRetentionMs: runtime.config.retention.jobRecordMs,
     blobs: runtime.blobs,
     events: runtime.events,
     logger: runtime.logger,

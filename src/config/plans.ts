@@ -17,19 +17,66 @@ export interface Plan {
   concurrentJobs: number;
   resultRetentionMs: number;
   maxPages: number;
+  /** Whole job, across steps and branches (docs/api.md §5): bytes of the final result. */
+  maxOutputBytes: number;
+  /** Whole job: files a job's steps fan out into (split, pdf-to-images parts), all branches added. */
+  maxFanOut: number;
+  /** Whole job: bytes in its work dir at once (inputs, every step's outputs, the packed result). */
+  maxWorkBytes: number;
+  /** Whole job: wall time its steps may spend running, all steps and branches added. */
+  maxEngineMs: number;
+  /** Per account: bytes stored at once, unfinished and finished uploads plus jobs' inputs and results. */
+  maxStoredBytes: number;
+  /** Per account: jobs queued or processing at once. */
+  maxQueuedJobs: number;
+  /** Per account: jobs created per `window_seconds` window, single and batch alike. */
+  jobsPerWindow: number;
 }
 
-/** The contract's table; max pages is ours (the contract leaves it to the plan). */
+const MINUTE = 60_000;
+
+/**
+ * The contract's table; max pages and the whole-job and account quotas are ours (the contract leaves
+ * them to the plan). The whole-job limits are set so the plan's largest honest job fits: a split of
+ * `max_pages` pages into as many parts, a result the size of a full upload several times over.
+ */
 export const defaultPlans: Readonly<Record<string, Plan>> = {
-  free: plan('free', 60, 60, 25 * MiB, 10, 2, HOUR, 200),
-  pro: plan('pro', 600, 60, 500 * MiB, 50, 10, 24 * HOUR, 2_000),
-  business: plan('business', 3000, 60, 5 * GiB, 200, 50, 72 * HOUR, 10_000),
+  free: {
+    ...base('free', 60, 60, 25 * MiB, 10, 2, HOUR, 200),
+    maxOutputBytes: 256 * MiB,
+    maxFanOut: 200,
+    maxWorkBytes: 1 * GiB,
+    maxEngineMs: 5 * MINUTE,
+    maxStoredBytes: 1 * GiB,
+    maxQueuedJobs: 100,
+    jobsPerWindow: 100,
+  },
+  pro: {
+    ...base('pro', 600, 60, 500 * MiB, 50, 10, 24 * HOUR, 2_000),
+    maxOutputBytes: 4 * GiB,
+    maxFanOut: 2_000,
+    maxWorkBytes: 16 * GiB,
+    maxEngineMs: 30 * MINUTE,
+    maxStoredBytes: 50 * GiB,
+    maxQueuedJobs: 1_000,
+    jobsPerWindow: 1_000,
+  },
+  business: {
+    ...base('business', 3000, 60, 5 * GiB, 200, 50, 72 * HOUR, 10_000),
+    maxOutputBytes: 32 * GiB,
+    maxFanOut: 10_000,
+    maxWorkBytes: 64 * GiB,
+    maxEngineMs: 2 * HOUR,
+    maxStoredBytes: 500 * GiB,
+    maxQueuedJobs: 10_000,
+    jobsPerWindow: 5_000,
+  },
 };
 
 /** Accounts whose plan is no longer configured fall back to this one: the most restrictive default. */
 export const FALLBACK_PLAN = 'free';
 
-function plan(
+function base(
   name: string,
   requestsPerWindow: number,
   windowSeconds: number,
@@ -38,7 +85,7 @@ function plan(
   concurrentJobs: number,
   resultRetentionMs: number,
   maxPages: number,
-): Plan {
+) {
   return {
     name,
     requestsPerWindow,
@@ -60,12 +107,21 @@ const FIELDS: Record<string, { key: keyof Omit<Plan, 'name'>; min: number; max: 
   concurrent_jobs: { key: 'concurrentJobs', min: 1, max: 10_000 },
   result_retention_ms: { key: 'resultRetentionMs', min: 1_000, max: 365 * 24 * HOUR },
   max_pages: { key: 'maxPages', min: 1, max: 1_000_000 },
+  max_output_bytes: { key: 'maxOutputBytes', min: 1, max: 1024 * 1024 * GiB },
+  max_fan_out: { key: 'maxFanOut', min: 1, max: 1_000_000 },
+  max_work_bytes: { key: 'maxWorkBytes', min: 1, max: 1024 * 1024 * GiB },
+  max_engine_ms: { key: 'maxEngineMs', min: 1_000, max: 7 * 24 * HOUR },
+  max_stored_bytes: { key: 'maxStoredBytes', min: 1, max: 1024 * 1024 * GiB },
+  max_queued_jobs: { key: 'maxQueuedJobs', min: 1, max: 10_000_000 },
+  jobs_per_window: { key: 'jobsPerWindow', min: 1, max: 10_000_000 },
 };
 export const planFieldNames = Object.keys(FIELDS);
 
 const PLAN_NAME = /^[a-z][a-z0-9_-]{0,39}$/;
-const PLAN_ENV =
-  /^QUIRE_PLAN_([A-Z][A-Z0-9_]*?)_(REQUESTS_PER_WINDOW|WINDOW_SECONDS|MAX_FILE_BYTES|FILES_PER_JOB|CONCURRENT_JOBS|RESULT_RETENTION_MS|MAX_PAGES)$/;
+/** Built from the field list, so a new field is settable by variable without another edit. */
+const PLAN_ENV = new RegExp(
+  `^QUIRE_PLAN_([A-Z][A-Z0-9_]*?)_(${planFieldNames.map((f) => f.toUpperCase()).join('|')})$`,
+);
 
 /** Whether a QUIRE_* variable is a plan override (so the unknown-setting check lets it through). */
 export function isPlanVariable(name: string): boolean {
@@ -110,7 +166,7 @@ function applyFields(
   given: Record<string, unknown>,
   where: string,
 ): Plan {
-  const next: Partial<Plan> = { ...(base ?? {}), name };
+  const next: Partial<Plan> = { ...(base ?? limitsOfFallback()), name };
   for (const [field, value] of Object.entries(given)) {
     const spec = FIELDS[field];
     if (!spec) throw new Error(`${where}: unknown field "${field}" (known: ${planFieldNames.join(', ')})`);
@@ -122,6 +178,31 @@ function applyFields(
   const missing = Object.entries(FIELDS).filter(([, spec]) => next[spec.key] === undefined);
   if (missing.length > 0) throw new Error(`${where}: missing ${missing.map(([f]) => f).join(', ')}`);
   return next as Plan;
+}
+
+/**
+ * The whole-job limits and quotas came after plans files existed: a new plan that leaves them out
+ * gets the fallback plan's (the most restrictive), so a file written before them still loads.
+ */
+function limitsOfFallback(): Partial<Plan> {
+  const {
+    maxOutputBytes,
+    maxFanOut,
+    maxWorkBytes,
+    maxEngineMs,
+    maxStoredBytes,
+    maxQueuedJobs,
+    jobsPerWindow,
+  } = defaultPlans[FALLBACK_PLAN] as Plan;
+  return {
+    maxOutputBytes,
+    maxFanOut,
+    maxWorkBytes,
+    maxEngineMs,
+    maxStoredBytes,
+    maxQueuedJobs,
+    jobsPerWindow,
+  };
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -160,10 +241,14 @@ export interface AccountLimits {
   maxFiles: number;
   maxPages: number;
   resultRetentionMs: number;
+  /** The whole-job limits a running job is held to across its steps and branches. */
+  job: WholeJobLimits;
 }
 
-/** What a running job is held to: its account's page limit and result retention. */
-export type JobLimits = Pick<AccountLimits, 'maxPages' | 'resultRetentionMs'>;
+export type WholeJobLimits = Pick<Plan, 'maxOutputBytes' | 'maxFanOut' | 'maxWorkBytes' | 'maxEngineMs'>;
+
+/** What a running job is held to: its account's page limit, result retention and whole-job limits. */
+export type JobLimits = Pick<AccountLimits, 'maxPages' | 'resultRetentionMs' | 'job'>;
 
 export function accountLimits(caps: PlanCaps, planName: string): AccountLimits {
   const p = planFor(caps.plans, planName);
@@ -174,5 +259,11 @@ export function accountLimits(caps: PlanCaps, planName: string): AccountLimits {
     maxFiles: Math.min(p.filesPerJob, caps.limits.uploadMaxFiles),
     maxPages: Math.min(p.maxPages, caps.limits.maxPages),
     resultRetentionMs: Math.min(p.resultRetentionMs, caps.retention.resultMs),
+    job: {
+      maxOutputBytes: p.maxOutputBytes,
+      maxFanOut: p.maxFanOut,
+      maxWorkBytes: p.maxWorkBytes,
+      maxEngineMs: p.maxEngineMs,
+    },
   };
 }

@@ -111,6 +111,24 @@ export const errorCatalogue = {
     title: 'The account has as many uploads in progress as allowed',
     retryable: true,
   },
+  // Per-account quotas of the plan (docs/api.md §5). Storage is 413: the bytes do not fit until the
+  // account deletes files or they expire, so the same request soon after fails the same way.
+  storage_quota_exceeded: {
+    status: 413,
+    title: 'The account stores as many bytes as its plan allows',
+    retryable: false,
+  },
+  // The queue and the window free up by themselves as jobs finish or the window turns: 429.
+  queued_jobs_exceeded: {
+    status: 429,
+    title: 'The account has as many jobs queued or processing as its plan allows',
+    retryable: true,
+  },
+  jobs_per_window_exceeded: {
+    status: 429,
+    title: 'The account created as many jobs in this window as its plan allows',
+    retryable: true,
+  },
   headers_too_large: {
     status: 431,
     title: 'The request headers are too large',
@@ -123,6 +141,11 @@ export const errorCatalogue = {
   // Job outcome errors (job.error.code).
   pdf_encrypted: { status: 422, title: 'The PDF is encrypted and needs a password', retryable: false },
   invalid_password: { status: 422, title: 'The password does not open this PDF', retryable: false },
+  office_encrypted: {
+    status: 422,
+    title: 'The office document is encrypted and needs a password',
+    retryable: false,
+  },
   pdf_corrupt: { status: 422, title: 'The PDF is damaged beyond repair', retryable: false },
   invalid_certificate: {
     status: 422,
@@ -155,6 +178,11 @@ export const errorCatalogue = {
   limit_page_pixels_exceeded: {
     status: 422,
     title: 'A page is too large to render at this resolution',
+    retryable: false,
+  },
+  job_limit_exceeded: {
+    status: 422,
+    title: 'The job passes a whole-job limit of the plan (output, fan-out, disk or engine time)',
     retryable: false,
   },
   timeout: { status: 422, title: 'The engine did not finish within its time limit', retryable: false },

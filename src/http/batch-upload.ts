@@ -89,7 +89,10 @@ export async function receiveBatchUpload(
     }
     return items.map(({ jobId, state }) => ({
       jobId,
-      received: finish(withTextParts(template, state), catalog),
+      received: finish(withTextParts(template, state), catalog, {
+        maxPages: limits.maxPages,
+        maxFanOut: limits.job.maxFanOut,
+      }),
     }));
   } catch (error) {
     await Promise.allSettled(items.map((i) => i.state.settled()));

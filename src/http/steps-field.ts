@@ -5,6 +5,7 @@
 import { type FieldError, QuireError } from '../errors/quire-error.js';
 import type { JobStep } from '../model/job.js';
 import type { CatalogEntry, ToolCatalog } from '../tools/lib/catalog.js';
+import { INPUT_PASSWORD_OPTION } from '../tools/lib/inputs.js';
 import type { PublishedTool } from '../tools/lib/types.js';
 import { jsonShapeError } from './json-shape.js';
 
@@ -80,8 +81,11 @@ export function underStep(errors: readonly FieldError[], index: number): FieldEr
 
 /**
  * What makes a later step unable to follow the one before it: a file type it does not take, a need
- * for several files (a later step gets one), or a secret (only the first step's are scrubbed from the
- * job, and the password opens the uploaded files, which only the first step reads).
+ * for several files (a later step gets one), or the input `password` option, which opens the uploaded
+ * files: a later step opens the step before's output with the password the job already knows (the
+ * first step's, which an output keeps with its encryption, or protect's user password). A tool's own
+ * secrets (protect's passwords, sign's certificate) are taken on any step and scrubbed with the
+ * first step's (model/step-secrets.ts).
  */
 function chainErrors(
   before: PublishedTool,
@@ -104,13 +108,12 @@ function chainErrors(
       detail: `needs at least ${tool.inputs.minFiles} files; a step after the first gets one`,
     });
   }
-  for (const name of tool.secretOptions ?? []) {
-    if (Object.hasOwn(options, name)) {
-      errors.push({
-        pointer: `/steps/${index}/options/${name}`,
-        detail: 'is accepted on the first step only',
-      });
-    }
+  if (tool.inputs.passwordOption === undefined && Object.hasOwn(options, INPUT_PASSWORD_OPTION)) {
+    errors.push({
+      pointer: `/steps/${index}/options/${INPUT_PASSWORD_OPTION}`,
+      detail:
+        'is accepted on the first step only: a later step opens its input with the password the job already knows',
+    });
   }
   errors.push(...underStep(tool.checkRequest?.(options, 1) ?? [], index));
   return errors;

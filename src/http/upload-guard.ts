@@ -9,6 +9,9 @@ export interface UploadLimits {
   maxFileBytes: number;
   maxTotalBytes: number;
   maxFiles: number;
+  /** The plan's pages and fan-out, which a chain's least output is checked against (least-output.ts). */
+  maxPages: number;
+  job: { maxFanOut: number };
   /** Named in the 413 so the client knows which limit it hit (contract §5). */
   plan: string;
   /** QUIRE_WEBHOOKS_ALLOW_PRIVATE, for a `webhook_url` part. */

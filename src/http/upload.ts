@@ -7,6 +7,7 @@ import type { BlobStore } from '../blobs/types.js';
 import { QuireError } from '../errors/quire-error.js';
 import type { InputFile, JobStep } from '../model/job.js';
 import type { CatalogEntry, ToolCatalog } from '../tools/lib/catalog.js';
+import { type ChainLimits, checkLeastOutput } from '../tools/lib/least-output.js';
 import { readStepsPart, underStep } from './steps-field.js';
 import {
   boundedObject,
@@ -107,7 +108,7 @@ export async function receiveJobUpload(
       else await storeFile(part as MultipartFile, state, jobId, blobs, limits);
     }
     await state.stored();
-    return finish(state, catalog);
+    return finish(state, catalog, { maxPages: limits.maxPages, maxFanOut: limits.job.maxFanOut });
   } catch (error) {
     // A rename that landed after the delete would leave its file behind.
     await state.settled();
@@ -200,7 +201,7 @@ export async function storeFile(
   input.contentType = guard.contentType;
 }
 
-export function finish(state: UploadState, catalog: ToolCatalog): ReceivedJob {
+export function finish(state: UploadState, catalog: ToolCatalog, plan: ChainLimits): ReceivedJob {
   const entry = state.entry;
   if (!entry)
     throw new QuireError('invalid_request', 'The "tool" part is required.', {
@@ -232,6 +233,8 @@ export function finish(state: UploadState, catalog: ToolCatalog): ReceivedJob {
     if (input.source !== 'url' && !entry.tool.inputs.accepts.includes(input.contentType as never))
       throw unsupported(entry);
   }
+  const chain = [{ tool: entry.tool, options }, ...(state.nextSteps ?? []).map((s) => stepOf(catalog, s))];
+  checkLeastOutput(chain, plan);
   const { metadata, inputs, sha256, nextSteps } = state;
   return {
     entry,
@@ -253,6 +256,13 @@ function checkOptions(state: UploadState, catalog: ToolCatalog): Record<string, 
       errors: result.errors,
     });
   return result.options;
+}
+
+/** A later step as its tool: the steps part was checked against the catalogue when it was read. */
+function stepOf(catalog: ToolCatalog, step: JobStep) {
+  const entry = catalog.get(step.tool);
+  if (!entry) throw new QuireError('unknown_tool', `No tool is named "${step.tool}".`);
+  return { tool: entry.tool, options: step.options };
 }
 
 function maxFilesOf(entry: CatalogEntry | undefined, limits: UploadLimits): number {

@@ -11,6 +11,7 @@ export function failureKind(code: ErrorCode): FailureKind {
   switch (code) {
     case 'pdf_encrypted':
     case 'invalid_password':
+    case 'office_encrypted':
     case 'pdf_corrupt':
     case 'page_range_invalid':
     case 'unsupported_file':
@@ -24,6 +25,7 @@ export function failureKind(code: ErrorCode): FailureKind {
     case 'form_fields_invalid':
       return 'input';
     case 'limit_pages_exceeded':
+    case 'job_limit_exceeded':
     case 'limit_page_pixels_exceeded':
     case 'timeout':
     case 'engine_memory_exceeded':
@@ -68,6 +70,9 @@ export function failureKind(code: ErrorCode): FailureKind {
     case 'range_not_satisfiable':
     case 'unsupported_media_type':
     case 'rate_limited':
+    case 'storage_quota_exceeded':
+    case 'queued_jobs_exceeded':
+    case 'jobs_per_window_exceeded':
     case 'invalid_multipart':
     case 'request_timeout':
     case 'uri_too_long':

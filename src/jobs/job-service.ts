@@ -140,6 +140,17 @@ export class JobService {
     }
   }
 
+  /**
+   * Up to `batch` records of jobs that ended before `before`, with whatever files they still have
+   * (docs/api.md §5): the files first, so a failed delete leaves the row for the next sweep to retry.
+   */
+  async purgeRecords(before: number, batch: number): Promise<number> {
+    const { jobs, blobs } = this.deps;
+    const expired = await jobs.listExpiredRecords(before, batch);
+    for (const job of expired) await blobs.deletePrefix(jobFolder(job.id));
+    return jobs.deleteRecords(expired.map((job) => job.id));
+  }
+
   /** `job` as claimed (its inputs to delete), `ended` as written (for those the notice wakes). */
   private async ended(job: JobRecord, ended: JobRecord, onRecorded: OnRecorded): Promise<void> {
     onRecorded();

@@ -1,5 +1,6 @@
 // Runs one claimed job: inputs from the blob store into a private work dir, the tool, the result back
 // into the blob store, and the terminal write — which succeeds only while the lease is still held.
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { jobFolder } from '../blobs/keys.js';
 import type { BlobStore } from '../blobs/types.js';
@@ -7,8 +8,9 @@ import type { Config } from '../config/config.js';
 import { accountLimits, type JobLimits } from '../config/plans.js';
 import type { Engines } from '../engines/index.js';
 import { QuireError } from '../errors/quire-error.js';
-import { type JobError, type JobResult, jobSteps, type StepRef } from '../model/job.js';
+import type { JobError, JobResult, StepRef } from '../model/job.js';
 import type { JobEvents } from '../model/job-change.js';
+import { runnableSteps } from '../model/step-secrets.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import { withWorkDir } from '../process/work-dir.js';
@@ -18,6 +20,7 @@ import type { InputType, ToolInput } from '../tools/lib/types.js';
 import { dropUnkeptResult, exportResult, retentionOf } from './export.js';
 import { failureKind, toJobError } from './failure.js';
 import { importInputs } from './import.js';
+import { JobBudget } from './job-budget.js';
 import { JobService } from './job-service.js';
 import { LeaseLostError } from './lease-keeper.js';
 import { ProgressWriter } from './progress-writer.js';
@@ -119,26 +122,37 @@ async function execute(
   limits: JobLimits,
 ): Promise<JobResult> {
   const { job } = claim;
-  const steps = jobSteps(job).map((step) => {
+  const steps = runnableSteps(job).map((step) => {
     const entry = deps.catalog.get(step.tool);
     if (!entry?.available) throw toolMissing(step.tool);
     return { tool: entry.tool, options: step.options };
   });
   const inputs = await fetchInputs(claim, workDir, deps.blobs);
   signal.throwIfAborted();
+  const budget = new JobBudget({ maxPages: limits.maxPages, ...limits.job }, steps.length);
+  budget.watch(workDir);
   const { output, steps: done } = await runSteps(steps, inputs, {
     workDir,
-    signal,
+    // The lease's signal, or the budget's once a whole-job limit is passed mid-step.
+    signal: AbortSignal.any([signal, budget.signal]),
     engines: deps.engines,
     limits: {
       maxPages: limits.maxPages,
       timeoutMs: deps.config.limits.engineTimeoutMs,
       memoryBytes: deps.config.limits.engineMemoryBytes,
+      maxOutputBytes: limits.job.maxOutputBytes,
     },
+    budget,
     onProgress: (percent) => report.progress.offer(percent),
     onStep: (step) => report.running.enter(step),
-  });
+  })
+    .catch((error: unknown) => {
+      // An engine stopped by the budget reports an abort; the job fails with the limit it passed.
+      throw signal.aborted ? error : (budget.exceeded ?? error);
+    })
+    .finally(() => budget.end());
   signal.throwIfAborted();
+  budget.checkOutput((await stat(output.path)).size);
   report.progress.stop();
   // One key per attempt: an attempt that lost its lease (paused, partitioned) and uploads late can
   // only ever overwrite or delete its own object, never the result another attempt recorded.

@@ -10,6 +10,7 @@ import { workFile } from '../tools/lib/output-name.js';
 import { createProgressReporter } from '../tools/lib/progress.js';
 import type { InputType, PublishedTool, ToolInput, ToolLimits, ToolOutput } from '../tools/lib/types.js';
 import { writeZip, type ZipEntry } from '../tools/lib/zip.js';
+import type { JobBudget } from './job-budget.js';
 
 export interface PlannedStep {
   tool: PublishedTool;
@@ -21,6 +22,8 @@ export interface StepsContext {
   signal: AbortSignal;
   engines: Engines;
   limits: ToolLimits;
+  /** The plan's whole-job limits, spent by every step and branch. */
+  budget: JobBudget;
   /** The whole job's percent (0–100): each step has an equal share, split again per file on a fan-out. */
   onProgress(percent: number): void;
   /** Called as each step starts (on a fan-out, once per file). */
@@ -61,24 +64,31 @@ class StepChain {
     this.runs = steps.map(() => []);
   }
 
-  /** Steps `first`… on `inputs`, over the progress span [start, end). `file` names a fan-out branch. */
+  /**
+   * Steps `first`… on `inputs`, over the progress span [start, end). `file` names a fan-out branch;
+   * `password` opens the inputs of a step after the first (the one the chain knows: protect's, or
+   * the first step's input password, which an output that kept its encryption still opens with).
+   */
   async from(
     first: number,
     inputs: ToolInput[],
     start: number,
     end: number,
     file?: string,
+    password?: string,
   ): Promise<ToolOutput> {
     const share = (end - start) / (this.steps.length - first);
     let current = inputs;
+    let known = password;
     for (let index = first; ; index++) {
       const at = start + (index - first) * share;
-      const output = await this.runOne(index, current, at, share, file);
+      const output = await this.runOne(index, current, at, share, { file, password: known });
       if (index === this.steps.length - 1) return output;
       // Declared parts fan out even when there are none (no images found): the result is then an
       // empty ZIP, as the tool alone would have given, not the archive fed to the next tool.
       if (output.parts) return this.fanOut(index + 1, output, at + share, end);
       current = [await this.inputFor(index + 1, output)];
+      known = output.password;
     }
   }
 
@@ -97,13 +107,19 @@ class StepChain {
     inputs: ToolInput[],
     start: number,
     share: number,
-    file: string | undefined,
+    { file, password }: { file: string | undefined; password: string | undefined },
   ): Promise<ToolOutput> {
     const { tool, options } = this.steps[index]!;
     const { ctx } = this;
     ctx.signal.throwIfAborted();
     ctx.onStep({ index, tool: tool.name });
     let pages: readonly number[] = [];
+    const pagesLeft = ctx.budget.pagesLeft(index);
+    const limits: ToolLimits = {
+      ...ctx.limits,
+      maxPages: Math.min(ctx.limits.maxPages, pagesLeft),
+      timeoutMs: ctx.budget.engineTimeoutMs(ctx.limits.timeoutMs),
+    };
     const output = await openAndRun(
       // Wrapped only to see the page counts the runner found opening the step's inputs.
       {
@@ -119,12 +135,16 @@ class StepChain {
         workDir: ctx.workDir,
         signal: ctx.signal,
         engines: ctx.engines,
-        limits: ctx.limits,
+        limits,
+        ...(index > 0 && password !== undefined ? { inputPassword: password } : {}),
         progress: createProgressReporter(tool.steps ?? { run: 100 }, (p) =>
           ctx.onProgress(start + (share * p.percent) / 100),
         ),
       },
-    );
+    ).catch((error: unknown) => {
+      throw wholeJobPages(error, pagesLeft, ctx.limits.maxPages);
+    });
+    this.countPages(index, output.inputPages ?? pages, output);
     if (this.steps.length === 1) return output;
     const facts = {
       input_size: inputs.reduce((sum, input) => sum + input.size, 0),
@@ -136,16 +156,31 @@ class StepChain {
     return output;
   }
 
+  /** The step's opened inputs at its level; the last step's own page count at the outputs' level. */
+  private countPages(index: number, pages: readonly number[], output: ToolOutput): void {
+    this.ctx.budget.countPages(
+      index,
+      pages.reduce((a, b) => a + b, 0),
+    );
+    const written = output.facts?.pages;
+    if (index === this.steps.length - 1 && typeof written === 'number')
+      this.ctx.budget.countPages(index + 1, written);
+  }
+
   /** The rest of the chain once per packed file; their final outputs make the job's ZIP. */
   private async fanOut(next: number, packed: ToolOutput, start: number, end: number): Promise<ToolOutput> {
     const parts = packed.parts ?? [];
+    this.ctx.budget.countParts(parts.length);
     const size = (end - start) / Math.max(1, parts.length);
     const finals: ZipEntry[] = [];
     for (const [k, part] of parts.entries()) {
       const input = await this.inputFor(next, part);
-      const final = await this.from(next, [input], start + k * size, start + (k + 1) * size, part.name);
+      const span = [start + k * size, start + (k + 1) * size] as const;
+      const final = await this.from(next, [input], ...span, part.name, packed.password);
       finals.push({ path: final.path, name: final.name });
     }
+    const sizes = await Promise.all(finals.map((f) => stat(f.path).then((s) => s.size)));
+    this.ctx.budget.checkOutput(sizes.reduce((a, b) => a + b, 0));
     const zip = workFile(this.ctx.workDir, 'steps', 'zip');
     await writeZip(finals, zip, this.ctx.signal);
     return { path: zip, name: packed.name, contentType: 'application/zip' };
@@ -168,6 +203,20 @@ class StepChain {
     const { size } = await stat(file.path);
     return { path: file.path, name: file.name, size, contentType };
   }
+}
+
+/**
+ * A page limit a step met because earlier branches spent the job's pages: said as the job's limit,
+ * not as the few pages this branch had left.
+ */
+function wholeJobPages(error: unknown, left: number, maxPages: number): unknown {
+  if (!(error instanceof QuireError) || error.code !== 'limit_pages_exceeded' || left >= maxPages)
+    return error;
+  return new QuireError(
+    'limit_pages_exceeded',
+    `The job's steps make more than ${maxPages} pages across their branches; the limit is ${maxPages}`,
+    { extras: { limit_pages: maxPages } },
+  );
 }
 
 /** The step's `pages` fact: its inputs' pages, when someone counted them. */

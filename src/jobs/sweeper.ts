@@ -1,5 +1,5 @@
 // Periodic housekeeping: requeue expired leases (fail after too many stalls), delete inputs of ended
-// jobs and results past retention, and expired resumable uploads. Idempotent, so any number of processes may run it at once.
+// jobs and results past retention, job records past theirs, and expired resumable uploads. Idempotent, so any number of processes may run it at once.
 
 import type { BlobStore } from '../blobs/types.js';
 import type { JobEvents } from '../model/job-change.js';
@@ -20,6 +20,8 @@ export interface SweeperDeps {
   rateLimits?: RateLimiter;
   /** Resumable uploads past their expiry lose their bytes (disk or bucket) and rows when given. */
   uploads?: { sweepExpired(): Promise<number> };
+  /** Job records ended longer ago than this go with their files (QUIRE_JOB_RECORD_RETENTION_MS). */
+  recordRetentionMs?: number;
   /** Where workers make their private work dirs, and the age after which a leftover is removed. */
   workDirs?: { parent: string; staleAfterMs: number };
 }
@@ -33,6 +35,10 @@ export async function sweepOnce(deps: SweeperDeps): Promise<void> {
   for (const id of failed)
     deps.logger.error({ job: id, code: 'worker_lost' }, 'job failed after repeated stalls');
   await service.purgeFiles(BATCH);
+  if (deps.recordRetentionMs !== undefined) {
+    const purged = await service.purgeRecords(Date.now() - deps.recordRetentionMs, BATCH);
+    if (purged > 0) deps.logger.info({ purged }, 'deleted job records past retention');
+  }
   await deps.idempotency?.prune();
   await deps.rateLimits?.prune();
   const expired = (await deps.uploads?.sweepExpired()) ?? 0;

@@ -1,6 +1,7 @@
 // The public job object (docs/api.md §2): snake_case, RFC 3339 times, secrets redacted, links.
 import { type JobRecord, jobSteps } from './job.js';
 import { scrubSecretOptions } from './redact.js';
+import { firstStepOptions } from './step-secrets.js';
 
 /** RFC 3339 UTC without milliseconds, as the contract writes timestamps. */
 export const rfc3339 = (ms: number | null) =>
@@ -12,7 +13,7 @@ export function jobView(job: JobRecord): Record<string, unknown> {
     id: job.id,
     object: 'job',
     tool: job.tool,
-    options: scrubSecretOptions(job.options, job.secretOptions),
+    options: firstStepOptions(scrubSecretOptions(job.options, job.secretOptions)),
     status: job.status,
     progress: job.status === 'succeeded' ? 100 : Math.min(job.progress, 99),
     // How many times a worker has started the job; above 1 after a worker was lost (docs/api.md).
@@ -48,14 +49,15 @@ export function jobView(job: JobRecord): Record<string, unknown> {
 }
 
 /**
- * A job of several steps shows them all (the first one's secrets redacted like `options`) and, while
+ * A job of several steps shows them all (every step's secrets redacted like `options`) and, while
  * processing, the step running; a one-tool job shows neither.
  */
 function stepsView(job: JobRecord): Record<string, unknown> {
   if (job.nextSteps.length === 0) return {};
   const steps = jobSteps(job).map((step, index) => ({
     tool: step.tool,
-    options: index === 0 ? scrubSecretOptions(step.options, job.secretOptions) : step.options,
+    options:
+      index === 0 ? firstStepOptions(scrubSecretOptions(step.options, job.secretOptions)) : step.options,
   }));
   const current = job.status === 'processing' ? job.currentStep : null;
   const running = current === null ? undefined : steps[current];

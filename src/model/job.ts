@@ -70,7 +70,8 @@ export interface JobRecord {
   attempts: number;
   /**
    * The steps after the first (`tool` and `options` are the first), each run on the previous
-   * step's output; empty for a one-tool job. They hold no secrets: those go on the first step only.
+   * step's output; empty for a one-tool job. They hold no secrets: a later step's secret options
+   * read `[redacted]` here and are kept in `options` under their pointers (step-secrets.ts).
    */
   nextSteps: JobStep[];
   /** The step a worker is running (0 = `tool`), while the job is processing. */
@@ -84,7 +85,10 @@ export interface JobRecord {
   webhookUrl: string | null;
 }
 
-/** Every step of the job in order, the first being its `tool` and `options`. */
+/**
+ * Every step of the job in order, the first being its `tool` and `options`, as stored: the later
+ * steps' secrets read `[redacted]` (a worker runs `runnableSteps`, step-secrets.ts).
+ */
 export function jobSteps(job: Pick<JobRecord, 'tool' | 'options' | 'nextSteps'>): JobStep[] {
   return [{ tool: job.tool, options: job.options }, ...job.nextSteps];
 }

@@ -14,6 +14,7 @@ import type {
   JobTransfers,
 } from '../model/job.js';
 import type { JobChangeNotice } from '../model/job-change.js';
+import type { JobQuotaStore } from './quota-types.js';
 import type { UploadStore } from './upload-types.js';
 import type { WebhookStore } from './webhook-types.js';
 
@@ -96,7 +97,7 @@ export interface SweepOutcome {
  * fanned out to the account's subscribed endpoints. A refused conditional write writes no event;
  * requeues (release, expired lease) are not events.
  */
-export interface JobStore {
+export interface JobStore extends JobQuotaStore {
   create(job: NewJob): Promise<JobRecord>;
   /** Account-scoped read; another account's or a deleted job is undefined (→ 404). */
   get(accountId: string, id: string): Promise<JobRecord | undefined>;

@@ -25,6 +25,8 @@ export interface UploadStore {
    */
   take(accountId: string, id: string): Promise<UploadRecord | undefined>;
   remove(id: string): Promise<void>;
+  /** Declared bytes of the account's uploads not yet taken or expired, for its storage quota. */
+  reservedBytes(accountId: string, now: number): Promise<number>;
   /** Uploads created and not finished, for the active-uploads gauge. */
   countUnfinished(): Promise<number>;
   /** Uploads past their expiry, oldest first. */

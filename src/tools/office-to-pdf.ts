@@ -18,6 +18,14 @@ const options = Type.Object(
           'Lay text documents and spreadsheets out on landscape pages. Slides keep their own shape.',
       }),
     ),
+    password: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 1024,
+        description:
+          'The password of an encrypted document (Word, Excel, PowerPoint, OpenDocument). Secret: redacted in every view.',
+      }),
+    ),
   },
   { additionalProperties: false, examples: [{}, { pages: '1', landscape: true }] },
 );
@@ -46,6 +54,7 @@ export const officeToPdfTool = defineTool({
     'Converts a document (docx, doc, odt, rtf, txt), spreadsheet (xlsx, xls, ods, csv) or presentation (pptx, ppt, odp) to PDF with LibreOffice. Macros never run and the document cannot reach the network.',
   inputs: { minFiles: 1, maxFiles: 1, accepts: OFFICE_INPUTS },
   options,
+  secretOptions: ['password'],
   output: { contentType: 'application/pdf' },
   engines: ['libreoffice', 'qpdf'],
   steps: { convert: 85, pages: 15 },
@@ -58,7 +67,10 @@ export const officeToPdfTool = defineTool({
     await ctx.engines.libreoffice.toPdf(
       input.path,
       converted,
-      { landscape: ctx.options.landscape ?? false },
+      {
+        landscape: ctx.options.landscape ?? false,
+        ...(ctx.options.password === undefined ? {} : { password: ctx.options.password }),
+      },
       call,
     );
 

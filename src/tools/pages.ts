@@ -62,6 +62,8 @@ export const pagesTool = defineTool({
   output: { contentType: 'application/pdf' },
   engines: ['qpdf'],
   steps: { inspect: 10, select: 90 },
+  // Each item of `keep` is at least one page, however few the document has: "1,1,…" ×50 is 50.
+  leastOutput: (opts) => ({ files: 1, pages: opts.keep === undefined ? 1 : opts.keep.split(',').length }),
   async run(ctx) {
     const { input, pageCount } = onlyPdf(ctx);
     const pages = outputPages(ctx.options, pageCount);

@@ -28,6 +28,8 @@ export const pdfaTool = defineTool({
   description:
     'Rewrites a PDF as PDF/A (ISO 19005) for long-term archiving: fonts embedded, colours tagged with an ICC profile, XMP metadata declaring the conformance.',
   inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'], opens: 'pdf' },
+  // PDF/A forbids encryption (ISO 19005-2, 6.1.3: no /Encrypt in the trailer).
+  encryption: 'drops',
   options,
   output: { contentType: 'application/pdf' },
   engines: ['ocrmypdf', 'qpdf'],

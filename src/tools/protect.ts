@@ -73,6 +73,8 @@ export const protectTool = defineTool({
   description: 'Encrypts the PDF (AES-256 or AES-128) with a user and/or owner password and permissions.',
   inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'], opens: 'pdf', quickOpen: true },
   options,
+  // Its purpose: the input's own encryption, if any, gives way to the one asked for.
+  encryption: 'changes',
   secretOptions: ['user_password', 'owner_password'],
   output: { contentType: 'application/pdf' },
   engines: ['qpdf'],
@@ -104,6 +106,8 @@ export const protectTool = defineTool({
       name: outputName(input.name, 'protected'),
       contentType: 'application/pdf',
       facts: { encryption: ctx.options.encryption ?? 'aes-256', requires_password: user !== undefined },
+      // A later step of the job opens the output with it.
+      ...(user === undefined ? {} : { password: user }),
     };
   },
 });

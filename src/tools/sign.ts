@@ -97,6 +97,8 @@ export const signTool = defineTool({
     'Adds a PAdES digital signature made with your PKCS#12 certificate: invisible or in a box on a page, optionally certifying the document. With a time-stamp authority configured on the server the signature carries a trusted time (B-T).',
   inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'], opens: 'pdf' },
   options,
+  // Encrypting the signed file again would rewrite it and break the signature just made.
+  encryption: 'drops',
   secretOptions: ['certificate', 'certificate_password'],
   output: { contentType: 'application/pdf' },
   // qpdf opens the input (`opens: 'pdf'`): typed errors for encrypted and damaged files, the page count.

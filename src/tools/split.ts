@@ -1,5 +1,6 @@
 // split: cuts one PDF into parts (given ranges, every N pages, or each page) and returns a ZIP of
 // `<stem>-<part>.pdf`, or the PDF itself when there is only one part.
+import { stat } from 'node:fs/promises';
 import { type Static, Type } from '@sinclair/typebox';
 import { QuireError } from '../errors/quire-error.js';
 import { engineCall, engineCallWithProgress, onlyPdf } from './lib/inputs.js';
@@ -23,7 +24,10 @@ const options = Type.Object(
       Type.Array(PageSelectionSchema('One part.'), {
         minItems: 1,
         maxItems: 1000,
-        description: 'With mode `ranges`: the parts, each a page selection (its pages in the order given).',
+        // The same part twice only multiplies the output (issue 25: 200 copies of "1" made 1 GB).
+        uniqueItems: true,
+        description:
+          'With mode `ranges`: the parts, each a page selection (its pages in the order given), no two the same. The plan bounds how many (`max_fan_out` when steps follow, `max_pages`).',
         examples: [['1-3', '4-z']],
       }),
     ),
@@ -74,9 +78,14 @@ async function splitByRanges(
   // Resolve every range first so a bad one fails before any work is done.
   const resolved = ranges.map((r) => toQpdfRange(resolvePageList(r, pageCount)));
   const parts: Part[] = [];
+  let written = 0;
   for (const [i, pages] of resolved.entries()) {
     const file = workFile(ctx.workDir, 'part');
     await ctx.engines.qpdf.selectPages(input.path, pages, file, engineCall(ctx));
+    // Every part may carry the input's shared resources (a 5 MB image on each page): distinct
+    // ranges can still multiply bytes, so the result's limit is held part by part.
+    written += (await stat(file)).size;
+    checkOutputBytes(written, ctx.limits.maxOutputBytes);
     parts.push({ file, pages });
     ctx.progress.fraction(i + 1, resolved.length);
   }
@@ -101,6 +110,28 @@ async function splitEvery(ctx: ToolContext<Options>, input: ToolInput, pageCount
   });
 }
 
+function checkOutputBytes(written: number, max: number | undefined): void {
+  if (max === undefined || written <= max) return;
+  throw new QuireError(
+    'job_limit_exceeded',
+    `The parts take ${written} bytes; the plan's limit (output_bytes) is ${max}.`,
+    { extras: { limit: 'output_bytes', quota: max } },
+  );
+}
+
+/** A selection without blanks or case, each `N-N` item as `N`: equal for equal parts. */
+function sameSelection(range: string): string {
+  return range
+    .replace(/\s+/g, '')
+    .toLowerCase()
+    .split(',')
+    .map((item) => {
+      const [from, to] = item.split('-');
+      return to === from ? from : item;
+    })
+    .join(',');
+}
+
 export const splitTool = defineTool({
   name: 'split',
   title: 'Split a PDF',
@@ -111,6 +142,26 @@ export const splitTool = defineTool({
   output: { contentType: 'application/zip', parts: ['application/pdf'] },
   engines: ['qpdf'],
   steps: { inspect: 5, split: 80, package: 15 },
+  checkRequest(opts) {
+    // Spellings of one selection (" 1", "1-1", "Z") are the same part as much as two equal strings.
+    const seen = new Map<string, number>();
+    return (opts.ranges ?? []).flatMap((range, i) => {
+      const key = sameSelection(range);
+      const first = seen.get(key);
+      if (first === undefined) seen.set(key, i);
+      return first === undefined
+        ? []
+        : [{ pointer: `/options/ranges/${i}`, detail: `repeats range ${first}` }];
+    });
+  },
+  leastOutput(opts, pages) {
+    const mode = opts.mode ?? 'each';
+    const files =
+      mode === 'ranges'
+        ? (opts.ranges?.length ?? 1)
+        : Math.ceil(pages / (mode === 'every' ? opts.pages! : 1));
+    return { files, pages: 1 };
+  },
   checkJob(opts) {
     if (opts.mode === 'every' && opts.pages === undefined) {
       throw new QuireError('invalid_options', 'Mode `every` needs `pages`');

@@ -30,6 +30,7 @@ export const unlockTool = defineTool({
     passwordOption: 'password',
   },
   options,
+  encryption: 'changes',
   secretOptions: ['password'],
   output: { contentType: 'application/pdf' },
   engines: ['qpdf'],

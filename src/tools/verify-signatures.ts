@@ -46,6 +46,8 @@ export const verifySignaturesTool = defineTool({
   description:
     'Reports every digital signature of a PDF as JSON: signer and issuer, signing time, whether the signed bytes are intact, whether it covers the whole document, what was changed after signing, certification level and chain status against the trust roots you give.',
   inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'], opens: 'pdf' },
+  // A decrypted copy no longer holds the bytes the signatures cover.
+  encryption: 'reads',
   options,
   output: { contentType: 'application/json' },
   // qpdf opens the input (`opens: 'pdf'`): typed errors for encrypted and damaged files, the page count.

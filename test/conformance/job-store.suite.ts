@@ -8,7 +8,9 @@ import { describeAccountConformance } from './account-store.suite.js';
 import { describeFairClaimConformance } from './fair-claim.suite.js';
 import { describeIdempotencyConformance } from './idempotency.suite.js';
 import { describeLeaseConformance } from './job-lease.suite.js';
+import { describeQuotaConformance } from './job-quotas.suite.js';
 import { describeRetentionConformance } from './job-retention.suite.js';
+import { describeStepSecretsConformance } from './step-secrets.suite.js';
 import {
   ALICE,
   BOB,
@@ -38,11 +40,13 @@ export function describeJobStoreConformance(
     describeRecordConformance(open);
     describeLeaseConformance(open, options);
     describeRetentionConformance(open);
+    describeQuotaConformance(open);
     describeAccountConformance(open);
     describeFairClaimConformance(open);
     describeIdempotencyConformance(open);
     describeWebhookOutboxConformance(open);
     describeWorkflowsIoConformance(open);
+    describeStepSecretsConformance(open);
     describeUploadConformance(open);
     describeMigrationConformance(open, options);
   });

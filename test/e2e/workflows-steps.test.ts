@@ -164,9 +164,15 @@ describe('input password', () => {
     const job = await client.run({ tool: 'compress', options: { password: PASSWORD }, files: [locked] }, 120);
     expect(job.status, JSON.stringify(job.error)).toBe('succeeded');
     expect(job.options).toMatchObject({ password: '[redacted]', level: 'medium' });
+    // The result keeps the input's encryption (docs/tools.md, "Encrypted and signed inputs").
+    expect(job.result?.encryption).toBe('kept');
     const pdf = toFile((await client.download(job.id)).body);
-    expect(requiresPassword(pdf)).toBe(false);
-    expect(pageCount(pdf)).toBe(4);
+    expect(requiresPassword(pdf)).toBe(true);
+    expect(
+      execFileSync('qpdf', [`--password=${PASSWORD}`, '--show-npages', pdf])
+        .toString()
+        .trim(),
+    ).toBe('4');
 
     const wrong = await client.run({ tool: 'compress', options: { password: 'nope' }, files: [locked] }, 120);
     expect(wrong.status).toBe('failed');

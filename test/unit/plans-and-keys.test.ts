@@ -39,11 +39,61 @@ describe('plans configuration', () => {
         concurrent_jobs: 1,
         result_retention_ms: 60_000,
         max_pages: 3,
+        max_output_bytes: 1_000,
+        max_fan_out: 2,
+        max_work_bytes: 5_000,
+        max_engine_ms: 60_000,
+        max_stored_bytes: 10_000,
+        max_queued_jobs: 4,
+        jobs_per_window: 8,
       },
     });
     const { plans } = loadConfig({ QUIRE_PLANS_FILE: file, QUIRE_PLAN_TEAM_MAX_PAGES: '7' });
     expect(plans.free).toMatchObject({ maxFileBytes: 1000, requestsPerWindow: 60 });
     expect(plans.team).toMatchObject({ name: 'team', requestsPerWindow: 5, windowSeconds: 2, maxPages: 7 });
+  });
+
+  it('takes every field, the whole-job limits and quotas included, from QUIRE_PLAN_<PLAN>_<FIELD>', () => {
+    const { plans } = loadConfig({
+      QUIRE_PLAN_FREE_MAX_OUTPUT_BYTES: '1001',
+      QUIRE_PLAN_FREE_MAX_FAN_OUT: '1002',
+      QUIRE_PLAN_FREE_MAX_WORK_BYTES: '1003',
+      QUIRE_PLAN_FREE_MAX_ENGINE_MS: '1004',
+      QUIRE_PLAN_FREE_MAX_STORED_BYTES: '1005',
+      QUIRE_PLAN_FREE_MAX_QUEUED_JOBS: '1006',
+      QUIRE_PLAN_FREE_JOBS_PER_WINDOW: '1007',
+    });
+    expect(plans.free).toMatchObject({
+      maxOutputBytes: 1001,
+      maxFanOut: 1002,
+      maxWorkBytes: 1003,
+      maxEngineMs: 1004,
+      maxStoredBytes: 1005,
+      maxQueuedJobs: 1006,
+      jobsPerWindow: 1007,
+    });
+    expect(plans.pro?.maxFanOut).toBe(2_000);
+  });
+
+  it('gives a new plan without the whole-job limits and quotas those of the free plan', () => {
+    const file = plansFile({
+      older: {
+        requests_per_window: 5,
+        window_seconds: 2,
+        max_file_bytes: 10,
+        files_per_job: 1,
+        concurrent_jobs: 1,
+        result_retention_ms: 60_000,
+        max_pages: 3,
+      },
+    });
+    const { plans } = loadConfig({ QUIRE_PLANS_FILE: file });
+    expect(plans.older).toMatchObject({
+      maxPages: 3,
+      maxFanOut: 200,
+      maxStoredBytes: 2 ** 30,
+      jobsPerWindow: 100,
+    });
   });
 
   it.each([

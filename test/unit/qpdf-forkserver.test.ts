@@ -162,14 +162,19 @@ describe('caps and kills', () => {
     const server = ourForkServer()!;
     // Some seconds of work: 8,400 pages.
     const pages = Array.from({ length: 600 }, () => fourteen);
+    // The child is looked for every 5 ms, not on its first output: on a loaded machine a run can be
+    // forked and killed before it prints a line. 1 s is far below the seconds this work takes.
     let running: number[] = [];
-    const slow = run('qpdf', ['--progress', '--empty', '--pages', ...pages, '--', path.join(dir, 'x.pdf')], {
-      ...options(QPDF_FORKSERVER, { timeoutMs: 150 }),
-      onStdoutLine: () => {
-        if (running.length === 0) running = childrenOf(server);
-      },
-    });
+    const watch = setInterval(() => {
+      if (running.length === 0) running = childrenOf(server);
+    }, 5);
+    const slow = run(
+      'qpdf',
+      ['--progress', '--empty', '--pages', ...pages, '--', path.join(dir, 'x.pdf')],
+      options(QPDF_FORKSERVER, { timeoutMs: 1_000 }),
+    );
     await expect(slow).rejects.toMatchObject({ code: 'timeout' });
+    clearInterval(watch);
     expect(running.length).toBe(1);
     await eventually(() => !isAlive(running[0]!));
     expect(isAlive(server)).toBe(true);

@@ -91,7 +91,7 @@ export class Accounts {
 export class Keys {
   constructor(private readonly api: Api) {}
   /** A key under `accountId`; its secret (`key`) is in this answer only. */
-  async create(accountId: string, body: JsonBody<'createApiKey'>): Promise<Schemas['NewApiKey']> {
+  async create(accountId: string, body: JsonBody<'createApiKey'>): Promise<Schemas['ApiKeyWithSecret']> {
     return data(
       await this.api.POST('/api/v1/accounts/{id}/keys', { params: { path: { id: accountId } }, body }),
     );

@@ -13,6 +13,15 @@ export const retention = {
       'Longest time results are kept after a job succeeds; a plan’s `result_retention_ms` applies below it.',
     ),
   ),
+  QUIRE_JOB_RECORD_RETENTION_MS: setting(
+    'jobRecordMs',
+    int(
+      1_000,
+      3_650 * DAY,
+      30 * DAY,
+      'How long a job’s record is kept after it ended (or was deleted); the sweeper then deletes it with any files it still has, and the job is 404.',
+    ),
+  ),
   QUIRE_DOWNLOAD_LINK_TTL_MS: setting(
     'downloadLinkTtlMs',
     int(10_000, 7 * DAY, 900_000, 'Lifetime of a temporary download link.'),

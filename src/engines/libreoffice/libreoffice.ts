@@ -8,6 +8,8 @@ import { createOfficePool, type OfficePoolOptions } from './office-pool.js';
 export interface OfficeConvertOptions {
   /** Page styles in use turn landscape (text and spreadsheets; slides keep their own shape). */
   landscape: boolean;
+  /** The password of an encrypted document (MediaDescriptor `Password`, sent over the bridge's socket). */
+  password?: string;
 }
 
 export interface LibreofficeOptions extends OfficePoolOptions {
@@ -27,6 +29,7 @@ export function createLibreoffice(opts: LibreofficeOptions) {
             input: path.resolve(input),
             output: path.resolve(output),
             landscape: o.landscape,
+            ...(o.password === undefined ? {} : { password: o.password }),
           },
           opts.timeoutMs,
           call.signal,
@@ -34,6 +37,12 @@ export function createLibreoffice(opts: LibreofficeOptions) {
         // `unreadable`: loadComponentFromURL returned nothing or not a document we can export.
         if (!reply.ok && reply.error === 'unreadable')
           throw new QuireError('unsupported_file', 'LibreOffice could not open the document');
+        // `encrypted`, `wrong_password`: the file is an encrypted OOXML or OpenDocument (the bridge
+        // checks, as LibreOffice's refusal does not say why).
+        if (!reply.ok && reply.error === 'encrypted')
+          throw new QuireError('office_encrypted', 'The document is encrypted: give its password');
+        if (!reply.ok && reply.error === 'wrong_password')
+          throw new QuireError('invalid_password', 'The password does not open the document');
         if (!reply.ok) throw new QuireError('engine_failed', 'LibreOffice could not convert the document');
       } finally {
         opts.onFinished?.(performance.now() - started);

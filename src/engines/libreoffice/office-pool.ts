@@ -42,6 +42,8 @@ export interface OfficeRequest {
   input: string;
   output: string;
   landscape: boolean;
+  /** The password of an encrypted document; it reaches the bridge over its 0600 socket only. */
+  password?: string;
 }
 
 interface BridgeReply {
@@ -131,6 +133,7 @@ class OfficeInstance implements PooledInstance {
           input: `${INSIDE.exchange}/${name}`,
           output: `${INSIDE.exchange}/output.pdf`,
           landscape: request.landscape,
+          ...(request.password === undefined ? {} : { password: request.password }),
         },
         timeoutMs,
         signal,

@@ -7,6 +7,7 @@ import { run } from '../../process/runner.js';
 import { removeSecretFile, writeSecretFile } from '../../process/work-dir.js';
 import type { EngineCallOptions, EngineDefaults } from '../call-options.js';
 import { toRunOptions } from '../call-options.js';
+import { encryptionCopying } from './copy-encryption.js';
 import { type EncryptionSpec, encryptionJob } from './encrypt.js';
 import { QPDF_EXIT } from './failure.js';
 import { forkServerFor, viaForkServer } from './forkserver/binary.js';
@@ -14,6 +15,7 @@ import { qpdfOpening } from './opening.js';
 import { abs, JSON_MAX_BYTES, type QpdfCall, type QpdfProgram, qpdfProgram } from './run-qpdf.js';
 import { OPTIMIZE, streamData } from './stream-data.js';
 
+export type { EncryptionParameters } from './copy-encryption.js';
 export type { EncryptionSpec } from './encrypt.js';
 export type { Opening } from './opening.js';
 export { JSON_MAX_BYTES, type QpdfCall } from './run-qpdf.js';
@@ -47,6 +49,7 @@ export function createQpdf(
     ...inspection(qpdf),
     ...pageOperations(qpdf),
     ...protection(qpdf),
+    ...encryptionCopying(qpdf),
     ...rewrites(qpdf),
     ...streamData(qpdf),
   };

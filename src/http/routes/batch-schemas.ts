@@ -2,7 +2,8 @@
 // with the batch object as `batchView` builds it. The upload is the job upload's (its parts, refusals).
 import { Type } from '@sinclair/typebox';
 import { type DocResponse, json, problem, ref } from './common-schemas.js';
-import { jobStatuses, uploadRefusals } from './job-schemas.js';
+import { jobStatuses } from './job-schemas.js';
+import { uploadRefusals } from './upload-refusals.js';
 
 const batchIdParams = {
   type: 'object',

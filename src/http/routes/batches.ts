@@ -6,6 +6,7 @@ import { ulid } from 'ulid';
 import yazl from 'yazl';
 import { accountLimits } from '../../config/plans.js';
 import { QuireError } from '../../errors/quire-error.js';
+import { AccountQuotas } from '../../jobs/account-quotas.js';
 import { JobService } from '../../jobs/job-service.js';
 import { type BatchRecord, batchView } from '../../model/batch.js';
 import type { JobRecord } from '../../model/job.js';
@@ -14,7 +15,7 @@ import { type BatchItem, receiveBatchUpload } from '../batch-upload.js';
 import type { AppDeps } from '../deps.js';
 import { completedResponse, fingerprintOf, sendReplay } from '../idempotency.js';
 import { batchSchemas } from './batch-schemas.js';
-import { jobFingerprint, newJobOf } from './jobs.js';
+import { bytesOf, jobFingerprint, newJobOf } from './jobs.js';
 
 type IdParams = { Params: { id: string } };
 
@@ -70,6 +71,9 @@ function registerCreate(app: FastifyInstance, deps: AppDeps, service: JobService
     handler: async (request, reply) => {
       const auth = request.auth!;
       const limits = accountLimits(config, auth.plan);
+      const replaying = request.idempotency?.completed !== undefined;
+      const quotas = new AccountQuotas({ jobs: deps.db.jobs, uploads: deps.db.uploads });
+      if (!replaying) await quotas.check(auth.accountId, limits.plan, { bytes: 0, jobs: 1 });
       const items = await receiveBatchUpload(request, catalog, blobs, {
         ...limits,
         plan: limits.plan.name,
@@ -81,6 +85,12 @@ function registerCreate(app: FastifyInstance, deps: AppDeps, service: JobService
       let replay: ReturnType<typeof completedResponse>;
       try {
         replay = completedResponse(request, fingerprint);
+        // A batch is its jobs: each counts against the queue and the window, its files against storage.
+        const bytes = items.reduce((sum, item) => sum + bytesOf(item.received), 0);
+        if (!replay) await quotas.check(auth.accountId, limits.plan, { bytes, jobs: items.length });
+      } catch (error) {
+        await discard();
+        throw error;
       } finally {
         if (replay || request.idempotency?.settled) await discard();
       }

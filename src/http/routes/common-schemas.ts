@@ -39,10 +39,16 @@ export const ProblemSchema = Type.Object(
     max_endpoints: Type.Optional(Type.Integer()),
     upload_id: Type.Optional(Type.String({ description: 'upload_incomplete: the upload named.' })),
     limit_bytes: Type.Optional(Type.Integer({ description: '413: the limit that was exceeded.' })),
+    pages: Type.Optional(Type.Integer({ description: 'limit_pages_exceeded: the pages counted.' })),
+    limit_pages: Type.Optional(Type.Integer({ description: 'limit_pages_exceeded: the page limit.' })),
+    stored_bytes: Type.Optional(
+      Type.Integer({ description: 'storage_quota_exceeded: what the account stores now.' }),
+    ),
     plan: Type.Optional(Type.String({ description: 'The caller’s plan.' })),
     limit: Type.Optional(
       Type.String({
-        description: '429: which limit: `requests`, `failed_authentication` or `concurrent_uploads`.',
+        description:
+          'Which limit: 429 `requests`, `failed_authentication`, `concurrent_uploads`, `queued_jobs`, `jobs_per_window`; 413 `stored_bytes`; 422 `job_limit_exceeded` `fan_out`, `output_bytes`, `work_bytes`, `engine_time`.',
       }),
     ),
     policy: Type.Optional(Type.String()),

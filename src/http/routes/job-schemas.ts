@@ -4,6 +4,7 @@ import { Type } from '@sinclair/typebox';
 import { type DocResponse, json, noContent, problem, ref } from './common-schemas.js';
 import { conditionalAnswers, ifNoneMatchHeader } from './job-answer.js';
 import { inputSource, jobTransferFields } from './transfer-schemas.js';
+import { uploadRefusals } from './upload-refusals.js';
 
 export const jobStatuses = ['queued', 'processing', 'succeeded', 'failed', 'canceled'] as const;
 const time = (description: string) => Type.String({ format: 'date-time', description });
@@ -123,25 +124,6 @@ const jobIdParams = {
 // Workflows (docs/api.md §2): steps and Prefer: wait on job creation, kept apart from the rest.
 const workflowsDescription =
   "A `steps` part (JSON array of `{tool, options}`, 1–10) replaces `tool` and `options`: each step runs on the previous step's output. A `file_url` part takes an input's place (the worker fetches it); `export` names a presigned PUT URL for the result and `webhook_url` receives the job's end; a failed import or export fails the job (`import_failed`, `import_too_large`, `import_forbidden_address`, `import_timeout`, `export_failed`), never the request. `Prefer: wait=N` holds the response until the job ends or N seconds pass (capped by QUIRE_PREFER_WAIT_MAX_S); `Preference-Applied` says the wait honoured.";
-
-/** The refusals of a job upload, shared by createBatch, which reads its parts the same way. */
-export const uploadRefusals = {
-  400: problem([
-    'invalid_request',
-    'unknown_tool',
-    'tool_unavailable',
-    'invalid_options',
-    'invalid_metadata',
-    'unsupported_file',
-    'too_many_files',
-    'missing_file',
-    'webhook_url_not_allowed',
-  ]),
-  408: problem(['request_timeout']),
-  413: problem(['payload_too_large']),
-  415: problem(['unsupported_media_type']),
-  429: problem(['concurrent_uploads_exceeded'], ['Retry-After']),
-} satisfies Record<number, DocResponse>;
 
 const tags = ['Jobs'];
 const jobAnswer = (description: string): DocResponse => json(description, ref('Job'));

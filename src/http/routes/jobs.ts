@@ -4,10 +4,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { accountLimits } from '../../config/plans.js';
 import { QuireError } from '../../errors/quire-error.js';
+import { AccountQuotas } from '../../jobs/account-quotas.js';
 import { JobService } from '../../jobs/job-service.js';
 import { waitForTerminal } from '../../jobs/wait.js';
 import type { JobRecord, JobStatus } from '../../model/job.js';
 import { jobView } from '../../model/job-view.js';
+import { storedSteps } from '../../model/step-secrets.js';
 import { ulid } from '../../model/ulid.js';
 import type { NewJob, StoredResponse } from '../../store/types.js';
 import { jobCallbackEndpoint } from '../../webhooks/job-callback.js';
@@ -44,6 +46,10 @@ function registerCreate(app: FastifyInstance, deps: AppDeps, service: JobService
       const auth = request.auth!;
       const id = `job_${ulid()}`;
       const limits = accountLimits(config, auth.plan);
+      const replaying = request.idempotency?.completed !== undefined;
+      const quotas = new AccountQuotas({ jobs: deps.db.jobs, uploads: deps.db.uploads });
+      // Before the body is read: an account at its quota sends no bytes for nothing.
+      if (!replaying) await quotas.check(auth.accountId, limits.plan, { bytes: 0, jobs: 1 });
       const received = await receiveJobUpload(
         request,
         id,
@@ -57,12 +63,16 @@ function registerCreate(app: FastifyInstance, deps: AppDeps, service: JobService
         {
           uploads: deps.uploads,
           accountId: auth.accountId,
-          replaying: request.idempotency?.completed !== undefined,
+          replaying,
         },
       );
       let replay: StoredResponse | undefined;
       try {
         replay = completedResponse(request, jobFingerprint(received));
+        if (!replay) await quotas.check(auth.accountId, limits.plan, { bytes: bytesOf(received), jobs: 1 });
+      } catch (error) {
+        await service.discardUpload(received.inputs);
+        throw error;
       } finally {
         // A replayed (or refused) upload is not a job: its stored files go before the answer
         // (docs/api.md §4), so a client never sees them.
@@ -75,6 +85,11 @@ function registerCreate(app: FastifyInstance, deps: AppDeps, service: JobService
       return reply.code(201).header('Location', `/api/v1/jobs/${id}`).send(jobView(shown));
     },
   });
+}
+
+/** Bytes a job's uploaded files add to its account's storage (a `file_url` counts once fetched). */
+export function bytesOf(received: ReceivedJob): number {
+  return received.inputs.reduce((sum, input) => sum + input.size, 0);
 }
 
 /**
@@ -192,12 +207,14 @@ export async function newJobOf(
     id,
     accountId,
     tool: received.entry.tool.name,
-    options: received.options,
-    secretOptions: [...(received.entry.tool.secretOptions ?? [])],
+    ...storedSteps(
+      { options: received.options, secretOptions: received.entry.tool.secretOptions ?? [] },
+      received.nextSteps ?? [],
+      (tool) => deps.catalog.get(tool)?.tool.secretOptions ?? [],
+    ),
     metadata: received.metadata,
     inputs: received.inputs,
     createdAt: Date.now(),
-    ...(received.nextSteps ? { nextSteps: received.nextSteps } : {}),
     ...(batchId ? { batchId } : {}),
     ...(hasSecrets || webhookUrl ? { transfers } : {}),
     ...(hasSecrets ? { transferSecrets: secrets } : {}),

@@ -85,7 +85,7 @@ export const uploadSchemas = {
         },
       },
       412: versionRefused,
-      413: tusProblem(['payload_too_large']),
+      413: tusProblem(['payload_too_large', 'storage_quota_exceeded']),
       460: tusProblem(['checksum_mismatch']),
     } satisfies Responses,
   },

@@ -7,6 +7,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { accountLimits } from '../../config/plans.js';
 import type { ErrorCode } from '../../errors/catalogue.js';
 import { QuireError } from '../../errors/quire-error.js';
+import { AccountQuotas } from '../../jobs/account-quotas.js';
 import { runInTusContext } from '../../uploads/request-context.js';
 import { UPLOADS_PATH } from '../../uploads/tus-server.js';
 import type { AppDeps } from '../deps.js';
@@ -38,6 +39,13 @@ async function handOver(request: FastifyRequest, reply: FastifyReply, deps: AppD
   const maxFileBytes = auth ? accountLimits(deps.config, auth.plan).maxFileBytes : 0;
   if (request.method !== 'OPTIONS') requireTusVersion(request, reply);
   if (request.method === 'POST') refuseOverLimit(request, maxFileBytes, auth?.plan ?? '');
+  if (request.method === 'POST' && auth) {
+    // The declared length is held against the storage quota from creation: bytes not yet sent are
+    // bytes the account has asked the server to keep.
+    const quotas = new AccountQuotas({ jobs: deps.db.jobs, uploads: deps.db.uploads });
+    const bytes = Number(request.headers['upload-length']) || 0;
+    await quotas.check(auth.accountId, accountLimits(deps.config, auth.plan).plan, { bytes, jobs: 0 });
+  }
   const sha256 = checksumOf(request);
   const context = { accountId: auth?.accountId ?? '', maxFileBytes, ...(sha256 ? { sha256 } : {}) };
   const answer = await runInTusContext(context, () => deps.uploads.tus.handleWeb(webRequest(request, reply)));

@@ -9,6 +9,7 @@ import { type Kysely, sql } from 'kysely';
 import type { Migration } from '../sql/dialect.js';
 import type { Tables } from '../sql/rows.js';
 import { eventWriterMigration } from './event-writer-migration.js';
+import { quotaMigration } from './quota-migration.js';
 
 export const migrations: readonly Migration[] = [
   {
@@ -247,6 +248,7 @@ export const migrations: readonly Migration[] = [
     ],
   },
   eventWriterMigration,
+  quotaMigration,
 ];
 
 /** One fixed key for pg_advisory_lock: every Quire process migrating this database takes it. */

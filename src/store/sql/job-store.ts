@@ -7,6 +7,7 @@ import type { InputFile, JobError, JobRecord, JobResult, JobStatus } from '../..
 import { terminalStatuses } from '../../model/job.js';
 import type { JobChangeNotice } from '../../model/job-change.js';
 import { scrubSecretOptions } from '../../model/redact.js';
+import type { AccountUsage } from '../quota-types.js';
 import type {
   CancelOutcome,
   ClaimedJob,
@@ -26,6 +27,7 @@ import {
   sweepExpiredLeases,
 } from './job-maintenance.js';
 import { enabledEndpointsJson, endpoints } from './job-outbox.js';
+import { accountUsage, deleteRecords, listExpiredRecords } from './job-quotas.js';
 import { keysetPage, type PageCursor } from './keyset-page.js';
 import type { QueuedMessages, Transition } from './queued-messages.js';
 import { fromNewJob, type JobRow, noLease, type Tables, toJob } from './rows.js';
@@ -257,6 +259,18 @@ export class SqlJobStore implements JobStore {
 
   countByStatus(): Promise<Record<JobStatus, number>> {
     return countJobsByStatus(this.db);
+  }
+
+  accountUsage(accountId: string, since: number): Promise<AccountUsage> {
+    return accountUsage(this.db, accountId, since);
+  }
+
+  listExpiredRecords(before: number, limit: number): Promise<JobRecord[]> {
+    return listExpiredRecords(this.db, before, limit);
+  }
+
+  deleteRecords(ids: readonly string[]): Promise<number> {
+    return deleteRecords(this.db, ids);
   }
 }
 

@@ -60,6 +60,16 @@ export class SqlUploadStore implements UploadStore {
     await this.db.deleteFrom('uploads').where('id', '=', id).execute();
   }
 
+  async reservedBytes(accountId: string, now: number): Promise<number> {
+    const row = await this.db
+      .selectFrom('uploads')
+      .select((eb) => eb.fn.sum<number | string | null>('length').as('bytes'))
+      .where('account_id', '=', accountId)
+      .where('expires_at', '>', now)
+      .executeTakeFirst();
+    return Number(row?.bytes ?? 0);
+  }
+
   async countUnfinished(): Promise<number> {
     const row = await this.db
       .selectFrom('uploads')

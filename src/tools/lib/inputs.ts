@@ -4,6 +4,14 @@
 import { stat } from 'node:fs/promises';
 import { type EngineCallOptions, InputNeedsOpeningError } from '../../engines/call-options.js';
 import { QuireError } from '../../errors/quire-error.js';
+import {
+  decryptedInputs,
+  decryptsFor,
+  INPUT_PASSWORD_OPTION,
+  protectionOf,
+  scanProtection,
+  underEncryptionRule,
+} from './encryption-rule.js';
 import { workFile } from './output-name.js';
 import { quickPageCount } from './quick-open.js';
 import { repairedCopy } from './repaired-copy.js';
@@ -216,62 +224,59 @@ export async function openBeside<O, T>(
 
 /** Runs `tool` as its definition declares: engine-free refusals, the opening, then the tool. */
 export async function openAndRun<O>(
-  tool: Pick<AnyToolDefinition, 'inputs' | 'checkJob' | 'run'>,
+  tool: Pick<AnyToolDefinition, 'inputs' | 'checkJob' | 'run' | 'encryption'>,
   ctx: RunContext<O>,
 ): Promise<ToolOutput> {
   tool.checkJob?.(ctx.options, ctx.inputs);
   if (tool.inputs.opens !== 'pdf') return tool.run({ ...ctx, pages: [] });
   const { passwordOption } = tool.inputs;
   const options = ctx.options as Record<string, string | undefined>;
-  const password = options[passwordOption ?? INPUT_PASSWORD_OPTION];
+  // A later step of a job opens its input with the password the chain knows (steps.ts).
+  const password = passwordOption
+    ? options[passwordOption]
+    : (ctx.inputPassword ?? options[INPUT_PASSWORD_OPTION]);
   ctx.progress.step('inspect');
-  if (tool.inputs.opensBeside && password === undefined) {
-    try {
-      return await tool.run({ ...ctx, quickOpened: true, pages: [], opensBeside: true });
-    } catch (error) {
-      if (!(error instanceof InputNeedsOpeningError)) throw error;
-    }
-  } else if (tool.inputs.quickOpen && password === undefined) {
-    const pages = await quickCounts(ctx);
-    if (pages) {
-      try {
-        return await tool.run({ ...ctx, quickOpened: true, pages });
-      } catch (error) {
-        if (!(error instanceof InputNeedsOpeningError)) throw error;
-      }
-    }
+  const pdfs = pdfInputs(ctx.inputs);
+  const scans = await Promise.all(pdfs.map((input) => scanProtection(input.path)));
+  const quick =
+    password === undefined && !scans.some((scan) => scan.encrypted)
+      ? await runOpenedQuickly(tool, ctx)
+      : undefined;
+  if (quick) {
+    const found = pdfs.map((input, i) => ({ input, signed: scans[i]!.signed }));
+    return underEncryptionRule(tool, ctx, found, quick, engineCall(ctx));
   }
   const opened = await openPdfs(ctx, password);
+  const call = { ...engineCall(ctx), ...(password === undefined ? {} : { password }) };
+  const found = await protectionOf(pdfs, scans, ctx.engines.qpdf, call);
   let run: RunContext<O> = { ...ctx, inputs: opened.inputs };
-  // A tool with its own password option (unlock) does its own decrypting.
-  if (passwordOption === undefined && password !== undefined) run = await decryptedInputs(run, password);
-  return tool.run({ ...run, pages: opened.counts });
+  if (decryptsFor(tool, password)) run = await decryptedInputs(run, found, call);
+  const output = await tool.run({ ...run, pages: opened.counts });
+  const handed = pdfInputs(run.inputs)[0]?.path;
+  return underEncryptionRule(tool, ctx, found, output, call, handed);
 }
 
 /**
- * The option every PDF-opening tool accepts for an encrypted input (the catalogue adds it to their
- * schemas and secret options, so no tool declares it).
+ * The tool run on inputs the runner did not open with qpdf (`inputs.opensBeside`, `inputs.quickOpen`),
+ * or undefined when an input needs the qpdf opening after all.
  */
-export const INPUT_PASSWORD_OPTION = 'password';
-
-/**
- * Each PDF input replaced by a decrypted copy in the work dir, and the password taken out of the
- * options: the tool, and every step after it, works on a file that needs no password.
- */
-async function decryptedInputs<O>(ctx: RunContext<O>, password: string): Promise<RunContext<O>> {
-  const inputs: ToolInput[] = [];
-  for (const input of ctx.inputs) {
-    if (input.contentType !== 'application/pdf') {
-      inputs.push(input);
-      continue;
-    }
-    const copy = workFile(ctx.workDir, 'decrypted');
-    await ctx.engines.qpdf.decrypt(input.path, copy, { ...engineCall(ctx), password });
-    inputs.push({ ...input, path: copy });
+async function runOpenedQuickly<O>(
+  tool: Pick<AnyToolDefinition, 'inputs' | 'run'>,
+  ctx: RunContext<O>,
+): Promise<ToolOutput | undefined> {
+  try {
+    if (tool.inputs.opensBeside)
+      return await tool.run({ ...ctx, quickOpened: true, pages: [], opensBeside: true });
+    if (!tool.inputs.quickOpen) return undefined;
+    const pages = await quickCounts(ctx);
+    return pages ? await tool.run({ ...ctx, quickOpened: true, pages }) : undefined;
+  } catch (error) {
+    if (!(error instanceof InputNeedsOpeningError)) throw error;
+    return undefined;
   }
-  const { [INPUT_PASSWORD_OPTION]: _password, ...options } = ctx.options as Record<string, unknown>;
-  return { ...ctx, inputs, options: options as O };
 }
+
+export { INPUT_PASSWORD_OPTION };
 
 export function onlyInput<O>(ctx: RunContext<O>): ToolInput {
   const input = ctx.inputs[0];

@@ -48,6 +48,11 @@ export interface ToolLimits {
   maxPages: number;
   timeoutMs: number;
   memoryBytes: number;
+  /**
+   * The plan's bytes for the job's result (`max_output_bytes`): a tool that writes part after part
+   * from one input (split ranges) stops once its parts pass it, instead of after the last.
+   */
+  maxOutputBytes?: number;
 }
 
 /** What the runner hands over for one job: its options and inputs, a work dir and what it may use. */
@@ -66,6 +71,12 @@ export interface RunContext<O> {
    * complains about, and the runner opens it properly.
    */
   quickOpened?: boolean;
+  /**
+   * The password a later step of a job opens its input with: the one the chain already knows
+   * (protect's user password, or the first step's input password its output kept). Undefined on the
+   * first step, which takes the `password` option.
+   */
+  inputPassword?: string;
 }
 
 /** What `run` receives: the run context plus what the runner found opening the inputs. */
@@ -134,6 +145,11 @@ export interface ToolOutput {
    * runner found none: a step of a job reports them (jobs/steps.ts).
    */
   inputPages?: readonly number[];
+  /**
+   * The password the output opens with (protect's user password; the input's, when the output kept
+   * its encryption), for the next step of a job. Never a fact: it is not shown anywhere.
+   */
+  password?: string;
 }
 
 /** One file of a ZIP output, still on disk in the work dir. */
@@ -154,6 +170,15 @@ export interface ToolDefinition<S extends TObject = TObject> {
    * engine status when the schema depends on what this server has installed (ocr: its languages).
    */
   options: S | ((engines: readonly EngineStatus[]) => S);
+  /**
+   * What the tool does with an encrypted input's encryption (encryption-rule.ts). By default the
+   * runner hands it a decrypted copy and encrypts its PDF output as the input was. `changes`: setting
+   * or removing it is the tool's purpose (protect, unlock), its output is left as written. `drops`:
+   * the tool cannot keep it (sign: encrypting again rewrites the file and breaks the signature just
+   * made), so the facts say `encryption: "removed"`. `reads`: the tool reads the encrypted file as
+   * it is (verify-signatures: a decrypted copy no longer holds the signed bytes).
+   */
+  encryption?: 'changes' | 'drops' | 'reads';
   /** Option names whose values are secrets: redacted on the job and never logged. */
   secretOptions?: readonly string[];
   /** `parts`: the types of the files a ZIP output packs (`ToolOutput.parts`), for steps after it. */
@@ -171,6 +196,12 @@ export interface ToolDefinition<S extends TObject = TObject> {
    * file must be the PDF), so they are what a job fails with, whatever its files hold.
    */
   checkJob?(options: Static<S>, inputs: readonly ToolInput[]): void;
+  /**
+   * The least this tool makes from one input of at least `pages` pages, from its options alone
+   * (lib/least-output.ts): declared by tools that multiply pages or files, checked against the plan
+   * when a job is created.
+   */
+  leastOutput?(options: Static<S>, pages: number): { files: number; pages: number };
   run(ctx: ToolContext<Static<S>>): Promise<ToolOutput>;
 }
 

@@ -1144,7 +1144,7 @@ export interface components {
             password?: string;
         };
         /**
-         * @description Options of `split` (Split a PDF).
+         * @description Options of `split` (Split a PDF). Which options go together: the description of each, and `options_schema` in `getTool`.
          * @example {}
          * @example {
          *       "mode": "ranges",
@@ -1180,7 +1180,7 @@ export interface components {
             pages?: number;
             /** @description The password of an encrypted input PDF; the runner opens and decrypts the input with it. Secret: redacted in every view. */
             password?: string;
-        } & (unknown & unknown);
+        };
         /**
          * @description Options of `rotate` (Rotate pages).
          * @example {
@@ -1231,7 +1231,7 @@ export interface components {
             password?: string;
         };
         /**
-         * @description Options of `protect` (Protect with a password).
+         * @description Options of `protect` (Protect with a password). Which options go together: the description of each, and `options_schema` in `getTool`.
          * @example {
          *       "user_password": "open-me"
          *     }
@@ -1300,7 +1300,7 @@ export interface components {
             };
             /** @description The password of an encrypted input PDF; the runner opens and decrypts the input with it. Secret: redacted in every view. */
             password?: string;
-        } | unknown | unknown;
+        };
         /**
          * @description Options of `unlock` (Remove a password).
          * @example {
@@ -1323,7 +1323,7 @@ export interface components {
             password?: string;
         };
         /**
-         * @description Options of `pages` (Keep or remove pages).
+         * @description Options of `pages` (Keep or remove pages). Which options go together: the description of each, and `options_schema` in `getTool`.
          * @example {
          *       "keep": "3,1-2"
          *     }
@@ -1346,7 +1346,7 @@ export interface components {
             remove?: string;
             /** @description The password of an encrypted input PDF; the runner opens and decrypts the input with it. Secret: redacted in every view. */
             password?: string;
-        } & (unknown | unknown);
+        };
         /**
          * @description Options of `linearize` (Optimize for fast web view).
          * @example {}
@@ -1864,7 +1864,7 @@ export interface components {
         FillFormOptions: {
             /** @description Field full name (as `form-fields` lists it) → value. Text: a string. Checkbox: `true`/`false`, or one of its values. Radio group and choice: one of its `options` (an editable combo box takes any string). `false` or `"Off"` clears a checkbox or radio group. */
             values: {
-                [key: string]: string | boolean;
+                [key: string]: unknown;
             };
             /**
              * @description Draw the filled fields into the page content, so they can no longer be edited.
@@ -1952,6 +1952,15 @@ export interface components {
             /** @description The password of an encrypted input PDF; the runner opens and decrypts the input with it. Secret: redacted in every view. */
             password?: string;
         };
+        /** @description A step of a chained job: the tool runs on the previous step's output. */
+        ChainStep: {
+            /** @enum {string} */
+            tool: "merge" | "split" | "rotate" | "compress" | "protect" | "unlock" | "info" | "pages" | "linearize" | "repair" | "flatten" | "metadata" | "watermark" | "page-numbers" | "pdf-to-images" | "images-to-pdf" | "extract-text" | "extract-images" | "ocr" | "pdfa" | "office-to-pdf" | "html-to-pdf" | "sign" | "verify-signatures" | "form-fields" | "fill-form" | "redact" | "pdf-to-office";
+            /** @description Valid against the step's tool's options schema, as `options`. */
+            options?: {
+                [key: string]: unknown;
+            };
+        };
         /** @enum {string} */
         Scope: "jobs:write" | "jobs:read" | "results:read" | "webhooks:manage" | "admin";
         /** @description A plan’s own limits, before the server-wide caps (docs/api.md §5). */
@@ -2010,7 +2019,7 @@ export interface components {
             revoked_at?: string;
         };
         /** @description A key just created, with its secret. */
-        NewApiKey: {
+        ApiKeyWithSecret: {
             /** @description `key_` + ULID. */
             id: string;
             /** @constant */
@@ -2680,21 +2689,16 @@ export interface operations {
                     tool?: "merge" | "split" | "rotate" | "compress" | "protect" | "unlock" | "info" | "pages" | "linearize" | "repair" | "flatten" | "metadata" | "watermark" | "page-numbers" | "pdf-to-images" | "images-to-pdf" | "extract-text" | "extract-images" | "ocr" | "pdfa" | "office-to-pdf" | "html-to-pdf" | "sign" | "verify-signatures" | "form-fields" | "fill-form" | "redact" | "pdf-to-office";
                     /** @description A JSON object valid against the options schema of the tool named in `tool`: `merge` → MergeOptions, `split` → SplitOptions, `rotate` → RotateOptions, `compress` → CompressOptions, `protect` → ProtectOptions, `unlock` → UnlockOptions, `info` → InfoOptions, `pages` → PagesOptions, `linearize` → LinearizeOptions, `repair` → RepairOptions, `flatten` → FlattenOptions, `metadata` → MetadataOptions, `watermark` → WatermarkOptions, `page-numbers` → PageNumbersOptions, `pdf-to-images` → PdfToImagesOptions, `images-to-pdf` → ImagesToPdfOptions, `extract-text` → ExtractTextOptions, `extract-images` → ExtractImagesOptions, `ocr` → OcrOptions, `pdfa` → PdfaOptions, `office-to-pdf` → OfficeToPdfOptions, `html-to-pdf` → HtmlToPdfOptions, `sign` → SignOptions, `verify-signatures` → VerifySignaturesOptions, `form-fields` → FormFieldsOptions, `fill-form` → FillFormOptions, `redact` → RedactOptions, `pdf-to-office` → PdfToOfficeOptions. Omitted means `{}`; defaults are filled in. */
                     options?: components["schemas"]["MergeOptions"] | components["schemas"]["SplitOptions"] | components["schemas"]["RotateOptions"] | components["schemas"]["CompressOptions"] | components["schemas"]["ProtectOptions"] | components["schemas"]["UnlockOptions"] | components["schemas"]["InfoOptions"] | components["schemas"]["PagesOptions"] | components["schemas"]["LinearizeOptions"] | components["schemas"]["RepairOptions"] | components["schemas"]["FlattenOptions"] | components["schemas"]["MetadataOptions"] | components["schemas"]["WatermarkOptions"] | components["schemas"]["PageNumbersOptions"] | components["schemas"]["PdfToImagesOptions"] | components["schemas"]["ImagesToPdfOptions"] | components["schemas"]["ExtractTextOptions"] | components["schemas"]["ExtractImagesOptions"] | components["schemas"]["OcrOptions"] | components["schemas"]["PdfaOptions"] | components["schemas"]["OfficeToPdfOptions"] | components["schemas"]["HtmlToPdfOptions"] | components["schemas"]["SignOptions"] | components["schemas"]["VerifySignaturesOptions"] | components["schemas"]["FormFieldsOptions"] | components["schemas"]["FillFormOptions"] | components["schemas"]["RedactOptions"] | components["schemas"]["PdfToOfficeOptions"];
-                    /** @description Instead of `tool` and `options`: the tools to run in order, each on the previous step's output (docs/api.md §2). Secret options only on the first step. */
-                    steps?: {
-                        /** @enum {string} */
-                        tool: "merge" | "split" | "rotate" | "compress" | "protect" | "unlock" | "info" | "pages" | "linearize" | "repair" | "flatten" | "metadata" | "watermark" | "page-numbers" | "pdf-to-images" | "images-to-pdf" | "extract-text" | "extract-images" | "ocr" | "pdfa" | "office-to-pdf" | "html-to-pdf" | "sign" | "verify-signatures" | "form-fields" | "fill-form" | "redact" | "pdf-to-office";
-                        /** @description Valid against the step's tool's options schema, as `options`. */
-                        options?: Record<string, never>;
-                    }[];
+                    /** @description Instead of `tool` and `options`: a JSON array of 1–10 `ChainStep` (`[{"tool":"rotate","options":{"angle":90}},{"tool":"compress"}]`), the tools to run in order, each on the previous step's output (docs/api.md §2). Secret options only on the first step. */
+                    steps?: string;
                     /** @description Up to 16 string pairs (keys 1–40 characters, values up to 500), shown on the job. */
                     metadata?: {
                         [key: string]: string;
                     };
                     /** @description Inputs the worker fetches, each taking its place among the `file` parts: a plain URL, or JSON `TransferSource` for a link that needs headers. Every address it connects to must be public. */
-                    file_url?: (string | components["schemas"]["TransferSource"])[];
-                    /** @description A presigned PUT URL the worker uploads the result to (plain, or JSON `ExportTarget`); the job succeeds once it answers 2xx. */
-                    export?: string | components["schemas"]["ExportTarget"];
+                    file_url?: string[];
+                    /** @description A presigned PUT URL the worker uploads the result to (plain, or JSON `ExportTarget` text); the job succeeds once it answers 2xx. */
+                    export?: string;
                     /**
                      * Format: uri
                      * @description An http(s) URL on a public address that receives the job's end, signed with the job webhook secret (`getJobWebhookSecret`).
@@ -3385,14 +3389,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/event-stream": {
-                        /** @constant */
-                        event?: "job";
-                        /** @description `<status>-<progress>`. */
-                        id?: string;
-                        data: string;
-                        retry?: number;
-                    };
+                    "text/event-stream": string;
                 };
             };
             /** @description Problem with `code` `invalid_request`. */
@@ -4046,19 +4043,14 @@ export interface operations {
                     tool?: "merge" | "split" | "rotate" | "compress" | "protect" | "unlock" | "info" | "pages" | "linearize" | "repair" | "flatten" | "metadata" | "watermark" | "page-numbers" | "pdf-to-images" | "images-to-pdf" | "extract-text" | "extract-images" | "ocr" | "pdfa" | "office-to-pdf" | "html-to-pdf" | "sign" | "verify-signatures" | "form-fields" | "fill-form" | "redact" | "pdf-to-office";
                     /** @description A JSON object valid against the options schema of the tool named in `tool`: `merge` → MergeOptions, `split` → SplitOptions, `rotate` → RotateOptions, `compress` → CompressOptions, `protect` → ProtectOptions, `unlock` → UnlockOptions, `info` → InfoOptions, `pages` → PagesOptions, `linearize` → LinearizeOptions, `repair` → RepairOptions, `flatten` → FlattenOptions, `metadata` → MetadataOptions, `watermark` → WatermarkOptions, `page-numbers` → PageNumbersOptions, `pdf-to-images` → PdfToImagesOptions, `images-to-pdf` → ImagesToPdfOptions, `extract-text` → ExtractTextOptions, `extract-images` → ExtractImagesOptions, `ocr` → OcrOptions, `pdfa` → PdfaOptions, `office-to-pdf` → OfficeToPdfOptions, `html-to-pdf` → HtmlToPdfOptions, `sign` → SignOptions, `verify-signatures` → VerifySignaturesOptions, `form-fields` → FormFieldsOptions, `fill-form` → FillFormOptions, `redact` → RedactOptions, `pdf-to-office` → PdfToOfficeOptions. Omitted means `{}`; defaults are filled in. */
                     options?: components["schemas"]["MergeOptions"] | components["schemas"]["SplitOptions"] | components["schemas"]["RotateOptions"] | components["schemas"]["CompressOptions"] | components["schemas"]["ProtectOptions"] | components["schemas"]["UnlockOptions"] | components["schemas"]["InfoOptions"] | components["schemas"]["PagesOptions"] | components["schemas"]["LinearizeOptions"] | components["schemas"]["RepairOptions"] | components["schemas"]["FlattenOptions"] | components["schemas"]["MetadataOptions"] | components["schemas"]["WatermarkOptions"] | components["schemas"]["PageNumbersOptions"] | components["schemas"]["PdfToImagesOptions"] | components["schemas"]["ImagesToPdfOptions"] | components["schemas"]["ExtractTextOptions"] | components["schemas"]["ExtractImagesOptions"] | components["schemas"]["OcrOptions"] | components["schemas"]["PdfaOptions"] | components["schemas"]["OfficeToPdfOptions"] | components["schemas"]["HtmlToPdfOptions"] | components["schemas"]["SignOptions"] | components["schemas"]["VerifySignaturesOptions"] | components["schemas"]["FormFieldsOptions"] | components["schemas"]["FillFormOptions"] | components["schemas"]["RedactOptions"] | components["schemas"]["PdfToOfficeOptions"];
-                    /** @description Instead of `tool` and `options`: the tools to run in order, each on the previous step's output (docs/api.md §2). Secret options only on the first step. */
-                    steps?: {
-                        /** @enum {string} */
-                        tool: "merge" | "split" | "rotate" | "compress" | "protect" | "unlock" | "info" | "pages" | "linearize" | "repair" | "flatten" | "metadata" | "watermark" | "page-numbers" | "pdf-to-images" | "images-to-pdf" | "extract-text" | "extract-images" | "ocr" | "pdfa" | "office-to-pdf" | "html-to-pdf" | "sign" | "verify-signatures" | "form-fields" | "fill-form" | "redact" | "pdf-to-office";
-                        /** @description Valid against the step's tool's options schema, as `options`. */
-                        options?: Record<string, never>;
-                    }[];
+                    /** @description Instead of `tool` and `options`: a JSON array of 1–10 `ChainStep` (`[{"tool":"rotate","options":{"angle":90}},{"tool":"compress"}]`), the tools to run in order, each on the previous step's output (docs/api.md §2). Secret options only on the first step. */
+                    steps?: string;
                     /** @description Up to 16 string pairs (keys 1–40 characters, values up to 500), shown on the job. */
                     metadata?: {
                         [key: string]: string;
                     };
                     /** @description Inputs the worker fetches, each taking its place among the `file` parts: a plain URL, or JSON `TransferSource` for a link that needs headers. Every address it connects to must be public. */
-                    file_url?: (string | components["schemas"]["TransferSource"])[];
+                    file_url?: string[];
                     /**
                      * Format: uri
                      * @description An http(s) URL on a public address that receives the job's end, signed with the job webhook secret (`getJobWebhookSecret`).
@@ -5484,7 +5476,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["NewApiKey"];
+                    "application/json": components["schemas"]["ApiKeyWithSecret"];
                 };
             };
             /** @description Problem with `code` `invalid_request`, `invalid_idempotency_key`. */
