@@ -19,6 +19,7 @@ import {
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { S3Location } from '../config/storage-url.js';
+import { QuireError } from '../errors/quire-error.js';
 import { attachmentDisposition } from './content-disposition.js';
 import { assertValidKey, BlobNotFoundError } from './keys.js';
 import type {
@@ -215,7 +216,10 @@ export class S3BlobStore implements BlobStore {
     const objectKey = this.objectKey(key);
     const nowSeconds = Math.floor(Date.now() / 1000);
     const expiresIn = Math.min(Math.floor(options.expiresAt / 1000) - nowSeconds, MAX_PRESIGN_SECONDS);
-    if (!(expiresIn >= 1)) throw new RangeError('expiresAt must be at least a second in the future');
+    // The route refuses a result this close to its end (MIN_LINK_LIFETIME_MS); this is the race where
+    // the second turned between its check and here: the same answer, never a 500.
+    if (!(expiresIn >= 1))
+      throw new QuireError('result_expired', 'The result is at the end of its retention period.');
     const command = new GetObjectCommand({
       Bucket: this.location.bucket,
       Key: objectKey,

@@ -129,6 +129,11 @@ export const errorCatalogue = {
     title: 'The account created as many jobs in this window as its plan allows',
     retryable: true,
   },
+  too_many_streams: {
+    status: 429,
+    title: 'The key or account has as many event streams and long-polls open as allowed',
+    retryable: true,
+  },
   headers_too_large: {
     status: 431,
     title: 'The request headers are too large',

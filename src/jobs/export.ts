@@ -26,7 +26,8 @@ export async function exportResult(
   const target = claim.job.transferSecrets?.export;
   if (!claim.job.transfers.export) return;
   if (!target) throw new QuireError('export_failed', 'The export URL is no longer held.');
-  const { signal, deadline } = transferSignals(jobSignal, deps.config.transfers.exportTimeoutMs);
+  const { transfers } = deps.config;
+  const { signal, deadline, watch } = transferSignals(jobSignal, transfers.exportTimeoutMs, transfers);
   try {
     const response = await exchange({
       method: 'PUT',
@@ -34,7 +35,8 @@ export async function exportResult(
       headers: exportHeaders(target),
       signal,
       deadline,
-      allowPrivate: deps.config.transfers.allowPrivate,
+      watch,
+      allowPrivate: transfers.allowPrivate,
       body: { stream: await deps.blobs.get(result.blobKey), length: result.size },
     });
     const status = response.statusCode ?? 0;
@@ -99,6 +101,11 @@ function exportError(error: unknown, jobSignal: AbortSignal, deadline: AbortSign
   if (jobSignal.aborted) return jobSignal.reason ?? error;
   const reason = classify(error, { deadline });
   if (!(reason instanceof TransferError)) return reason;
-  const why = reason.reason === 'timeout' ? 'not finished within the export time limit' : reason.message;
+  const why =
+    reason.reason === 'timeout'
+      ? 'not finished within the export time limit'
+      : reason.reason === 'stalled'
+        ? `the transfer stalled (${reason.message})`
+        : reason.message;
   return new QuireError('export_failed', `The export did not complete: ${why}.`);
 }

@@ -77,6 +77,7 @@ export function failureKind(code: ErrorCode): FailureKind {
     case 'request_timeout':
     case 'uri_too_long':
     case 'concurrent_uploads_exceeded':
+    case 'too_many_streams':
     case 'upload_incomplete':
     case 'upload_offset_mismatch':
     case 'upload_expired':

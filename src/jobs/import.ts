@@ -10,7 +10,7 @@ import type { InputFile, TransferTarget } from '../model/job.js';
 import type { ClaimedJob, JobStore } from '../store/types.js';
 import { SNIFF_BYTES, sniffContentType } from '../tools/lib/sniff.js';
 import { LeaseLostError } from './lease-keeper.js';
-import { classify, exchange, TransferError, transferSignals } from './transfer-http.js';
+import { classify, exchange, TransferError, type TransferRequest, transferSignals } from './transfer-http.js';
 
 export interface ImportDeps {
   config: Pick<Config, 'transfers'>;
@@ -56,10 +56,11 @@ async function importOne(
   maxBytes: number,
   accepts: readonly string[],
 ): Promise<void> {
-  const { signal, deadline } = transferSignals(jobSignal, deps.config.transfers.importTimeoutMs);
+  const { transfers } = deps.config;
+  const signals = transferSignals(jobSignal, transfers.importTimeoutMs, transfers);
   const label = `Input ${index + 1}`;
   try {
-    const response = await follow(new URL(source.url), source.headers, signal, deadline, deps, label);
+    const response = await follow(new URL(source.url), source.headers, signals, deps, label);
     const guard = new ImportGuard(maxBytes, accepts, label);
     const stored = await deps.blobs.put(
       input.blobKey,
@@ -69,7 +70,7 @@ async function importOne(
     input.size = stored.size;
     input.contentType = guard.contentType;
   } catch (error) {
-    throw importError(error, label, jobSignal, deadline);
+    throw importError(error, label, jobSignal, signals.deadline);
   }
 }
 
@@ -77,8 +78,7 @@ async function importOne(
 async function follow(
   start: URL,
   headers: Record<string, string>,
-  signal: AbortSignal,
-  deadline: AbortSignal,
+  signals: Pick<TransferRequest, 'signal' | 'deadline' | 'watch'>,
   deps: ImportDeps,
   label: string,
 ): Promise<IncomingMessage> {
@@ -89,8 +89,7 @@ async function follow(
       method: 'GET',
       url,
       headers: sent,
-      signal,
-      deadline,
+      ...signals,
       allowPrivate: deps.config.transfers.allowPrivate,
     });
     const status = response.statusCode ?? 0;
@@ -115,6 +114,8 @@ function importError(error: unknown, label: string, jobSignal: AbortSignal, dead
       return new QuireError('import_forbidden_address', `${label}: ${reason.message}.`);
     case 'timeout':
       return new QuireError('import_timeout', `${label}: not fetched within the import time limit.`);
+    case 'stalled':
+      return new QuireError('import_timeout', `${label}: the transfer stalled (${reason.message}).`);
     case 'scheme':
       return new QuireError('import_failed', `${label}: ${reason.message}.`);
     case 'network':

@@ -62,12 +62,22 @@ const EXTENSIONS: Record<InputType, string> = {
   'application/zip': '.zip',
 };
 
+/**
+ * Where each part of a job runs (worker.ts): the tools in one of the worker's engine slots, the
+ * network transfers (URL imports, the export) in the transfer pool, holding no slot meanwhile.
+ */
+export interface JobPhases {
+  engine<T>(work: () => Promise<T>): Promise<T>;
+  transfer<T>(work: () => Promise<T>): Promise<T>;
+}
+
 /** `limits` are the job's plan's, capped by the server-wide settings (plans.ts accountLimits). */
 export async function runJob(
   claim: ClaimedJob,
   signal: AbortSignal,
   deps: RunJobDeps,
   limits: JobLimits,
+  phases: JobPhases,
 ): Promise<void> {
   const { job, leaseToken } = claim;
   const log = deps.logger.child({ job: job.id, tool: job.tool, attempt: job.attempts });
@@ -84,15 +94,20 @@ export async function runJob(
   let terminal = false;
   const running = new RunningStep(claim, deps);
   try {
-    await withWorkDir(deps.config.tmpDir, async (workDir) => {
-      await importInputs(claim, signal, deps, maxFileBytes(deps, claim), acceptsOf(deps, job.tool));
-      const result = await execute(claim, workDir, signal, { progress, running }, deps, limits);
-      await exportResult(claim, result, signal, deps);
-      terminal = await service.complete(claim, result, retentionOf(claim, limits), ended('succeeded'));
-      // Lost the lease between the engine and the write: the job belongs to someone else now.
-      if (!terminal) throw signal.reason ?? new LeaseLostError('lease lost before completion');
-      await dropUnkeptResult(claim, result, deps);
-    });
+    if (hasPendingImports(claim))
+      await phases.transfer(() =>
+        importInputs(claim, signal, deps, maxFileBytes(deps, claim), acceptsOf(deps, job.tool)),
+      );
+    const result = await phases.engine(() =>
+      withWorkDir(deps.config.tmpDir, (workDir) =>
+        execute(claim, workDir, signal, { progress, running }, deps, limits),
+      ),
+    );
+    if (job.transfers.export) await phases.transfer(() => exportResult(claim, result, signal, deps));
+    terminal = await service.complete(claim, result, retentionOf(claim, limits), ended('succeeded'));
+    // Lost the lease between the engine and the write: the job belongs to someone else now.
+    if (!terminal) throw signal.reason ?? new LeaseLostError('lease lost before completion');
+    await dropUnkeptResult(claim, result, deps);
   } catch (error) {
     progress.stop();
     if (terminal) {
@@ -217,6 +232,11 @@ async function fetchInputs(claim: ClaimedJob, workDir: string, blobs: BlobStore)
       return { path: local, name: file.name, size: file.size, contentType };
     }),
   );
+}
+
+/** Inputs given as URLs and not fetched yet (a retried job does not fetch again). */
+function hasPendingImports(claim: ClaimedJob): boolean {
+  return claim.job.inputs.some((input) => input.source === 'url' && input.contentType === '');
 }
 
 /** The plan's per-file limit, which a URL import is held to as an upload is. */

@@ -30,4 +30,22 @@ export const http = {
       'Longest `Prefer: wait=N` a job creation is held for (seconds); longer requests are capped, 0 turns it off.',
     ),
   ),
+  QUIRE_STREAMS_MAX_PER_KEY: setting(
+    'streamsMaxPerKey',
+    int(
+      1,
+      100_000,
+      10,
+      'Event streams and long-polls one API key may hold open at once per API process; more get 429 `too_many_streams`.',
+    ),
+  ),
+  QUIRE_STREAMS_MAX_PER_ACCOUNT: setting(
+    'streamsMaxPerAccount',
+    int(
+      1,
+      100_000,
+      20,
+      'Event streams and long-polls one account may hold open at once per API process, over all its keys.',
+    ),
+  ),
 } satisfies Section;

@@ -18,6 +18,32 @@ export const transfers = {
     'exportTimeoutMs',
     int(100, 6 * 60 * MINUTE, 10 * MINUTE, 'Time a worker gives the upload to a job’s `export` URL.'),
   ),
+  QUIRE_TRANSFER_STALL_MS: setting(
+    'stallMs',
+    int(
+      500,
+      10 * MINUTE,
+      30_000,
+      'A `file_url` import or `export` upload that moves fewer than QUIRE_TRANSFER_STALL_MIN_BYTES in this window fails (import_timeout, export_failed).',
+    ),
+  ),
+  QUIRE_TRANSFER_STALL_MIN_BYTES: setting(
+    'stallMinBytes',
+    int(1, 1024 * 1024 * 1024, 16 * 1024, 'The least a transfer must move per QUIRE_TRANSFER_STALL_MS.'),
+  ),
+  QUIRE_TRANSFER_CONCURRENCY: setting(
+    'concurrency',
+    int(
+      1,
+      4_096,
+      32,
+      'Imports and exports in flight at once per worker process, apart from the job slots (QUIRE_WORKER_CONCURRENCY).',
+    ),
+  ),
+  QUIRE_TRANSFER_MAX_PER_ACCOUNT: setting(
+    'maxPerAccount',
+    int(1, 4_096, 8, 'Of those, how many one account may have at once; its others wait their turn.'),
+  ),
   QUIRE_TRANSFERS_ALLOW_PRIVATE: setting(
     'allowPrivate',
     Type.Boolean({

@@ -48,7 +48,7 @@ export const ProblemSchema = Type.Object(
     limit: Type.Optional(
       Type.String({
         description:
-          'Which limit: 429 `requests`, `failed_authentication`, `concurrent_uploads`, `queued_jobs`, `jobs_per_window`; 413 `stored_bytes`; 422 `job_limit_exceeded` `fan_out`, `output_bytes`, `work_bytes`, `engine_time`.',
+          'Which limit: 429 `requests`, `failed_authentication`, `concurrent_uploads`, `concurrent_streams`, `queued_jobs`, `jobs_per_window`; 413 `stored_bytes`; 422 `job_limit_exceeded` `fan_out`, `output_bytes`, `work_bytes`, `engine_time`.',
       }),
     ),
     policy: Type.Optional(Type.String()),
@@ -128,3 +128,11 @@ export const problem = (codes: ErrorCode[], headers: HeaderName[] = []): DocResp
 });
 
 export const noContent = (description: string): DocResponse => ({ description });
+
+/** `{id}` of the /jobs/{id} routes. */
+export const jobIdParams = {
+  type: 'object',
+  required: ['id'],
+  // No pattern: a malformed id is simply not found (404), like any unknown id.
+  properties: { id: { type: 'string', maxLength: 64, description: 'Job id (`job_…`).' } },
+} as const;

@@ -1,19 +1,27 @@
 // /api/v1/jobs/{id}/download (the temporary link to the result) and /api/v1/jobs/{id}/events (the
 // job as a server-sent event stream until it ends).
 import type { OutgoingHttpHeaders } from 'node:http';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { QuireError } from '../../errors/quire-error.js';
 import { nextChange } from '../../jobs/wait.js';
 import { type JobRecord, type JobResult, terminalStatuses } from '../../model/job.js';
 import { jobView, rfc3339 } from '../../model/job-view.js';
 import type { AppDeps } from '../deps.js';
+import type { OpenStreams } from '../stream-slots.js';
 import { jobSchemas } from './job-schemas.js';
 
 type IdParams = { Params: { id: string } };
 
-export function registerJobResultRoutes(app: FastifyInstance, deps: AppDeps): void {
+/**
+ * The shortest life a download link is given. S3 presigns in whole seconds (under one it refuses to
+ * sign), and a link that dies before the client can follow it is a result that is already gone: a
+ * result with less than this left answers 410 `result_expired`, the same on every store.
+ */
+export const MIN_LINK_LIFETIME_MS = 1_000;
+
+export function registerJobResultRoutes(app: FastifyInstance, deps: AppDeps, streams: OpenStreams): void {
   registerDownload(app, deps);
-  registerEventStream(app, deps);
+  registerEventStream(app, deps, streams);
 }
 
 function registerDownload(app: FastifyInstance, deps: AppDeps): void {
@@ -24,9 +32,10 @@ function registerDownload(app: FastifyInstance, deps: AppDeps): void {
     handler: async (request, reply) => {
       const job = await db.jobs.get(request.auth!.accountId, request.params.id);
       if (!job) throw new QuireError('not_found', 'No job with this id.');
-      const result = downloadableResult(job);
+      const now = Date.now();
+      const result = downloadableResult(job, now + MIN_LINK_LIFETIME_MS);
       const expiresAt = Math.min(
-        Date.now() + config.retention.downloadLinkTtlMs,
+        now + config.retention.downloadLinkTtlMs,
         job.expiresAt ?? Number.POSITIVE_INFINITY,
       );
       const url = await blobs.temporaryUrl(result.blobKey, {
@@ -41,16 +50,18 @@ function registerDownload(app: FastifyInstance, deps: AppDeps): void {
   });
 }
 
-function registerEventStream(app: FastifyInstance, deps: AppDeps): void {
+function registerEventStream(app: FastifyInstance, deps: AppDeps, streams: OpenStreams): void {
   const { db, events } = deps;
   app.get<IdParams>('/api/v1/jobs/:id/events', {
     config: { scope: 'jobs:read' },
     schema: jobSchemas.events,
     handler: async (request, reply) => {
       const accountId = request.auth!.accountId;
+      // Before the job is read: a refusal costs no query. Ends when the client goes away or the key
+      // is revoked or expires (stream-slots.ts).
+      const closed = streams.take(request.auth!, reply);
       let job = await db.jobs.get(accountId, request.params.id);
       if (!job) throw new QuireError('not_found', 'No job with this id.');
-      const closed = abortOnClose(reply);
       reply.hijack();
       reply.raw.writeHead(200, {
         // Headers set before the hijack (RateLimit-Policy, RateLimit) would otherwise be lost.
@@ -68,6 +79,7 @@ function registerEventStream(app: FastifyInstance, deps: AppDeps): void {
         last = data;
         if (terminalStatuses.includes(job.status) || closed.aborted) break;
         await nextChange(events, job.id, 1000, closed);
+        if (closed.aborted) break; // a revoked key is sent nothing more
         const next = await db.jobs.get(accountId, job.id);
         if (!next) break;
         job = next;
@@ -77,8 +89,11 @@ function registerEventStream(app: FastifyInstance, deps: AppDeps): void {
   });
 }
 
-/** The result a download link may point at, or the problem that says why there is none. */
-function downloadableResult(job: JobRecord): JobResult {
+/**
+ * The result a download link may point at, or the problem that says why there is none. A result
+ * expiring before `usableUntil` counts as expired already (MIN_LINK_LIFETIME_MS).
+ */
+function downloadableResult(job: JobRecord, usableUntil: number): JobResult {
   switch (job.status) {
     case 'queued':
     case 'processing':
@@ -95,7 +110,7 @@ function downloadableResult(job: JobRecord): JobResult {
       if (
         !job.result ||
         job.resultDeletedAt !== null ||
-        (job.expiresAt !== null && job.expiresAt <= Date.now())
+        (job.expiresAt !== null && job.expiresAt <= usableUntil)
       ) {
         throw new QuireError('result_expired', 'The result was deleted at the end of its retention period.');
       }
@@ -106,14 +121,4 @@ function downloadableResult(job: JobRecord): JobResult {
 function prefersJson(request: FastifyRequest): boolean {
   const accept = request.headers.accept ?? '';
   return /\bapplication\/json\b/i.test(accept);
-}
-
-/**
- * An AbortSignal that fires when the client goes away, so long-polls stop early. The response's
- * 'close' is used because the request's fires as soon as its (empty) body has been read.
- */
-export function abortOnClose(reply: FastifyReply): AbortSignal {
-  const controller = new AbortController();
-  reply.raw.once('close', () => controller.abort());
-  return controller.signal;
 }

@@ -1,8 +1,9 @@
 // Route schemas for /jobs: they validate params and queries and feed the OpenAPI document, with the
 // job object (docs/api.md §2) as the component every job answer and webhook event references.
 import { Type } from '@sinclair/typebox';
-import { type DocResponse, json, noContent, problem, ref } from './common-schemas.js';
+import { type DocResponse, jobIdParams, json, noContent, problem, ref } from './common-schemas.js';
 import { conditionalAnswers, ifNoneMatchHeader } from './job-answer.js';
+import { jobEventsSchema, streamRefusal } from './job-stream-schemas.js';
 import { inputSource, jobTransferFields } from './transfer-schemas.js';
 import { uploadRefusals } from './upload-refusals.js';
 
@@ -114,13 +115,6 @@ export const jobComponents = {
   DownloadLink: DownloadLinkSchema,
 };
 
-const jobIdParams = {
-  type: 'object',
-  required: ['id'],
-  // No pattern: a malformed id is simply not found (404), like any unknown id.
-  properties: { id: { type: 'string', maxLength: 64, description: 'Job id (`job_…`).' } },
-} as const;
-
 // Workflows (docs/api.md §2): steps and Prefer: wait on job creation, kept apart from the rest.
 const workflowsDescription =
   "A `steps` part (JSON array of `{tool, options}`, 1–10) replaces `tool` and `options`: each step runs on the previous step's output. A `file_url` part takes an input's place (the worker fetches it); `export` names a presigned PUT URL for the result and `webhook_url` receives the job's end; a failed import or export fails the job (`import_failed`, `import_too_large`, `import_forbidden_address`, `import_timeout`, `export_failed`), never the request. `Prefer: wait=N` holds the response until the job ends or N seconds pass (capped by QUIRE_PREFER_WAIT_MAX_S); `Preference-Applied` says the wait honoured.";
@@ -183,7 +177,7 @@ export const jobSchemas = {
     tags,
     summary: 'Get a job',
     description:
-      '`?wait=N` holds the answer until the job is terminal or N seconds pass; either way the answer is the job as it then is, so check `status`.',
+      '`?wait=N` holds the answer until the job is terminal or N seconds pass; either way the answer is the job as it then is, so check `status`. A waiting request counts against the key’s and account’s open streams (429 `too_many_streams`), and answers 401 if its key is revoked meanwhile.',
     params: jobIdParams,
     querystring: {
       type: 'object',
@@ -193,7 +187,11 @@ export const jobSchemas = {
       },
     },
     headers: ifNoneMatchHeader,
-    responses: { ...conditionalAnswers(jobAnswer('The job.')), 404: notFound },
+    responses: {
+      ...conditionalAnswers(jobAnswer('The job.')),
+      404: notFound,
+      429: streamRefusal,
+    },
   },
   download: {
     operationId: 'getJobDownload',
@@ -236,33 +234,5 @@ export const jobSchemas = {
     params: jobIdParams,
     responses: { 204: noContent('Deleted.'), 404: notFound },
   },
-  events: {
-    operationId: 'streamJobEvents',
-    tags,
-    summary: 'Follow a job as Server-Sent Events',
-    description:
-      'Each event is `event: job`, `id: <status>-<progress>` and `data: <the job object>`. The first event is the current state; the stream ends after the terminal one.',
-    params: jobIdParams,
-    responses: {
-      200: {
-        description: 'The event stream.',
-        headers: ['Cache-Control'],
-        content: {
-          'text/event-stream': {
-            // The stream as text: an object schema of one event (OpenAPI 3.2's itemSchema, not 3.1)
-            // makes openapi-python-client parse the whole stream as one JSON object.
-            schema: {
-              type: 'string',
-              description:
-                'Server-Sent Events, each `event: job`, `id: <status>-<progress>` and `data:` a `Job` (components/schemas/Job) as JSON.',
-              examples: [
-                'event: job\nid: processing-42\ndata: {"id":"job_…","object":"job","status":"processing","progress":42}\n\n',
-              ],
-            },
-          },
-        },
-      } satisfies DocResponse,
-      404: notFound,
-    },
-  },
+  events: jobEventsSchema,
 } as const;

@@ -16,9 +16,10 @@ import { jobCallbackEndpoint } from '../../webhooks/job-callback.js';
 import type { AppDeps } from '../deps.js';
 import { completedResponse, fingerprintOf, sendReplay } from '../idempotency.js';
 import { preferredWait } from '../prefer.js';
+import { OpenStreams } from '../stream-slots.js';
 import { type ReceivedJob, receiveJobUpload } from '../upload.js';
 import { JobAnswers } from './job-answer.js';
-import { abortOnClose, registerJobResultRoutes } from './job-results.js';
+import { registerJobResultRoutes } from './job-results.js';
 import { jobSchemas } from './job-schemas.js';
 import { registerUploadRoutes } from './uploads.js';
 
@@ -26,15 +27,24 @@ type ListQuery = { status?: JobStatus; tool?: string; limit: number; starting_af
 
 export function registerJobRoutes(app: FastifyInstance, deps: AppDeps): void {
   const service = new JobService({ jobs: deps.db.jobs, blobs: deps.blobs, events: deps.events });
-  registerCreate(app, deps, service);
-  registerReads(app, deps);
+  const streams = new OpenStreams(deps.db.accounts, {
+    maxPerKey: deps.config.http.streamsMaxPerKey,
+    maxPerAccount: deps.config.http.streamsMaxPerAccount,
+  });
+  registerCreate(app, deps, service, streams);
+  registerReads(app, deps, streams);
   registerChanges(app, service);
-  registerJobResultRoutes(app, deps);
+  registerJobResultRoutes(app, deps, streams);
   // Resumable uploads feed job creation (`upload_id`); their routes live beside it.
   registerUploadRoutes(app, deps);
 }
 
-function registerCreate(app: FastifyInstance, deps: AppDeps, service: JobService): void {
+function registerCreate(
+  app: FastifyInstance,
+  deps: AppDeps,
+  service: JobService,
+  streams: OpenStreams,
+): void {
   const { config, catalog, blobs } = deps;
   app.post('/api/v1/jobs', {
     // The fingerprint includes each file's SHA-256, known only once the upload is stored.
@@ -81,7 +91,7 @@ function registerCreate(app: FastifyInstance, deps: AppDeps, service: JobService
       if (replay) return sendReplay(reply, replay);
       const job = await service.create(await newJobOf(deps, received, id, auth.accountId));
       request.log.info({ job: id, tool: job.tool, files: job.inputs.length }, 'job created');
-      const shown = await waitAsPreferred(request, reply, deps, job);
+      const shown = await waitAsPreferred(request, reply, deps, job, streams);
       return reply.code(201).header('Location', `/api/v1/jobs/${id}`).send(jobView(shown));
     },
   });
@@ -95,15 +105,20 @@ export function bytesOf(received: ReceivedJob): number {
 /**
  * `Prefer: wait=N` (RFC 7240): the job as it stands when it ends or the (capped) wait runs out, with
  * `Preference-Applied` saying the wait honoured; still 201, since the job was created either way.
+ * The wait is a long-poll: with the key's or account's streams all open, it is not honoured (a
+ * preference may be ignored) rather than refused, since the job already exists.
  */
 async function waitAsPreferred(
   request: FastifyRequest,
   reply: FastifyReply,
   deps: AppDeps,
   job: JobRecord,
+  streams: OpenStreams,
 ): Promise<JobRecord> {
   const seconds = preferredWait(request.headers.prefer, deps.config.http.preferWaitMaxS);
   if (seconds === undefined) return job;
+  const signal = streams.tryTake(request.auth!, reply);
+  if (!signal) return job;
   reply.header('Preference-Applied', `wait=${seconds}`);
   const waited = await waitForTerminal(
     deps.db.jobs,
@@ -111,7 +126,7 @@ async function waitAsPreferred(
     job.accountId,
     job.id,
     seconds * 1000,
-    abortOnClose(reply),
+    signal,
   );
   return waited ?? job;
 }
@@ -129,7 +144,7 @@ function refuseBeforeReading(request: FastifyRequest, maxBytes: number): void {
     throw new QuireError('unsupported_media_type', 'Send the job as multipart/form-data.');
 }
 
-function registerReads(app: FastifyInstance, deps: AppDeps): void {
+function registerReads(app: FastifyInstance, deps: AppDeps, streams: OpenStreams): void {
   const { db, events } = deps;
   const answers = new JobAnswers();
   app.get<{ Querystring: ListQuery }>('/api/v1/jobs', {
@@ -150,10 +165,15 @@ function registerReads(app: FastifyInstance, deps: AppDeps): void {
     handler: async (request, reply) => {
       const waitMs = (request.query.wait ?? 0) * 1000;
       const accountId = request.auth!.accountId;
-      const job =
-        waitMs === 0
-          ? await db.jobs.get(accountId, request.params.id)
-          : await waitForTerminal(db.jobs, events, accountId, request.params.id, waitMs, abortOnClose(reply));
+      if (waitMs === 0) {
+        const job = await db.jobs.get(accountId, request.params.id);
+        if (!job) throw new QuireError('not_found', 'No job with this id.');
+        return answers.send(reply, job, request.headers['if-none-match']);
+      }
+      const signal = streams.take(request.auth!, reply);
+      const job = await waitForTerminal(db.jobs, events, accountId, request.params.id, waitMs, signal);
+      // The key was revoked or expired while the request waited: it gets what a new request would.
+      if (signal.reason instanceof QuireError) throw signal.reason;
       if (!job) throw new QuireError('not_found', 'No job with this id.');
       return answers.send(reply, job, request.headers['if-none-match']);
     },
