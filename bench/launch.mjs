@@ -24,6 +24,7 @@ if (args.includes('--help') || args.includes('-h')) {
 
 const tsc = path.join(root, 'node_modules', '.bin', 'tsc');
 execFileSync(tsc, ['-p', path.join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
+execFileSync(process.execPath, [path.join(root, 'scripts', 'copy-python.mjs')], { stdio: 'inherit' });
 execFileSync(tsc, ['-p', path.join(root, 'bench', 'tsconfig.json')], { stdio: 'inherit' });
 const run = spawnSync(process.execPath, [path.join(root, 'dist', 'bench', 'run.js'), ...args], {
   stdio: 'inherit',

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds dist/: the TypeScript, only when what it is made from changed since the last build (a stamp
+# Builds dist/: the Python drivers copied beside their modules, and the TypeScript, only when what it is made from changed since the last build (a stamp
 # of a hash of src/, the tsconfig files, package-lock.json and the Node version, as build-helpers.sh
 # keeps for the native helpers), after the native helpers. So a second start compiles nothing.
 # Run by scripts/setup.sh (so by scripts/serve.sh, the Dockerfile and the test command) and by the
@@ -10,6 +10,8 @@ cd "$(dirname "$0")/.."
 log() { printf '[build] %s\n' "$*" >&2; }
 
 bash scripts/build-helpers.sh
+# The Python drivers, which dist/ loads from beside its modules (a no-op when they are already there).
+node scripts/copy-python.mjs
 
 sum=$({ find src -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum
   sha256sum tsconfig*.json package-lock.json; node --version; } | sha256sum | cut -d' ' -f1)

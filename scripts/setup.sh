@@ -179,6 +179,17 @@ if [ "${1:-}" = "--with-test-tools" ]; then
   done
 fi
 
+# `npm run check` lints the Python drivers and test helpers (every .py file of src/ and test/) with
+# ruff (ruff.toml) from its own venv under .tmp/. Pinned; reinstalled only when the installed version differs.
+if [ "${1:-}" = "--with-test-tools" ]; then
+  ruff_version=0.17.5 venv=.tmp/lint-tools
+  if [ "$("$venv/bin/ruff" --version 2>/dev/null | awk '{print $2}')" != "$ruff_version" ]; then
+    log "installing ruff $ruff_version (PyPI) into $venv"
+    venv_ready "$venv" python3
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "ruff==$ruff_version"
+  fi
+fi
+
 # The Python SDK's tests (clients/python) run from a venv under .tmp/ with the package installed
 # editable and its pinned test tools (pyproject.toml's `test` extra); reinstalled only when
 # pyproject.toml changed since the last install.

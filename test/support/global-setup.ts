@@ -1,6 +1,7 @@
 // Builds dist/ once before the suite when its sources changed (scripts/build.sh, the same stamp
 // scripts/serve.sh checks): the process-level tests run the real `quire` CLI as a child process,
-// exactly as an operator would. Also builds the exec helper and the qpdf forkserver.
+// exactly as an operator would. Also builds the exec helper and the qpdf forkserver, and copies the
+// Python drivers into dist/.
 import { execFileSync } from 'node:child_process';
 import { repoRoot } from './corpus.js';
 

@@ -63,7 +63,9 @@ def page_text(doc, page):
     planted("page_text", "page text")
     page.insert_text((72, 170), f"hidden {TERM}", fontsize=10, render_mode=3)
     planted("page_text", "invisible page text (render mode 3)")
-    font = new_object(doc, "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>")
+    font = new_object(
+        doc, "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>"
+    )
     FONT.append(f"{font} 0 R")
     # One stream: marked content with /Alt and /ActualText around unrelated text, text beyond the
     # MediaBox's right edge, and text in the strip the CropBox (set below) cuts off at the top.
@@ -82,7 +84,8 @@ def page_text(doc, page):
     form = new_stream(
         doc,
         f"BT /F9 12 Tf 0 0 Td (xobject {TERM}) Tj ET",
-        f"<< /Type /XObject /Subtype /Form /BBox [0 0 300 30] /Resources << /Font << /F9 {page_font_ref(doc, page)} >> >> >>",
+        "<< /Type /XObject /Subtype /Form /BBox [0 0 300 30] "
+        f"/Resources << /Font << /F9 {page_font_ref(doc, page)} >> >> >>",
     )
     resources = doc.xref_get_key(page.xref, "Resources")
     res_xref = int(resources[1].split()[0])
@@ -131,7 +134,9 @@ def widgets(doc, page):
     # area_field becomes one field with two widgets (an area covers only the first): /T and /V
     # move to a parent field whose /Kids are the widgets.
     kids = [made["area_field"], made["area_field_2"]]
-    parent = new_object(doc, f"<< /FT /Tx /T (area_field) /V (AREAFIELD) /Kids [{kids[0]} 0 R {kids[1]} 0 R] >>")
+    parent = new_object(
+        doc, f"<< /FT /Tx /T (area_field) /V (AREAFIELD) /Kids [{kids[0]} 0 R {kids[1]} 0 R] >>"
+    )
     for kid in kids:
         for key in ("T", "FT", "V"):
             doc.xref_set_key(kid, key, "null")
@@ -145,7 +150,9 @@ def widgets(doc, page):
         doc.xref_set_key(doc.pdf_catalog(), "AcroForm/Fields", fields)
     xfa = new_stream(doc, f"<xfa:datasets xmlns:xfa=\"http://www.xfa.org/schema/xfa-data/1.0/\"><xfa:data>"
                           f"<form><secret>{TERM}</secret></form></xfa:data></xfa:datasets>")
-    doc.xref_set_key(form_xref or doc.pdf_catalog(), "XFA" if form_xref else "AcroForm/XFA", f"[(datasets) {xfa} 0 R]")
+    doc.xref_set_key(
+        form_xref or doc.pdf_catalog(), "XFA" if form_xref else "AcroForm/XFA", f"[(datasets) {xfa} 0 R]"
+    )
     planted("form_fields", "XFA datasets")
 
 
@@ -179,7 +186,9 @@ def annotations(doc, page):
     page.insert_link({"kind": pymupdf.LINK_URI, "from": pymupdf.Rect(450, 120, 550, 140),
                       "uri": f"https://example.com/?q={TERM}"})
     planted("actions", "link annotation /URI")
-    doc.xref_set_key(page.xref, "AA", "<< /O << /S /JavaScript /JS " + pdf_str(f"var p = '{TERM}';") + " >> >>")
+    doc.xref_set_key(
+        page.xref, "AA", "<< /O << /S /JavaScript /JS " + pdf_str(f"var p = '{TERM}';") + " >> >>"
+    )
     planted("javascript", "page /AA JavaScript")
 
 
@@ -189,7 +198,9 @@ def image(doc, page):
     xref = page.insert_image(pymupdf.Rect(450, 320, 530, 400), pixmap=pix)
     page.insert_link({"kind": pymupdf.LINK_URI, "from": pymupdf.Rect(460, 330, 520, 390),
                       "uri": "https://example.com/AREALINK"})
-    xmp = new_stream(doc, XMP.format(title=f"image {TERM}").encode("utf-8"), "<< /Type /Metadata /Subtype /XML >>")
+    xmp = new_stream(
+        doc, XMP.format(title=f"image {TERM}").encode("utf-8"), "<< /Type /Metadata /Subtype /XML >>"
+    )
     doc.xref_set_key(xref, "Metadata", f"{xmp} 0 R")
     planted("other_xmp", "an image's XMP")
 
@@ -212,7 +223,7 @@ def metadata(doc, page):
     planted("document_info", "/Info custom key's name")
     doc.xref_set_key(info, "Bare", "<" + f"bare {TERM}".encode("utf-16-le").hex().upper() + ">")
     planted("document_info", "/Info custom key (UTF-16LE without a byte order mark)")
-    doc.xref_set_key(info, "Utf8", "<EFBBBF" + f"utf8 {TERM} \u00e9".encode("utf-8").hex().upper() + ">")
+    doc.xref_set_key(info, "Utf8", "<EFBBBF" + f"utf8 {TERM} \u00e9".encode().hex().upper() + ">")
     planted("document_info", "/Info custom key (UTF-8 with its mark)")
     xmp = XMP.format(title=f"{TERM} xmp")
     doc.set_xml_metadata(xmp)
@@ -237,7 +248,8 @@ def navigation(doc, page):
     js = new_stream(doc, f"app.alert('{TERM}');")
     files = embedded(doc)
     names = new_object(doc, f"<< /Dests << /Names [{pdf_str(TERM + '-dest')} [{page.xref} 0 R /Fit]] >> "
-                            f"/JavaScript << /Names [{pdf_str(TERM + '-script')} << /S /JavaScript /JS {js} 0 R >>] >> "
+                            f"/JavaScript << /Names [{pdf_str(TERM + '-script')} "
+                            f"<< /S /JavaScript /JS {js} 0 R >>] >> "
                             f"/EmbeddedFiles {files} >>")
     cat = doc.pdf_catalog()
     doc.xref_set_key(cat, "Names", f"{names} 0 R")
@@ -248,7 +260,9 @@ def navigation(doc, page):
     planted("named_destinations", "named destination (/Dests dictionary key)")
     doc.xref_set_key(cat, "OpenAction", "<< /S /JavaScript /JS " + pdf_str(f"var o = '{TERM}';") + " >>")
     planted("javascript", "/OpenAction JavaScript")
-    doc.xref_set_key(cat, "AA", "<< /WC << /S /JavaScript /JS " + utf16be_hex(f"var c = '{TERM}';") + " >> >>")
+    doc.xref_set_key(
+        cat, "AA", "<< /WC << /S /JavaScript /JS " + utf16be_hex(f"var c = '{TERM}';") + " >> >>"
+    )
     planted("javascript", "document /AA JavaScript (UTF-16BE)")
     doc.xref_set_key(cat, "PageLabels", "<< /Nums [0 << /S /D /P " + pdf_str(f"{TERM}-") + " >>] >>")
     planted("page_labels", "/PageLabels prefix")
@@ -311,7 +325,10 @@ def main():
         if w.field_name == "area_field" and w.rect.x0 < 100:
             areas.append(rect_of(out, w.xref))
     for a in out[0].annots():
-        if a.type[0] == pymupdf.PDF_ANNOT_STAMP and "AREASTAMP" in out.xref_stream(int(out.xref_get_key(a.xref, "AP/N")[1].split()[0])).decode("latin-1"):
+        if a.type[0] != pymupdf.PDF_ANNOT_STAMP:
+            continue
+        appearance = int(out.xref_get_key(a.xref, "AP/N")[1].split()[0])
+        if "AREASTAMP" in out.xref_stream(appearance).decode("latin-1"):
             areas.append(rect_of(out, a.xref))
     areas.append([450, 392, 530, 472])
     print(json.dumps({"places": PLACES, "areas": [{"page": 1, "rect": r} for r in areas]}))

@@ -14,7 +14,6 @@ import socket
 import subprocess
 import sys
 import time
-
 import zipfile
 
 import uno

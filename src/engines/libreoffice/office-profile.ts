@@ -7,8 +7,8 @@ import { fileURLToPath } from 'node:url';
 import { makeSandboxDir, type SandboxIdentity, writeSandboxPasswd } from '../../process/sandbox.js';
 import { makeWorkDir } from '../../process/work-dir.js';
 
-/** Resolves from src/engines/libreoffice and dist/engines/libreoffice alike: three levels below the root. */
-const BRIDGE = fileURLToPath(new URL('../../../src/engines/libreoffice/office-bridge.py', import.meta.url));
+/** Beside this module in src/ and, copied by the build, in dist/ (scripts/copy-python.mjs). */
+const BRIDGE = fileURLToPath(new URL('./office-bridge.py', import.meta.url));
 
 /**
  * Macro security "very high" with macro execution disabled outright, written into each fresh

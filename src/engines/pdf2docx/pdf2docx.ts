@@ -12,7 +12,8 @@ import { describeExit } from '../program.js';
 
 /** pdf2docx's own venv (scripts/setup.sh): it needs an older PyMuPDF than the redact engine's. */
 export const PDF2DOCX_VENV = '/opt/quire-pdf2docx';
-const DRIVER = fileURLToPath(new URL('../../../src/engines/pdf2docx/convert.py', import.meta.url));
+/** Beside this module in src/ and, copied by the build, in dist/ (scripts/copy-python.mjs). */
+const DRIVER = fileURLToPath(new URL('./convert.py', import.meta.url));
 const EXCHANGE = '/exchange';
 const EXIT_UNREADABLE = 3;
 

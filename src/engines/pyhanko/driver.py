@@ -99,7 +99,7 @@ def load_signer(bundle_b64, password):
         # Parsed first on its own: cryptography says "invalid password or PKCS12 data" for both.
         pfx = pkcs12.Pfx.load(data, strict=True)
         # asn1crypto parses lazily: reading the content is what rejects a malformed bundle.
-        pfx['auth_safe']['content'].native
+        _ = pfx['auth_safe']['content'].native
     except ValueError as e:
         raise Refusal('invalid_certificate') from e
     try:
@@ -158,7 +158,10 @@ def sign(job):
 def name_of(cert, which):
     """Common name and RFC 4514 distinguished name of a certificate's subject or issuer."""
     name = getattr(load_der_x509_certificate(cert.dump()), which)
-    return {'common_name': getattr(cert, which).native.get('common_name'), 'distinguished_name': name.rfc4514_string()}
+    return {
+        'common_name': getattr(cert, which).native.get('common_name'),
+        'distinguished_name': name.rfc4514_string(),
+    }
 
 
 def iso(dt):
@@ -218,7 +221,9 @@ def evaluate(sig, context, has_roots):
         'kind': 'document_timestamp' if timestamp_only else 'signature',
         'signer': name_of(cert, 'subject'),
         'issuer': name_of(cert, 'issuer'),
-        'signing_time': iso(getattr(status, 'signer_reported_dt', None) or getattr(status, 'timestamp', None)),
+        'signing_time': iso(
+            getattr(status, 'signer_reported_dt', None) or getattr(status, 'timestamp', None)
+        ),
         'timestamp': {'time': iso(tsv.timestamp), 'valid': bool(tsv.intact and tsv.valid)} if tsv else None,
         'integrity': {'digest_valid': bool(status.intact), 'signature_valid': bool(status.valid)},
         'covers_whole_document': status.coverage == status.coverage.ENTIRE_FILE,

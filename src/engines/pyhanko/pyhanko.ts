@@ -10,7 +10,8 @@ import { pinTsa, type TimestampAuthority } from './timestamp.js';
 
 /** scripts/setup.sh installs pyHanko into this venv, beside the repository (src/ and dist/ alike). */
 export const PYHANKO_PYTHON = fileURLToPath(new URL('../../../.venv/pyhanko/bin/python', import.meta.url));
-const DRIVER = fileURLToPath(new URL('../../../src/engines/pyhanko/driver.py', import.meta.url));
+/** Beside this module in src/ and, copied by the build, in dist/ (scripts/copy-python.mjs). */
+const DRIVER = fileURLToPath(new URL('./driver.py', import.meta.url));
 
 /** pyHanko's DocMDP permissions (ISO 32000-1 §12.8.2.2), by the names the `sign` tool uses. */
 export type Certification = 'no_changes' | 'form_filling' | 'annotations';

@@ -16,8 +16,11 @@ import { describeExit } from '../program.js';
 /** The venv scripts/setup.sh installs PyMuPDF into (kept apart from Debian's Python packages). */
 export const PYMUPDF_VENV = '/opt/quire-pymupdf';
 export const PYMUPDF_PYTHON = `${PYMUPDF_VENV}/bin/python`;
-/** The driver: a folder of Python modules run as `python -I folder` (its __main__.py). */
-const DRIVER = fileURLToPath(new URL('../../../src/engines/pymupdf/redact/', import.meta.url));
+/**
+ * The driver: a folder of Python modules run as `python -I folder` (its __main__.py), beside this
+ * module in src/ and, copied by the build, in dist/ (scripts/copy-python.mjs).
+ */
+const DRIVER = fileURLToPath(new URL('./redact/', import.meta.url));
 const EXCHANGE = '/exchange';
 
 /** The driver's exit codes (redact/__main__.py, redact/terms.py). */

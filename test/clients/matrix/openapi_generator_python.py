@@ -16,7 +16,7 @@ from urllib.parse import unquote
 import openapi_client
 from openapi_client.api.files_api import FilesApi
 from openapi_client.api.jobs_api import JobsApi
-from openapi_client.models import CompressOptions, CreateJobRequestOptions, Job, ChainStep
+from openapi_client.models import ChainStep, CompressOptions, CreateJobRequestOptions, Job
 
 FILES_PREFIX = "/api/v1/files/"
 

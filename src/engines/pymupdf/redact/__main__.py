@@ -43,7 +43,9 @@ def page_areas(page, job):
 def clean_page_objects(doc, page, job, terms, removed):
     """Step one on a page: its form fields and annotations (their text is not the page's)."""
     areas = page_areas(page, job)
-    images = sum(1 for info in page.get_image_info() if any(pymupdf.Rect(info["bbox"]).intersects(a) for a in areas))
+    images = sum(
+        1 for info in page.get_image_info() if any(pymupdf.Rect(info["bbox"]).intersects(a) for a in areas)
+    )
     fields = clean_widgets(doc, page, terms, areas, removed)
     annotations = clean_annotations(doc, page, terms, areas)
     add(removed, {"annotations": annotations, "fields_deleted": fields})

@@ -31,7 +31,9 @@ def clean_annotations(doc, page, terms, areas):
     ]
     for annot in doomed:
         page.delete_annot(annot)
-    links = [link for link in page.get_links() if any(pymupdf.Rect(link["from"]).intersects(r) for r in areas)]
+    links = [
+        link for link in page.get_links() if any(pymupdf.Rect(link["from"]).intersects(r) for r in areas)
+    ]
     for link in links:
         page.delete_link(link)
     return len(doomed) + len(links)

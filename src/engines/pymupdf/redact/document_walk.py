@@ -140,7 +140,9 @@ class DocumentWalk:
     def is_signature(obj):
         """A signature dictionary (/Type is optional there; /ByteRange is not): its /Contents is
         the signature's binary value."""
-        return dict_name(obj, "Type") in ("Sig", "DocTimeStamp") or not is_null(mupdf.pdf_dict_gets(obj, "ByteRange"))
+        return dict_name(obj, "Type") in ("Sig", "DocTimeStamp") or not is_null(
+            mupdf.pdf_dict_gets(obj, "ByteRange")
+        )
 
     @staticmethod
     def is_name_tree(obj):

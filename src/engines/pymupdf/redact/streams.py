@@ -20,7 +20,10 @@ def kind_of(obj, place, key):
         return "xml", place
     if key == "JS" or place == "javascript" and dict_name(obj, "Subtype") != "Form":
         return "script", "javascript"
-    if dict_name(obj, "Type") == "EmbeddedFile" or place == "embedded_files" and dict_name(obj, "Subtype") != "Form":
+    if (
+        dict_name(obj, "Type") == "EmbeddedFile"
+        or place == "embedded_files" and dict_name(obj, "Subtype") != "Form"
+    ):
         return "file", "embedded_files"
     if dict_name(obj, "Subtype") == "Form" or place == "page_content":
         return "content", "marked_content"

@@ -15,7 +15,7 @@ class Terms:
             self.patterns = literal + [re.compile(p, flags) for p in patterns]
         except re.error:
             # No detail: the pattern may be what is being hidden, and stderr reaches the adapter.
-            raise SystemExit(EXIT_BAD_PATTERN)
+            raise SystemExit(EXIT_BAD_PATTERN) from None
         # In XML (XMP, XFA) a literal text with & < > " ' is written escaped.
         escaped = {escape(t, {'"': "&quot;", "'": "&apos;"}) for t in texts} - set(texts)
         self.xml_patterns = self.patterns + [re.compile(re.escape(t), flags) for t in escaped]
