@@ -165,7 +165,7 @@ export interface paths {
         };
         /**
          * Get a job
-         * @description `?wait=N` holds the answer until the job is terminal or N seconds pass; either way the answer is the job as it then is, so check `status`.
+         * @description `?wait=N` holds the answer until the job is terminal or N seconds pass; either way the answer is the job as it then is, so check `status`. A waiting request counts against the key’s and account’s open streams (429 `too_many_streams`), and answers 401 if its key is revoked meanwhile.
          *
          *     Scope `jobs:read`.
          */
@@ -237,7 +237,7 @@ export interface paths {
         };
         /**
          * Follow a job as Server-Sent Events
-         * @description Each event is `event: job`, `id: <status>-<progress>` and `data: <the job object>`. The first event is the current state; the stream ends after the terminal one.
+         * @description Each event is `event: job`, `id: <status>-<progress>` and `data: <the job object>`. The first event is the current state; the stream ends after the terminal one, or when its key is revoked or expires. Open streams and long-polls are capped per key and per account (429 `too_many_streams`).
          *
          *     Scope `jobs:read`.
          */
@@ -819,7 +819,7 @@ export interface components {
          * @description A stable code from the error catalogue (docs/errors.md). Within v1 codes are only added, so handle unknown ones as their HTTP status.
          * @enum {string}
          */
-        ErrorCode: "invalid_request" | "unknown_tool" | "tool_unavailable" | "invalid_options" | "invalid_metadata" | "unsupported_file" | "too_many_files" | "missing_file" | "invalid_multipart" | "invalid_cursor" | "invalid_idempotency_key" | "unauthenticated" | "invalid_api_key" | "insufficient_scope" | "link_invalid" | "not_found" | "method_not_allowed" | "not_acceptable" | "job_not_ready" | "job_failed" | "job_canceled" | "job_state_conflict" | "webhook_url_not_allowed" | "webhook_endpoint_limit_exceeded" | "webhook_endpoint_disabled" | "idempotency_key_in_use" | "idempotency_key_reused" | "upload_offset_mismatch" | "upload_expired" | "tus_version_unsupported" | "checksum_mismatch" | "upload_incomplete" | "request_timeout" | "result_expired" | "payload_too_large" | "uri_too_long" | "range_not_satisfiable" | "unsupported_media_type" | "rate_limited" | "concurrent_uploads_exceeded" | "headers_too_large" | "internal_error" | "overloaded" | "not_ready" | "pdf_encrypted" | "invalid_password" | "pdf_corrupt" | "invalid_certificate" | "timestamp_failed" | "page_range_invalid" | "xfa_not_supported" | "form_fields_invalid" | "redaction_matches_exceeded" | "limit_pages_exceeded" | "limit_page_pixels_exceeded" | "timeout" | "engine_memory_exceeded" | "engine_failed" | "engine_unavailable" | "worker_lost" | "import_failed" | "import_too_large" | "import_forbidden_address" | "import_timeout" | "export_failed";
+        ErrorCode: "invalid_request" | "unknown_tool" | "tool_unavailable" | "invalid_options" | "invalid_metadata" | "unsupported_file" | "too_many_files" | "missing_file" | "invalid_multipart" | "invalid_cursor" | "invalid_idempotency_key" | "unauthenticated" | "invalid_api_key" | "insufficient_scope" | "link_invalid" | "not_found" | "method_not_allowed" | "not_acceptable" | "job_not_ready" | "job_failed" | "job_canceled" | "job_state_conflict" | "webhook_url_not_allowed" | "webhook_endpoint_limit_exceeded" | "webhook_endpoint_disabled" | "idempotency_key_in_use" | "idempotency_key_reused" | "upload_offset_mismatch" | "upload_expired" | "tus_version_unsupported" | "checksum_mismatch" | "upload_incomplete" | "request_timeout" | "result_expired" | "payload_too_large" | "uri_too_long" | "range_not_satisfiable" | "unsupported_media_type" | "rate_limited" | "concurrent_uploads_exceeded" | "storage_quota_exceeded" | "queued_jobs_exceeded" | "jobs_per_window_exceeded" | "too_many_streams" | "headers_too_large" | "internal_error" | "overloaded" | "not_ready" | "pdf_encrypted" | "invalid_password" | "office_encrypted" | "pdf_corrupt" | "invalid_certificate" | "timestamp_failed" | "page_range_invalid" | "xfa_not_supported" | "form_fields_invalid" | "limit_form_fields_exceeded" | "redaction_matches_exceeded" | "limit_pages_exceeded" | "limit_page_pixels_exceeded" | "job_limit_exceeded" | "timeout" | "engine_memory_exceeded" | "engine_failed" | "engine_unavailable" | "worker_lost" | "import_failed" | "import_too_large" | "import_forbidden_address" | "import_timeout" | "export_failed";
         /** @description RFC 9457 problem document. Members beyond these may be added within v1; switch on `code`. */
         Problem: {
             /**
@@ -831,7 +831,7 @@ export interface components {
             /** @description The HTTP status code. */
             status: number;
             detail: string;
-            /** @description The route template, never the raw path. */
+            /** @description The route template, never the raw path; `urn:quire:request:<request_id>` when no route matched. */
             instance?: string;
             code: components["schemas"]["ErrorCode"];
             request_id: string;
@@ -848,16 +848,24 @@ export interface components {
             required_scope?: string;
             /** @description unsupported_file: accepted types. */
             accepts?: string[];
+            /** @description unsupported_file: the refused input, 0-based among the file, file_url and upload_id parts. */
+            input_index?: number;
             min_files?: number;
             max_files?: number;
             max_endpoints?: number;
-            /** @description upload_incomplete: the upload named. */
+            /** @description upload_incomplete, upload_expired: the upload named. */
             upload_id?: string;
             /** @description 413: the limit that was exceeded. */
             limit_bytes?: number;
+            /** @description limit_pages_exceeded: the pages counted. */
+            pages?: number;
+            /** @description limit_pages_exceeded: the page limit. */
+            limit_pages?: number;
+            /** @description storage_quota_exceeded: what the account stores now. */
+            stored_bytes?: number;
             /** @description The caller’s plan. */
             plan?: string;
-            /** @description 429: which limit: `requests`, `failed_authentication` or `concurrent_uploads`. */
+            /** @description Which limit: 429 `requests`, `failed_authentication`, `concurrent_uploads`, `concurrent_streams`, `queued_jobs`, `jobs_per_window`; 413 `stored_bytes`; 422 `job_limit_exceeded` `fan_out`, `output_bytes`, `work_bytes`, `engine_time`. */
             limit?: string;
             policy?: string;
             quota?: number;
@@ -1166,7 +1174,7 @@ export interface components {
              */
             mode?: "ranges" | "every" | "each";
             /**
-             * @description With mode `ranges`: the parts, each a page selection (its pages in the order given).
+             * @description With mode `ranges`: the parts, each a page selection (its pages in the order given), no two the same. The plan bounds how many (`max_fan_out` when steps follow, `max_pages`).
              * @example [
              *       "1-3",
              *       "4-z"
@@ -1731,6 +1739,8 @@ export interface components {
              * @default false
              */
             landscape?: boolean;
+            /** @description The password of an encrypted document (Word, Excel, PowerPoint, OpenDocument). Secret: redacted in every view. */
+            password?: string;
         };
         /**
          * @description Options of `html-to-pdf` (Print a web page to PDF).
@@ -1973,6 +1983,13 @@ export interface components {
             concurrent_jobs: number;
             result_retention_ms: number;
             max_pages: number;
+            max_output_bytes: number;
+            max_fan_out: number;
+            max_work_bytes: number;
+            max_engine_ms: number;
+            max_stored_bytes: number;
+            max_queued_jobs: number;
+            jobs_per_window: number;
         };
         PlanList: {
             /** @constant */
@@ -2689,7 +2706,7 @@ export interface operations {
                     tool?: "merge" | "split" | "rotate" | "compress" | "protect" | "unlock" | "info" | "pages" | "linearize" | "repair" | "flatten" | "metadata" | "watermark" | "page-numbers" | "pdf-to-images" | "images-to-pdf" | "extract-text" | "extract-images" | "ocr" | "pdfa" | "office-to-pdf" | "html-to-pdf" | "sign" | "verify-signatures" | "form-fields" | "fill-form" | "redact" | "pdf-to-office";
                     /** @description A JSON object valid against the options schema of the tool named in `tool`: `merge` → MergeOptions, `split` → SplitOptions, `rotate` → RotateOptions, `compress` → CompressOptions, `protect` → ProtectOptions, `unlock` → UnlockOptions, `info` → InfoOptions, `pages` → PagesOptions, `linearize` → LinearizeOptions, `repair` → RepairOptions, `flatten` → FlattenOptions, `metadata` → MetadataOptions, `watermark` → WatermarkOptions, `page-numbers` → PageNumbersOptions, `pdf-to-images` → PdfToImagesOptions, `images-to-pdf` → ImagesToPdfOptions, `extract-text` → ExtractTextOptions, `extract-images` → ExtractImagesOptions, `ocr` → OcrOptions, `pdfa` → PdfaOptions, `office-to-pdf` → OfficeToPdfOptions, `html-to-pdf` → HtmlToPdfOptions, `sign` → SignOptions, `verify-signatures` → VerifySignaturesOptions, `form-fields` → FormFieldsOptions, `fill-form` → FillFormOptions, `redact` → RedactOptions, `pdf-to-office` → PdfToOfficeOptions. Omitted means `{}`; defaults are filled in. */
                     options?: components["schemas"]["MergeOptions"] | components["schemas"]["SplitOptions"] | components["schemas"]["RotateOptions"] | components["schemas"]["CompressOptions"] | components["schemas"]["ProtectOptions"] | components["schemas"]["UnlockOptions"] | components["schemas"]["InfoOptions"] | components["schemas"]["PagesOptions"] | components["schemas"]["LinearizeOptions"] | components["schemas"]["RepairOptions"] | components["schemas"]["FlattenOptions"] | components["schemas"]["MetadataOptions"] | components["schemas"]["WatermarkOptions"] | components["schemas"]["PageNumbersOptions"] | components["schemas"]["PdfToImagesOptions"] | components["schemas"]["ImagesToPdfOptions"] | components["schemas"]["ExtractTextOptions"] | components["schemas"]["ExtractImagesOptions"] | components["schemas"]["OcrOptions"] | components["schemas"]["PdfaOptions"] | components["schemas"]["OfficeToPdfOptions"] | components["schemas"]["HtmlToPdfOptions"] | components["schemas"]["SignOptions"] | components["schemas"]["VerifySignaturesOptions"] | components["schemas"]["FormFieldsOptions"] | components["schemas"]["FillFormOptions"] | components["schemas"]["RedactOptions"] | components["schemas"]["PdfToOfficeOptions"];
-                    /** @description Instead of `tool` and `options`: a JSON array of 1–10 `ChainStep` (`[{"tool":"rotate","options":{"angle":90}},{"tool":"compress"}]`), the tools to run in order, each on the previous step's output (docs/api.md §2). Secret options only on the first step. */
+                    /** @description Instead of `tool` and `options`: a JSON array of 1–10 `ChainStep` (`[{"tool":"rotate","options":{"angle":90}},{"tool":"compress"}]`), the tools to run in order, each on the previous step's output (docs/api.md §2). The input `password` goes on the first step only; a later step's own secret options (protect's passwords) are scrubbed like the first's. */
                     steps?: string;
                     /** @description Up to 16 string pairs (keys 1–40 characters, values up to 500), shown on the job. */
                     metadata?: {
@@ -2807,7 +2824,20 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem with `code` `payload_too_large`. */
+            /** @description Problem with `code` `upload_expired`. */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with `code` `payload_too_large`, `storage_quota_exceeded`. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2833,7 +2863,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem with `code` `idempotency_key_reused`. */
+            /** @description Problem with `code` `limit_pages_exceeded`, `job_limit_exceeded`, `idempotency_key_reused`. */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2846,7 +2876,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem with `code` `concurrent_uploads_exceeded`, `rate_limited`. */
+            /** @description Problem with `code` `concurrent_uploads_exceeded`, `queued_jobs_exceeded`, `jobs_per_window_exceeded`, `rate_limited`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2968,7 +2998,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem with `code` `rate_limited`. */
+            /** @description Problem with `code` `too_many_streams`, `rate_limited`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3441,7 +3471,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem with `code` `rate_limited`. */
+            /** @description Problem with `code` `too_many_streams`, `rate_limited`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3581,7 +3611,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem with `code` `payload_too_large`. */
+            /** @description Problem with `code` `payload_too_large`, `storage_quota_exceeded`. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4043,7 +4073,7 @@ export interface operations {
                     tool?: "merge" | "split" | "rotate" | "compress" | "protect" | "unlock" | "info" | "pages" | "linearize" | "repair" | "flatten" | "metadata" | "watermark" | "page-numbers" | "pdf-to-images" | "images-to-pdf" | "extract-text" | "extract-images" | "ocr" | "pdfa" | "office-to-pdf" | "html-to-pdf" | "sign" | "verify-signatures" | "form-fields" | "fill-form" | "redact" | "pdf-to-office";
                     /** @description A JSON object valid against the options schema of the tool named in `tool`: `merge` → MergeOptions, `split` → SplitOptions, `rotate` → RotateOptions, `compress` → CompressOptions, `protect` → ProtectOptions, `unlock` → UnlockOptions, `info` → InfoOptions, `pages` → PagesOptions, `linearize` → LinearizeOptions, `repair` → RepairOptions, `flatten` → FlattenOptions, `metadata` → MetadataOptions, `watermark` → WatermarkOptions, `page-numbers` → PageNumbersOptions, `pdf-to-images` → PdfToImagesOptions, `images-to-pdf` → ImagesToPdfOptions, `extract-text` → ExtractTextOptions, `extract-images` → ExtractImagesOptions, `ocr` → OcrOptions, `pdfa` → PdfaOptions, `office-to-pdf` → OfficeToPdfOptions, `html-to-pdf` → HtmlToPdfOptions, `sign` → SignOptions, `verify-signatures` → VerifySignaturesOptions, `form-fields` → FormFieldsOptions, `fill-form` → FillFormOptions, `redact` → RedactOptions, `pdf-to-office` → PdfToOfficeOptions. Omitted means `{}`; defaults are filled in. */
                     options?: components["schemas"]["MergeOptions"] | components["schemas"]["SplitOptions"] | components["schemas"]["RotateOptions"] | components["schemas"]["CompressOptions"] | components["schemas"]["ProtectOptions"] | components["schemas"]["UnlockOptions"] | components["schemas"]["InfoOptions"] | components["schemas"]["PagesOptions"] | components["schemas"]["LinearizeOptions"] | components["schemas"]["RepairOptions"] | components["schemas"]["FlattenOptions"] | components["schemas"]["MetadataOptions"] | components["schemas"]["WatermarkOptions"] | components["schemas"]["PageNumbersOptions"] | components["schemas"]["PdfToImagesOptions"] | components["schemas"]["ImagesToPdfOptions"] | components["schemas"]["ExtractTextOptions"] | components["schemas"]["ExtractImagesOptions"] | components["schemas"]["OcrOptions"] | components["schemas"]["PdfaOptions"] | components["schemas"]["OfficeToPdfOptions"] | components["schemas"]["HtmlToPdfOptions"] | components["schemas"]["SignOptions"] | components["schemas"]["VerifySignaturesOptions"] | components["schemas"]["FormFieldsOptions"] | components["schemas"]["FillFormOptions"] | components["schemas"]["RedactOptions"] | components["schemas"]["PdfToOfficeOptions"];
-                    /** @description Instead of `tool` and `options`: a JSON array of 1–10 `ChainStep` (`[{"tool":"rotate","options":{"angle":90}},{"tool":"compress"}]`), the tools to run in order, each on the previous step's output (docs/api.md §2). Secret options only on the first step. */
+                    /** @description Instead of `tool` and `options`: a JSON array of 1–10 `ChainStep` (`[{"tool":"rotate","options":{"angle":90}},{"tool":"compress"}]`), the tools to run in order, each on the previous step's output (docs/api.md §2). The input `password` goes on the first step only; a later step's own secret options (protect's passwords) are scrubbed like the first's. */
                     steps?: string;
                     /** @description Up to 16 string pairs (keys 1–40 characters, values up to 500), shown on the job. */
                     metadata?: {
@@ -4143,7 +4173,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem with `code` `payload_too_large`. */
+            /** @description Problem with `code` `payload_too_large`, `storage_quota_exceeded`. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4169,7 +4199,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem with `code` `idempotency_key_reused`. */
+            /** @description Problem with `code` `limit_pages_exceeded`, `job_limit_exceeded`, `idempotency_key_reused`. */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4182,7 +4212,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem with `code` `concurrent_uploads_exceeded`, `rate_limited`. */
+            /** @description Problem with `code` `concurrent_uploads_exceeded`, `queued_jobs_exceeded`, `jobs_per_window_exceeded`, `rate_limited`. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
