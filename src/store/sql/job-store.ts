@@ -6,7 +6,6 @@ import { QuireError } from '../../errors/quire-error.js';
 import type { InputFile, JobError, JobRecord, JobResult, JobStatus } from '../../model/job.js';
 import { terminalStatuses } from '../../model/job.js';
 import type { JobChangeNotice } from '../../model/job-change.js';
-import { scrubSecretOptions } from '../../model/redact.js';
 import type { AccountUsage } from '../quota-types.js';
 import type {
   CancelOutcome,
@@ -18,6 +17,7 @@ import type {
   SweepOutcome,
 } from '../types.js';
 import type { JobEnding, SqlDialect } from './dialect.js';
+import { cancelJob, deleteJob, visibleRow } from './job-cancel.js';
 import {
   countJobsByStatus,
   listEndedWithInputs,
@@ -30,7 +30,7 @@ import { enabledEndpointsJson, endpoints } from './job-outbox.js';
 import { accountUsage, deleteRecords, listExpiredRecords } from './job-quotas.js';
 import { keysetPage, type PageCursor } from './keyset-page.js';
 import type { QueuedMessages, Transition } from './queued-messages.js';
-import { fromNewJob, type JobRow, noLease, type Tables, toJob } from './rows.js';
+import { fromNewJob, type JobRow, type Tables, toJob } from './rows.js';
 
 /** Progress a worker may report; 100 belongs to `complete` alone (docs/api.md §2). */
 const MAX_WORKER_PROGRESS = 99;
@@ -193,44 +193,12 @@ export class SqlJobStore implements JobStore {
     return ended && toJob(ended);
   }
 
-  async cancel(accountId: string, id: string, now = Date.now()): Promise<CancelOutcome> {
-    let scrubbed = false;
-    const outcome = await this.dialect.transaction(
-      this.db,
-      async (conn): Promise<Transition<CancelOutcome>> => {
-        const row = await this.dialect.lockRows(visibleRow(conn, accountId, id)).executeTakeFirst();
-        if (!row) return { value: { outcome: 'not_found' }, queued: false };
-        if (terminalStatuses.includes(row.status))
-          return { value: { outcome: 'terminal', job: toJob(row) }, queued: false };
-        const canceled = await cancelRow(conn, row, now);
-        const queued = await this.dialect.appendJobEvent(conn, canceled, now);
-        const wasProcessing = row.status === 'processing';
-        scrubbed = holdsSecrets(row);
-        return { value: { outcome: 'canceled', job: toJob(canceled), wasProcessing }, queued };
-      },
-    );
-    // A canceled job's secrets go as a finished one's do (JobStore.complete): from the WAL too.
-    if (scrubbed) await this.dialect.forgetOverwritten(this.db);
-    return this.messages.settle(outcome);
+  cancel(accountId: string, id: string, now = Date.now()): Promise<CancelOutcome> {
+    return cancelJob(this.db, this.dialect, this.messages, accountId, id, now);
   }
 
-  async delete(accountId: string, id: string, now = Date.now()): Promise<JobRecord | undefined> {
-    let scrubbed = false;
-    const deleted = await this.dialect.transaction(this.db, async (conn) => {
-      const row = await this.dialect.lockRows(visibleRow(conn, accountId, id)).executeTakeFirst();
-      if (!row) return { value: undefined, queued: false };
-      let ended = row;
-      let queued = false;
-      if (!terminalStatuses.includes(row.status)) {
-        ended = await cancelRow(conn, row, now);
-        queued = await this.dialect.appendJobEvent(conn, ended, now);
-        scrubbed = holdsSecrets(row);
-      }
-      await conn.updateTable('jobs').set({ deleted_at: now }).where('id', '=', id).execute();
-      return { value: toJob(ended), queued };
-    });
-    if (scrubbed) await this.dialect.forgetOverwritten(this.db);
-    return this.messages.settle(deleted);
+  delete(accountId: string, id: string, now = Date.now()): Promise<JobRecord | undefined> {
+    return deleteJob(this.db, this.dialect, this.messages, accountId, id, now);
   }
 
   sweepExpiredLeases(maxStalls: number, now = Date.now()): Promise<SweepOutcome> {
@@ -280,30 +248,4 @@ export class SqlJobStore implements JobStore {
   deleteRecords(ids: readonly string[]): Promise<number> {
     return deleteRecords(this.db, ids);
   }
-}
-
-function visibleRow(conn: Kysely<Tables>, accountId: string, id: string) {
-  return conn
-    .selectFrom('jobs')
-    .selectAll()
-    .where('id', '=', id)
-    .where('account_id', '=', accountId)
-    .where('deleted_at', 'is', null);
-}
-
-/** Whether the row was given a secret option that a scrub overwrites. */
-function holdsSecrets(row: JobRow): boolean {
-  const options = JSON.parse(row.options) as Record<string, unknown>;
-  return (JSON.parse(row.secret_options) as string[]).some((name) => Object.hasOwn(options, name));
-}
-
-/** queued/processing → canceled; clearing the lease is what tells a running worker to stop. */
-function cancelRow(conn: Kysely<Tables>, row: JobRow, now: number): Promise<JobRow> {
-  const options = scrubSecretOptions(JSON.parse(row.options), JSON.parse(row.secret_options));
-  return conn
-    .updateTable('jobs')
-    .set({ status: 'canceled', completed_at: now, options: JSON.stringify(options), ...noLease })
-    .where('id', '=', row.id)
-    .returningAll()
-    .executeTakeFirstOrThrow();
 }
