@@ -67,11 +67,13 @@ export class Api {
     const elapsed = seconds();
     if (job.status !== 'succeeded') return { outcome: job.error?.code ?? job.status, seconds: elapsed };
     if (tool !== 'repair') return { outcome: 'ok', seconds: elapsed };
-    return { outcome: 'ok', seconds: elapsed, checkClean: await this.checkDownload(job.id) };
+    // The repaired file keeps the input's encryption (docs/tools.md): checked with the password it opens with.
+    const password = (options as { password?: string }).password;
+    return { outcome: 'ok', seconds: elapsed, checkClean: await this.checkDownload(job.id, password) };
   }
 
   /** Downloads the result through its temporary link and runs `qpdf --check` on it. */
-  private async checkDownload(id: string): Promise<boolean> {
+  private async checkDownload(id: string, password?: string): Promise<boolean> {
     const link = await this.fetch(`/api/v1/jobs/${id}/download`, { headers: { accept: 'application/json' } });
     const { url } = (await link.json()) as { url: string };
     const bytes = Buffer.from(await (await fetch(new URL(url, this.url))).arrayBuffer());
@@ -79,7 +81,8 @@ export class Api {
     try {
       const file = path.join(dir, 'repaired.pdf');
       await writeFile(file, bytes);
-      return spawnSync('qpdf', ['--check', file], { stdio: 'ignore' }).status === 0;
+      const args = password === undefined ? ['--check', file] : ['--check', `--password=${password}`, file];
+      return spawnSync('qpdf', args, { stdio: 'ignore' }).status === 0;
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

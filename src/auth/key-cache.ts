@@ -38,6 +38,18 @@ export class KeyCache implements AccountStore {
     return found;
   }
 
+  /**
+   * The key as the database has it now, past the cache, which it refreshes: for checks that must see
+   * another process's revocation sooner than `ttlMs` (the keys of open event streams, once a second).
+   */
+  async findKeyNow(
+    keyId: string,
+    now = Date.now(),
+  ): Promise<{ key: ApiKeyRecord; plan: string } | undefined> {
+    this.keys.delete(keyId);
+    return this.findKey(keyId, now);
+  }
+
   async revokeKey(keyId: string, now?: number): Promise<boolean> {
     // Dropped before and after: a request reading the key while the revocation commits cannot put
     // the old record back.

@@ -1,8 +1,9 @@
 // What an account may hold open: Server-Sent Event streams and long-polls (`GET /jobs/{id}?wait=N`,
 // `Prefer: wait`) are counted per API key and per account in this process, and each one ends when its
-// key stops being valid (revoked or expired), checked every second through the key cache.
+// key stops being valid (revoked or expired), read from the database every second past the key cache.
 import type { FastifyReply } from 'fastify';
 import type { AuthContext } from '../auth/authenticate.js';
+import type { KeyCache } from '../auth/key-cache.js';
 import { QuireError } from '../errors/quire-error.js';
 import type { AccountStore } from '../store/types.js';
 
@@ -12,11 +13,15 @@ export interface StreamLimits {
 }
 
 /**
- * How often the keys of open streams are read again. Through the key cache (QUIRE_AUTH_CACHE_MS) that
- * is a lookup in memory until the entry lapses, so a revocation anywhere ends the streams within the
- * cache's lifetime and this second; one made through this process drops the entry, so within a second.
+ * How often the keys of open streams are read again, from the database past the key cache
+ * (`findKeyNow`): a revocation by any process ends them within this second, inside the cache's
+ * lifetime (QUIRE_AUTH_CACHE_MS, 5 s by default) that a new request would still be trusted for. One
+ * read per distinct key with a stream open, not per stream.
  */
 const KEY_CHECK_MS = 1_000;
+
+/** Reads a key; `findKeyNow`, where the store has a cache in front (auth/key-cache.ts), skips it. */
+type KeyReader = Pick<AccountStore, 'findKey'> & Partial<Pick<KeyCache, 'findKeyNow'>>;
 /** Streams last until their job ends; a client refused should not come back at once. */
 const RETRY_AFTER_S = 5;
 
@@ -27,7 +32,7 @@ export class OpenStreams {
   private checking = false;
 
   constructor(
-    private readonly accounts: Pick<AccountStore, 'findKey'>,
+    private readonly accounts: KeyReader,
     private readonly limits: StreamLimits,
   ) {}
 
@@ -95,7 +100,8 @@ export class OpenStreams {
     for (const [keyId, streams] of this.byKey) {
       let valid: boolean;
       try {
-        const key = (await this.accounts.findKey(keyId))?.key;
+        const key = (await (this.accounts.findKeyNow ?? this.accounts.findKey).call(this.accounts, keyId))
+          ?.key;
         valid =
           key !== undefined && key.revokedAt === null && (key.expiresAt === null || key.expiresAt > now);
       } catch {

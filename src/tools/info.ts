@@ -17,6 +17,8 @@ export const infoTool = defineTool({
   inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'], opens: 'pdf' },
   options,
   output: { contentType: 'application/json' },
+  // The report is of the file as received: its encryption and permissions, not a decrypted copy's.
+  encryption: 'reads',
   engines: ['qpdf', 'poppler'],
   steps: { inspect: 20, details: 40, fonts: 20, images: 20 },
   async run(ctx) {

@@ -86,7 +86,11 @@ describe('merge opened beside the qpdf merge', () => {
   it('an owner-password-only input opens without a password, as in the opening', async () => {
     const { job, runs } = await merge([fourPages, ownerOnly], { bookmarks: 'none' });
     expect(job.status, JSON.stringify(job.error)).toBe('succeeded');
-    expect(runs).toBe(1 + 2);
+    // The merge and its two reads, plus the encryption rule's (docs/tools.md): qpdf confirms the
+    // encryption the byte scan saw, and writes the decrypted copy the merge reads.
+    expect(runs).toBe(1 + 2 + 2);
+    // Only the later file was encrypted: the merged file cannot keep it and says so.
+    expect(job.result?.encryption).toBe('removed');
     expect(pageCount(await mergedFile(job.id))).toBe(34);
   });
 });

@@ -160,19 +160,16 @@ describe('caps and kills', () => {
   it('a run past its time is killed and fails `timeout`; the forkserver stays', async () => {
     await run('qpdf', ['--show-npages', small], options(QPDF_FORKSERVER));
     const server = ourForkServer()!;
-    // Some seconds of work: 8,400 pages.
-    const pages = Array.from({ length: 600 }, () => fourteen);
-    // The child is looked for every 5 ms, not on its first output: on a loaded machine a run can be
-    // forked and killed before it prints a line. 1 s is far below the seconds this work takes.
+    // A run that never ends by itself: qpdf opening a FIFO no one writes blocks in open(). (Real work
+    // was not: 8,400 pages took 0.2 s forked on a quiet machine and over a second under load.)
+    const fifo = path.join(dir, 'never-written.pdf');
+    spawnSync('mkfifo', [fifo]);
+    // The child is looked for every 5 ms: it prints nothing before it is killed.
     let running: number[] = [];
     const watch = setInterval(() => {
       if (running.length === 0) running = childrenOf(server);
     }, 5);
-    const slow = run(
-      'qpdf',
-      ['--progress', '--empty', '--pages', ...pages, '--', path.join(dir, 'x.pdf')],
-      options(QPDF_FORKSERVER, { timeoutMs: 1_000 }),
-    );
+    const slow = run('qpdf', ['--check', fifo], options(QPDF_FORKSERVER, { timeoutMs: 1_000 }));
     await expect(slow).rejects.toMatchObject({ code: 'timeout' });
     clearInterval(watch);
     expect(running.length).toBe(1);

@@ -19,7 +19,8 @@ describe('transfer parts', () => {
       1,
       false,
     );
-    expect(first).toMatchObject({ name: 'scan one.pdf', size: 0, contentType: '', source: 'url' });
+    // The URL's last path segment never names the input (docs/api.md): the place it takes does.
+    expect(first).toMatchObject({ name: 'file-1', size: 0, contentType: '', source: 'url' });
     const { transfers, secrets } = parts.result();
     expect(transfers.imports).toEqual([
       { input: 0, host: 'files.example.com' },

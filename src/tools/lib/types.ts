@@ -176,7 +176,8 @@ export interface ToolDefinition<S extends TObject = TObject> {
    * or removing it is the tool's purpose (protect, unlock), its output is left as written. `drops`:
    * the tool cannot keep it (sign: encrypting again rewrites the file and breaks the signature just
    * made), so the facts say `encryption: "removed"`. `reads`: the tool reads the encrypted file as
-   * it is (verify-signatures: a decrypted copy no longer holds the signed bytes).
+   * it is (verify-signatures: a decrypted copy no longer holds the signed bytes; info: it reports the
+   * file's own encryption).
    */
   encryption?: 'changes' | 'drops' | 'reads';
   /** Option names whose values are secrets: redacted on the job and never logged. */
