@@ -98,6 +98,25 @@ venv_ready() {
   fi
 }
 
+# pip_pins VENV PIN...: installs the pinned set into VENV (made if missing) unless `pip freeze` already
+# lists every pin. Names compare as PyPI normalises them (case, and runs of `-`, `_`, `.` alike), since
+# freeze prints `typing_extensions` for `typing-extensions`.
+pip_pins() {
+  local venv=$1 pin
+  shift
+  local normalise='NF == 2 {name = tolower($1); gsub(/[-_.]+/, "-", name); print name "==" $2}'
+  local installed
+  installed=$("$venv/bin/python" -m pip freeze --disable-pip-version-check 2>/dev/null | awk -F'==' "$normalise" || true)
+  for pin in "$@"; do
+    if ! grep -qxF "$(awk -F'==' "$normalise" <<<"$pin")" <<<"$installed"; then
+      log "installing $* (PyPI) into $venv"
+      venv_ready "$venv" python3
+      "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "$@"
+      return
+    fi
+  done
+}
+
 # Python engines from PyPI, each in its own venv outside the checkout (the Docker image keeps the app
 # in /opt/quire), made from Debian's /usr/bin/python3 so the venv also runs inside the document
 # sandbox, which sees only /usr. Pinned; reinstalled only when the installed version differs.
@@ -166,17 +185,8 @@ fi
 # generate a Python client with openapi-python-client, which then runs on httpx, attrs and dateutil
 # from the same venv. Pinned; reinstalled only when the installed set differs (pip freeze lines).
 if [ "${1:-}" = "--with-test-tools" ]; then
-  venv=.tmp/openapi-tools
-  pins=(openapi-python-client==0.29.1 openapi-spec-validator==0.9.0 python-dateutil==2.9.0.post0)
-  installed=$("$venv/bin/python" -m pip freeze --disable-pip-version-check 2>/dev/null || true)
-  for pin in "${pins[@]}"; do
-    if ! grep -qixF "$pin" <<<"$installed"; then
-      log "installing ${pins[*]} (PyPI) into $venv"
-      venv_ready "$venv" python3
-      "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "${pins[@]}"
-      break
-    fi
-  done
+  pip_pins .tmp/openapi-tools openapi-python-client==0.29.1 openapi-spec-validator==0.9.0 \
+    python-dateutil==2.9.0.post0
 fi
 
 # `npm run check` lints the Python drivers and test helpers (every .py file of src/ and test/) with
@@ -210,16 +220,7 @@ fi
 # Its Java client's dependencies (the generated pom's, pinned by the generator version) go into ~/.m2
 # and its Go client's into the Go module cache, so the test resolves them offline.
 if [ "${1:-}" = "--with-test-tools" ]; then
-  venv=.tmp/openapi-tools
-  pins=(mypy==2.4.1 urllib3==2.8.0 pydantic==2.14.4 typing-extensions==4.16.0)
-  installed=$("$venv/bin/python" -m pip freeze --disable-pip-version-check 2>/dev/null || true)
-  for pin in "${pins[@]}"; do
-    if ! grep -qixF "${pin/typing-extensions/typing_extensions}" <<<"$installed"; then
-      log "installing ${pins[*]} (PyPI) into $venv"
-      "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "${pins[@]}"
-      break
-    fi
-  done
+  pip_pins .tmp/openapi-tools mypy==2.4.1 urllib3==2.8.0 pydantic==2.14.4 typing-extensions==4.16.0
   # It builds openapi-generator's Go client, whose go.mod asks for Go 1.23; Debian 12 ships 1.19, so
   # as root the pinned release is installed from go.dev's downloads, checked against its published
   # SHA-256, when no go of 1.23 or later is on the PATH.

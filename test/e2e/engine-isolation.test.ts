@@ -9,11 +9,10 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import yazl from 'yazl';
 import { Client } from '../support/client.js';
 import { descendants } from '../support/cluster.js';
 import { repoRoot } from '../support/corpus.js';
-import { toFile } from '../support/pdf.js';
+import { toFile, zipOf } from '../support/pdf.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 const POOL_SIZE = 2;
@@ -62,32 +61,12 @@ function invoiceOdt(embed?: { arial: Buffer; onlyA: Buffer }): Promise<Buffer> {
 <manifest:file-entry manifest:full-path="/" manifest:media-type="application/vnd.oasis.opendocument.text"/>
 <manifest:file-entry manifest:full-path="content.xml" manifest:media-type="text/xml"/>${fontEntries}
 </manifest:manifest>`;
-  const zip = new yazl.ZipFile();
-  // ODF: `mimetype` first and stored, so the type is readable at a fixed offset.
-  zip.addBuffer(Buffer.from('application/vnd.oasis.opendocument.text'), 'mimetype', { compress: false });
-  zip.addBuffer(Buffer.from(content), 'content.xml');
-  zip.addBuffer(Buffer.from(manifest), 'META-INF/manifest.xml');
-  if (embed) {
-    zip.addBuffer(embed.arial, 'Fonts/arial.ttf');
-    zip.addBuffer(embed.onlyA, 'Fonts/only-a.ttf');
-  }
-  zip.end();
-  const chunks: Buffer[] = [];
-  return new Promise((resolve) => {
-    zip.outputStream.on('data', (c: Buffer) => chunks.push(c));
-    zip.outputStream.on('end', () => resolve(Buffer.concat(chunks)));
-  });
-}
-
-/** A ZIP of a page and its assets, as html-to-pdf takes it. */
-function siteZip(entries: Record<string, Buffer | string>): Promise<Buffer> {
-  const zip = new yazl.ZipFile();
-  for (const [name, data] of Object.entries(entries)) zip.addBuffer(Buffer.from(data), name);
-  zip.end();
-  const chunks: Buffer[] = [];
-  return new Promise((resolve) => {
-    zip.outputStream.on('data', (c: Buffer) => chunks.push(c));
-    zip.outputStream.on('end', () => resolve(Buffer.concat(chunks)));
+  // ODF: `mimetype` first (and stored: zipOf), so the type is readable at a fixed offset.
+  return zipOf({
+    mimetype: 'application/vnd.oasis.opendocument.text',
+    'content.xml': content,
+    'META-INF/manifest.xml': manifest,
+    ...(embed ? { 'Fonts/arial.ttf': embed.arial, 'Fonts/only-a.ttf': embed.onlyA } : {}),
   });
 }
 
@@ -173,7 +152,7 @@ describe('office-to-pdf keeps accounts apart', () => {
 describe('html-to-pdf keeps accounts apart', () => {
   it("uses a page's web font and stylesheet for it and for no later page of another account", async () => {
     const [baseline] = await convertAtOnce(bob, Buffer.from(PAGE), 1, 'html-to-pdf', 'invoice.html');
-    const site = await siteZip({
+    const site = await zipOf({
       'index.html': PAGE.replace('<style>', '<style>@font-face { font-family: Arial; src: url(arial.ttf); }'),
       'arial.ttf': fonts.arial,
       'style.css': 'p::after { content: " Stylesheet of A Koala5"; }',

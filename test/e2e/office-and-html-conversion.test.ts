@@ -6,10 +6,9 @@ import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import yazl from 'yazl';
 import { Client } from '../support/client.js';
 import { hangingCsv, officeDocuments } from '../support/heavy-fixtures.js';
-import { pageText, toFile } from '../support/pdf.js';
+import { pageText, toFile, zipOf } from '../support/pdf.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 let server: TestServer;
@@ -62,18 +61,6 @@ describe('office-to-pdf', () => {
     expect(pageText(await pdfOf(next.id))).toContain('Quokka7');
   }, 200_000);
 });
-
-/** A ZIP with index.html and its local assets, built in memory. */
-function zipOf(entries: Record<string, Buffer | string>): Promise<Buffer> {
-  const zip = new yazl.ZipFile();
-  for (const [name, data] of Object.entries(entries)) zip.addBuffer(Buffer.from(data), name);
-  zip.end();
-  const chunks: Buffer[] = [];
-  return new Promise((resolve) => {
-    zip.outputStream.on('data', (c: Buffer) => chunks.push(c));
-    zip.outputStream.on('end', () => resolve(Buffer.concat(chunks)));
-  });
-}
 
 describe('html-to-pdf', () => {
   let beacon: http.Server;

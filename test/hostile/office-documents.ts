@@ -4,22 +4,9 @@
 // sheets, web-service formulas).
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import yazl from 'yazl';
+import { zipOf } from '../support/pdf.js';
 
 export const VISIBLE = 'Visible marker Cassowary2';
-
-export function zipOf(entries: Record<string, string | Buffer>): Promise<Buffer> {
-  const zip = new yazl.ZipFile();
-  // ODF readers expect `mimetype` first and stored; harmless for OOXML.
-  for (const [name, data] of Object.entries(entries))
-    zip.addBuffer(Buffer.from(data), name, { compress: name !== 'mimetype' });
-  zip.end();
-  const chunks: Buffer[] = [];
-  return new Promise((resolve) => {
-    zip.outputStream.on('data', (c: Buffer) => chunks.push(c));
-    zip.outputStream.on('end', () => resolve(Buffer.concat(chunks)));
-  });
-}
 
 const esc = (s: string) => s.replaceAll('&', '&amp;').replaceAll('"', '&quot;').replaceAll('<', '&lt;');
 

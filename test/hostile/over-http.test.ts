@@ -7,9 +7,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '../support/client.js';
 import { textPdf } from '../support/heavy-fixtures.js';
-import { pageText, toFile } from '../support/pdf.js';
+import { pageText, toFile, zipOf } from '../support/pdf.js';
 import { startTestServer, type TestServer } from '../support/server.js';
-import { docxField, docxLinkedImage, odtLinkedImage, VISIBLE, zipOf } from './office-documents.js';
+import { docxField, docxLinkedImage, odtLinkedImage, VISIBLE } from './office-documents.js';
 
 const OTHER_INPUT = 'OtherTenantInput7';
 

@@ -4,6 +4,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import yauzl from 'yauzl';
+import yazl from 'yazl';
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'quire-pdf-'));
 let counter = 0;
@@ -39,6 +40,19 @@ export function rotations(file: string): number[] {
 
 export function requiresPassword(file: string): boolean {
   return spawnSync('qpdf', ['--requires-password', file]).status === 0;
+}
+
+/** A ZIP of `entries` (name → bytes), in their order; `mimetype` stored, as ODF readers expect it. */
+export function zipOf(entries: Record<string, string | Buffer>): Promise<Buffer> {
+  const zip = new yazl.ZipFile();
+  for (const [name, data] of Object.entries(entries))
+    zip.addBuffer(Buffer.from(data), name, { compress: name !== 'mimetype' });
+  zip.end();
+  const chunks: Buffer[] = [];
+  return new Promise((resolve) => {
+    zip.outputStream.on('data', (c: Buffer) => chunks.push(c));
+    zip.outputStream.on('end', () => resolve(Buffer.concat(chunks)));
+  });
 }
 
 /** Entries of a ZIP: name → bytes. */
