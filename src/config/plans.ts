@@ -180,29 +180,24 @@ function applyFields(
   return next as Plan;
 }
 
+/** The whole-job limits and account quotas: the fields that came after plans files existed. */
+const LATER_FIELDS = [
+  'maxOutputBytes',
+  'maxFanOut',
+  'maxWorkBytes',
+  'maxEngineMs',
+  'maxStoredBytes',
+  'maxQueuedJobs',
+  'jobsPerWindow',
+] as const satisfies readonly (keyof Plan)[];
+
 /**
- * The whole-job limits and quotas came after plans files existed: a new plan that leaves them out
- * gets the fallback plan's (the most restrictive), so a file written before them still loads.
+ * A new plan that leaves the later fields out gets the fallback plan's (the most restrictive), so a
+ * file written before them still loads.
  */
 function limitsOfFallback(): Partial<Plan> {
-  const {
-    maxOutputBytes,
-    maxFanOut,
-    maxWorkBytes,
-    maxEngineMs,
-    maxStoredBytes,
-    maxQueuedJobs,
-    jobsPerWindow,
-  } = defaultPlans[FALLBACK_PLAN] as Plan;
-  return {
-    maxOutputBytes,
-    maxFanOut,
-    maxWorkBytes,
-    maxEngineMs,
-    maxStoredBytes,
-    maxQueuedJobs,
-    jobsPerWindow,
-  };
+  const fallback = defaultPlans[FALLBACK_PLAN] as Plan;
+  return Object.fromEntries(LATER_FIELDS.map((key) => [key, fallback[key]]));
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
