@@ -3,15 +3,15 @@
 // (src/process/sandbox.ts), like pdf2docx: no network, the unprivileged sandbox user, no view of the
 // host's files but the venv and an exchange folder. The job (patterns included) goes on stdin,
 // never on argv, and the driver's report is counts only, so neither ever carries the hidden text.
-import { chmod, copyFile, mkdir, readdir } from 'node:fs/promises';
+import { copyFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { QuireError } from '../../errors/quire-error.js';
 import { type RunResult, run, throwIfLimitHit } from '../../process/runner.js';
-import { makeSandboxDir, requireSandbox, sandboxArgv, writeSandboxPasswd } from '../../process/sandbox.js';
 import type { EngineCallOptions, EngineDefaults } from '../call-options.js';
 import { toRunOptions } from '../call-options.js';
 import { describeExit } from '../program.js';
+import { EXCHANGE, sandboxedPython } from '../sandboxed-python.js';
 
 /** The venv scripts/setup.sh installs PyMuPDF into (kept apart from Debian's Python packages). */
 export const PYMUPDF_VENV = '/opt/quire-pymupdf';
@@ -21,7 +21,6 @@ export const PYMUPDF_PYTHON = `${PYMUPDF_VENV}/bin/python`;
  * module in src/ and, copied by the build, in dist/ (scripts/copy-python.mjs).
  */
 const DRIVER = fileURLToPath(new URL('./redact/', import.meta.url));
-const EXCHANGE = '/exchange';
 
 /** The driver's exit codes (redact/__main__.py, redact/terms.py). */
 const EXIT = { ok: 0, unreadable: 3, tooMany: 4, badPattern: 5, leftOver: 6 } as const;
@@ -108,19 +107,6 @@ function redactFailure(result: RunResult, maxMatches: number): QuireError | unde
   }
 }
 
-/** Copies the job's input and the driver into the exchange folder, readable by the sandbox user. */
-async function prepareExchange(input: string, exchange: string): Promise<void> {
-  await copyFile(input, path.join(exchange, 'input.pdf'));
-  await chmod(path.join(exchange, 'input.pdf'), 0o644);
-  const driver = path.join(exchange, 'redact');
-  await mkdir(driver, { mode: 0o755 });
-  await chmod(driver, 0o755);
-  for (const name of (await readdir(DRIVER)).filter((n) => n.endsWith('.py'))) {
-    await copyFile(path.join(DRIVER, name), path.join(driver, name));
-    await chmod(path.join(driver, name), 0o644);
-  }
-}
-
 export function createPymupdf(defaults: EngineDefaults) {
   return {
     /** Redacts `input` into `output` and returns what was removed, as counts per page and place. */
@@ -130,25 +116,16 @@ export function createPymupdf(defaults: EngineDefaults) {
       job: RedactJob,
       call: EngineCallOptions,
     ): Promise<RedactReport> {
-      const identity = await requireSandbox('pymupdf');
-      const dir = path.join(call.workDir, 'pymupdf');
-      await mkdir(dir, { recursive: true, mode: 0o700 });
-      const exchange = await makeSandboxDir(path.join(dir, 'exchange'), identity);
-      // Copies the sandboxed user can read: the job's files and the checkout may be private.
-      await prepareExchange(input, exchange);
-      const [command, args] = sandboxArgv(
-        {
-          identity,
-          mounts: [
-            { host: PYMUPDF_VENV, at: PYMUPDF_VENV },
-            { host: exchange, at: EXCHANGE, writable: true },
-          ],
-          passwd: await writeSandboxPasswd(dir, identity),
-          home: EXCHANGE,
-        },
-        PYMUPDF_PYTHON,
-        ['-I', `${EXCHANGE}/redact`],
-      );
+      const { exchange, command, args } = await sandboxedPython({
+        engine: 'pymupdf',
+        workDir: call.workDir,
+        venv: PYMUPDF_VENV,
+        copies: [
+          [input, 'input.pdf'],
+          [DRIVER, 'redact'],
+        ],
+        args: ['-I', `${EXCHANGE}/redact`],
+      });
       const body = {
         input: `${EXCHANGE}/input.pdf`,
         output: `${EXCHANGE}/output.pdf`,
