@@ -5,6 +5,7 @@ import type { FastifyReply } from 'fastify';
 import type { AuthContext } from '../auth/authenticate.js';
 import type { KeyCache } from '../auth/key-cache.js';
 import { QuireError } from '../errors/quire-error.js';
+import { Tally } from '../model/tally.js';
 import type { AccountStore } from '../store/types.js';
 
 export interface StreamLimits {
@@ -26,7 +27,7 @@ type KeyReader = Pick<AccountStore, 'findKey'> & Partial<Pick<KeyCache, 'findKey
 const RETRY_AFTER_S = 5;
 
 export class OpenStreams {
-  private readonly byAccount = new Map<string, number>();
+  private readonly byAccount = new Tally<string>();
   private readonly byKey = new Map<string, Set<AbortController>>();
   private timer: NodeJS.Timeout | undefined;
   private checking = false;
@@ -54,7 +55,7 @@ export class OpenStreams {
 
   private refusal(auth: AuthContext): QuireError | undefined {
     const ofKey = this.byKey.get(auth.keyId)?.size ?? 0;
-    const ofAccount = this.byAccount.get(auth.accountId) ?? 0;
+    const ofAccount = this.byAccount.of(auth.accountId);
     const [held, quota, holder] =
       ofKey >= this.limits.maxPerKey
         ? [ofKey, this.limits.maxPerKey, 'API key']
@@ -75,7 +76,7 @@ export class OpenStreams {
     const streams = this.byKey.get(auth.keyId) ?? new Set();
     streams.add(controller);
     this.byKey.set(auth.keyId, streams);
-    this.byAccount.set(auth.accountId, (this.byAccount.get(auth.accountId) ?? 0) + 1);
+    this.byAccount.add(auth.accountId);
     this.timer ??= setInterval(() => {
       if (this.checking) return; // a slow database: one check at a time
       this.checking = true;
@@ -88,9 +89,7 @@ export class OpenStreams {
       controller.abort();
       streams.delete(controller);
       if (streams.size === 0 && this.byKey.get(auth.keyId) === streams) this.byKey.delete(auth.keyId);
-      const left = (this.byAccount.get(auth.accountId) ?? 1) - 1;
-      if (left > 0) this.byAccount.set(auth.accountId, left);
-      else this.byAccount.delete(auth.accountId);
+      this.byAccount.remove(auth.accountId);
       if (this.byKey.size === 0) this.stopChecking();
     });
     return controller.signal;

@@ -4,6 +4,7 @@
 import type { ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { QuireError } from '../errors/quire-error.js';
+import { Tally } from '../model/tally.js';
 import { rawProblemResponse } from './problem.js';
 
 declare module 'fastify' {
@@ -21,7 +22,7 @@ export interface UploadSlotSettings {
 }
 
 export function registerUploadSlots(app: FastifyInstance, settings: UploadSlotSettings): void {
-  const inProgress = new Map<string, number>();
+  const inProgress = new Tally<string>();
 
   app.addHook('onRequest', async (request, reply) => {
     if (hasBody(request)) cutWhenIdle(request, reply.raw, settings.idleTimeoutMs);
@@ -33,7 +34,7 @@ export function registerUploadSlots(app: FastifyInstance, settings: UploadSlotSe
     const isUpload = request.isMultipart() || (request.routeOptions.config.tusBody && hasBody(request));
     if (!request.auth || !isUpload) return;
     const account = request.auth.accountId;
-    const held = inProgress.get(account) ?? 0;
+    const held = inProgress.of(account);
     if (held >= settings.maxConcurrentPerAccount) {
       throw new QuireError(
         'concurrent_uploads_exceeded',
@@ -44,14 +45,12 @@ export function registerUploadSlots(app: FastifyInstance, settings: UploadSlotSe
         },
       );
     }
-    inProgress.set(account, held + 1);
+    inProgress.add(account);
     let released = false;
     const release = () => {
       if (released) return;
       released = true;
-      const left = (inProgress.get(account) ?? 1) - 1;
-      if (left > 0) inProgress.set(account, left);
-      else inProgress.delete(account);
+      inProgress.remove(account);
     };
     // Whichever comes first: the body has arrived, the answer has gone out, or the request is torn
     // down (reset, client gone). Listeners go on the request and response, not on a keep-alive

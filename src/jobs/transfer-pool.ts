@@ -1,6 +1,7 @@
 // The worker's transfer pool: URL imports and exports run here, apart from the engine slots, at most
 // QUIRE_TRANSFER_CONCURRENCY at once per worker process and QUIRE_TRANSFER_MAX_PER_ACCOUNT of them
 // for one account, so slow peers of one account can neither hold the engines nor every transfer.
+import { Tally } from '../model/tally.js';
 
 interface Waiting {
   account: string;
@@ -9,7 +10,7 @@ interface Waiting {
 
 export class TransferPool {
   private running = 0;
-  private readonly byAccount = new Map<string, number>();
+  private readonly byAccount = new Tally<string>();
   private readonly waiting: Waiting[] = [];
   /** When each account with transfers running or waiting last started one (a counter, not a clock). */
   private readonly lastStarted = new Map<string, number>();
@@ -27,8 +28,7 @@ export class TransferPool {
    */
   crowded(): boolean {
     let waitingForRoom = 0;
-    for (const w of this.waiting)
-      if ((this.byAccount.get(w.account) ?? 0) < this.perAccount) waitingForRoom++;
+    for (const w of this.waiting) if (this.byAccount.of(w.account) < this.perAccount) waitingForRoom++;
     return waitingForRoom >= this.size;
   }
 
@@ -44,23 +44,19 @@ export class TransferPool {
   }
 
   private fits(account: string): boolean {
-    return this.running < this.size && (this.byAccount.get(account) ?? 0) < this.perAccount;
+    return this.running < this.size && this.byAccount.of(account) < this.perAccount;
   }
 
   private enter(account: string): void {
     this.running++;
-    this.byAccount.set(account, (this.byAccount.get(account) ?? 0) + 1);
+    this.byAccount.add(account);
     this.lastStarted.set(account, ++this.starts);
   }
 
   private leave(account: string): void {
     this.running--;
-    const left = (this.byAccount.get(account) ?? 1) - 1;
-    if (left > 0) this.byAccount.set(account, left);
-    else {
-      this.byAccount.delete(account);
-      if (!this.waiting.some((w) => w.account === account)) this.lastStarted.delete(account);
-    }
+    if (this.byAccount.remove(account) === 0 && !this.waiting.some((w) => w.account === account))
+      this.lastStarted.delete(account);
     for (let next = this.fairest(); next !== undefined; next = this.fairest()) {
       const [waiter] = this.waiting.splice(next, 1);
       this.enter(waiter!.account);
@@ -79,7 +75,7 @@ export class TransferPool {
     let best: number | undefined;
     let rank = [Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY];
     for (const [i, waiter] of this.waiting.entries()) {
-      const running = this.byAccount.get(waiter.account) ?? 0;
+      const running = this.byAccount.of(waiter.account);
       const served = this.lastStarted.get(waiter.account) ?? 0;
       if (running >= this.perAccount) continue;
       if (running < rank[0]! || (running === rank[0] && served < rank[1]!)) {
