@@ -10,14 +10,16 @@ import threading
 import time
 import traceback
 import zipfile
+from contextlib import ExitStack
 from pathlib import Path
 
 import anyio
+import httpx
 import pytest
 
 from quire import AsyncQuire, JobFailedError, Progress, Quire, QuireConnectionError, QuireError
 
-from .conftest import Server
+from .conftest import SCOPES, Server
 
 
 def test_a_chained_job_reports_its_steps_and_downloads_the_last_steps_result(
@@ -169,3 +171,28 @@ def test_a_second_create_with_the_key_of_one_in_flight_waits_and_gets_the_same_j
     slow.join()
     assert len(ids) == 2 and ids[0] == ids[1]
     assert any(r.getMessage().endswith("after 409") for r in caplog.records)
+
+
+def test_wait_polls_plainly_when_the_key_already_holds_every_stream_it_may(
+    server: Server, sample_pdf: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="quire")
+    with Quire(server.admin_key, base_url=server.url, tus_store=None) as admin:
+        account = admin.accounts.create("py-sdk-streams", plan="business")
+        key = admin.keys.create(account.id, SCOPES, name="py-sdk-streams").key
+    assert key
+    headers = {"Authorization": f"Bearer {key}", "Accept": "text/event-stream"}
+    with Quire(key, base_url=server.url, tus_store=None) as quire, ExitStack() as streams:
+        slow = quire.jobs.create("ocr", sample_pdf, {"mode": "force"})
+        http = streams.enter_context(httpx.Client(base_url=server.url, timeout=60))
+        # The server's cap per key (QUIRE_STREAMS_MAX_PER_KEY, 10): all held on the OCR job.
+        for _ in range(10):
+            held = streams.enter_context(http.stream("GET", f"/api/v1/jobs/{slow.id}/events", headers=headers))
+            assert held.status_code == 200
+        refused = http.get(f"/api/v1/jobs/{slow.id}/events", headers=headers)
+        assert (refused.status_code, refused.json()["code"]) == (429, "too_many_streams")
+
+        done = quire.jobs.wait(quire.jobs.create("rotate", sample_pdf, {"angle": 90}).id)
+        assert done.status == "succeeded"
+        assert quire.jobs.get(slow.id).status in ("queued", "processing"), "the streams were held to the end"
+    assert any("polling" in r.getMessage() and "plainly" in r.getMessage() for r in caplog.records)

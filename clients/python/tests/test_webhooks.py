@@ -12,9 +12,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 from standardwebhooks.webhooks import Webhook
 
-from quire import WebhookVerificationError, verify_webhook
+from quire import Quire, WebhookVerificationError, verify_webhook
 
-from .conftest import Server
+from .conftest import SCOPES, Server
 
 
 class Receiver:
@@ -47,7 +47,13 @@ def test_a_real_delivery_verifies_and_tampering_a_wrong_secret_or_an_old_timesta
     server: Server, sample_pdf: object
 ) -> None:
     receiver = Receiver()
-    with server.client() as quire:
+    # An account of its own: the session's other tests run jobs on the shared one, and their
+    # job.succeeded events would reach this endpoint too.
+    with Quire(server.admin_key, base_url=server.url, tus_store=None) as admin:
+        account = admin.accounts.create("py-sdk-webhooks", plan="business")
+        key = admin.keys.create(account.id, SCOPES, name="py-sdk-webhooks").key
+    assert key
+    with Quire(key, base_url=server.url, tus_store=None) as quire:
         endpoint = quire.webhooks.create(receiver.url, ["job.succeeded"], description="py-sdk")
         secret = endpoint.secret
         assert secret and secret.startswith("whsec_")

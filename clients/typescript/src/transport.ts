@@ -45,9 +45,11 @@ export interface Attempt {
   signal?: AbortSignal;
   /** Answers passed through as they are (e.g. 302 of a download, 304). */
   accept?: (status: number) => boolean;
+  /** Refusals thrown at once rather than retried, for a caller with a better way out. */
+  giveUpOn?: readonly string[];
 }
 
-const sleep = (ms: number, signal?: AbortSignal) =>
+export const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve, reject) => {
     const timer = setTimeout(resolve, ms);
     signal?.addEventListener(
@@ -138,6 +140,7 @@ export class Transport {
       const delay = this.#delay(retry, response);
       const mayRetry =
         (failure.status === 0 || retryableStatus(failure.status, String(failure.code))) &&
+        !attempt.giveUpOn?.includes(String(failure.code)) &&
         (attempt.body === undefined || attempt.replayable !== false) &&
         retry < this.retry.maxRetries &&
         Date.now() + delay - started <= this.retry.budgetMs;

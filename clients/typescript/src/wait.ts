@@ -1,7 +1,7 @@
 // Waiting for a job: the SSE stream (docs/api.md §2, `/events`) while it serves, long-polls of
 // `GET /jobs/{id}?wait=60` when it cannot. No timeout unless asked: a long OCR job is not cut.
 import { errorFromJob, type Job, networkError, QuireError } from './errors.js';
-import type { Transport } from './transport.js';
+import { sleep, type Transport } from './transport.js';
 
 export interface JobProgress {
   status: Job['status'];
@@ -21,6 +21,13 @@ export interface WaitOptions {
 }
 
 const TERMINAL = new Set(['succeeded', 'failed', 'canceled']);
+// Plain reads when the server refuses another stream or long-poll: 0.5 s, doubling to 5 s.
+const PLAIN_POLL_FIRST_MS = 500;
+const PLAIN_POLL_MAX_MS = 5000;
+
+function tooManyStreams(error: unknown): boolean {
+  return error instanceof QuireError && error.code === 'too_many_streams';
+}
 
 function progressOf(job: Job): JobProgress {
   const step = job.step && job.steps ? { ...job.step, count: job.steps.length } : undefined;
@@ -67,6 +74,7 @@ export async function waitForJob(transport: Transport, id: string, options: Wait
     if (key !== last || TERMINAL.has(job.status)) options.onProgress?.(progressOf(job));
     last = key;
   };
+  let streamsRefused = false;
   try {
     if (!options.poll) {
       try {
@@ -75,6 +83,7 @@ export async function waitForJob(transport: Transport, id: string, options: Wait
           path: `/api/v1/jobs/${encodeURIComponent(id)}/events`,
           headers: { Accept: 'text/event-stream' },
           signal,
+          giveUpOn: ['too_many_streams'],
         });
         for await (const job of events(response)) {
           report(job);
@@ -82,18 +91,34 @@ export async function waitForJob(transport: Transport, id: string, options: Wait
         }
       } catch (error) {
         // A refusal that long-polling would meet too (404, 401, 403) is the answer; anything else
-        // (a proxy that buffers or cuts the stream) falls back to long-polling.
+        // (a proxy that buffers or cuts the stream) falls back to long-polling, and a key that
+        // holds every stream it may (429 `too_many_streams`) to plain reads that hold nothing open.
         if (error instanceof QuireError && error.status >= 400 && error.status < 500 && error.status !== 429)
           throw error;
         if (signal?.aborted) throw error;
+        streamsRefused = tooManyStreams(error);
       }
     }
+    let plain = streamsRefused;
+    let interval = PLAIN_POLL_FIRST_MS;
     for (;;) {
-      const response = await transport.send({
-        method: 'GET',
-        path: `/api/v1/jobs/${encodeURIComponent(id)}?wait=60`,
-        signal,
-      });
+      if (plain) {
+        await sleep(interval, signal);
+        interval = Math.min(interval * 2, PLAIN_POLL_MAX_MS);
+      }
+      let response: Response;
+      try {
+        response = await transport.send({
+          method: 'GET',
+          path: `/api/v1/jobs/${encodeURIComponent(id)}${plain ? '' : '?wait=60'}`,
+          signal,
+          giveUpOn: ['too_many_streams'],
+        });
+      } catch (error) {
+        if (plain || !tooManyStreams(error)) throw error;
+        plain = true;
+        continue;
+      }
       const job = (await response.json()) as Job;
       report(job);
       if (TERMINAL.has(job.status)) return finish(job);

@@ -203,4 +203,30 @@ describe('the SDK under network faults', () => {
     expect(proxy.seen.some((r) => r.url.includes(`/api/v1/jobs/${job.id}?wait=60`))).toBe(true);
     proxy.fault = () => 'forward';
   });
+  it('reads the job plainly, without retrying, when the key holds every stream it may (429 too_many_streams)', async () => {
+    proxy.seen = [];
+    proxy.fault = (request, response) => {
+      if (!request.url?.endsWith('/events') && !request.url?.includes('?wait=')) return 'forward';
+      response.writeHead(429, { 'Content-Type': 'application/problem+json', 'Retry-After': '5' });
+      response.end(
+        JSON.stringify({
+          type: 'about:blank',
+          status: 429,
+          code: 'too_many_streams',
+          title: 'Too many streams',
+          detail: 'x',
+        }),
+      );
+      return 'answered';
+    };
+    const job = await quire.jobs.create({ tool: 'rotate', options: { angle: 90 }, inputs: [PDF] });
+    const done = await quire.jobs.wait(job.id);
+    expect(done.status).toBe('succeeded');
+    // One attempt each: the refusal is not retried after its Retry-After.
+    const reads = proxy.seen.filter((r) => r.url.includes(`/api/v1/jobs/${job.id}`));
+    expect(reads.filter((r) => r.url.endsWith('/events'))).toHaveLength(1);
+    expect(reads.filter((r) => r.url.includes('?wait='))).toHaveLength(0);
+    expect(reads.some((r) => r.url.endsWith(`/api/v1/jobs/${job.id}`))).toBe(true);
+    proxy.fault = () => 'forward';
+  });
 });

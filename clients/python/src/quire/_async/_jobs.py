@@ -14,8 +14,8 @@ from typing import Any
 import httpx
 from httpx_sse import SSEError, aconnect_sse
 
-from .._backend_async import run_blocking
-from .._errors import JobFailedError, QuireTimeoutError, problem_error
+from .._backend_async import run_blocking, sleep
+from .._errors import JobFailedError, QuireError, QuireTimeoutError, problem_error
 from .._inputs import (
     FileUrl,
     Input,
@@ -38,6 +38,9 @@ log = logging.getLogger("quire")
 
 # The long-poll's own cap (docs/api.md §2: `wait` is 0–60).
 LONG_POLL_S = 60
+# Plain reads when the server refuses another stream or long-poll: 0.5 s, doubling to 5 s.
+PLAIN_POLL_FIRST_S = 0.5
+PLAIN_POLL_MAX_S = 5.0
 # The events stream sends nothing while a job does not change (no heartbeats): past this the client
 # reconnects, which starts again from the job's current state. Not a limit on the job.
 SSE_IDLE_S = 90.0
@@ -171,6 +174,8 @@ class AsyncJobs:
         deadline = None if timeout_s is None else time.monotonic() + timeout_s
         last: tuple[str, int, int | None] | None = None
         failures = 0
+        streams_refused = False
+        interval = PLAIN_POLL_FIRST_S
 
         def seen(job: Job) -> bool:
             nonlocal last
@@ -183,7 +188,7 @@ class AsyncJobs:
         while True:
             if deadline is not None and time.monotonic() >= deadline:
                 raise QuireTimeoutError(f"job {job_id} did not end within {timeout_s} s", code="wait_timeout")
-            if failures < SSE_FAILURES_BEFORE_POLLING:
+            if failures < SSE_FAILURES_BEFORE_POLLING and not streams_refused:
                 try:
                     async for job in self.events(job_id):
                         failures = 0
@@ -196,8 +201,27 @@ class AsyncJobs:
                     failures += 1
                     log.info("quire: events stream of %s broke (%s)", job_id, type(exc).__name__)
                     continue
-            remaining = LONG_POLL_S if deadline is None else max(0, min(LONG_POLL_S, int(deadline - time.monotonic())))
-            job = await self.get(job_id, wait_s=remaining or None)
+                except QuireError as exc:
+                    if exc.code != "too_many_streams":
+                        raise
+                    streams_refused = True
+                    log.info("quire: no more streams for this key; polling %s plainly", job_id)
+            if not streams_refused:
+                remaining = LONG_POLL_S if deadline is None else max(0, min(LONG_POLL_S, int(deadline - time.monotonic())))
+                try:
+                    job = await self.get(job_id, wait_s=remaining or None)
+                except QuireError as exc:
+                    if exc.code != "too_many_streams":
+                        raise
+                    streams_refused = True
+                    log.info("quire: no more long-polls for this key; polling %s plainly", job_id)
+                    continue
+            else:
+                # The key holds as many streams and long-polls as the server allows (docs/errors.md,
+                # `too_many_streams`): plain reads, spaced out, hold no connection open.
+                await sleep(interval)
+                interval = min(interval * 2, PLAIN_POLL_MAX_S)
+                job = await self.get(job_id)
             if seen(job):
                 return job
 
