@@ -17,6 +17,7 @@ import type { Scope } from '../model/account.js';
 import { ulid } from '../model/ulid.js';
 import type { AppDeps } from './deps.js';
 import { registerIdempotency } from './idempotency.js';
+import { registerMcpRoute } from './mcp/route.js';
 import { registerMethodNotAllowed, trackRoutes } from './method-not-allowed.js';
 import { registerDocs } from './openapi.js';
 import { rawProblemResponse, sendProblem, toQuireError } from './problem.js';
@@ -157,6 +158,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerFileRoutes(app, deps);
   registerAccountRoutes(app, deps);
   registerWebhookRoutes(app, deps);
+  registerMcpRoute(app, deps);
   registerMethodNotAllowed(app);
   return app;
 }

@@ -48,4 +48,12 @@ export const http = {
       'Event streams and long-polls one account may hold open at once per API process, over all its keys.',
     ),
   ),
+  QUIRE_MCP_ENABLED: setting(
+    'mcpEnabled',
+    Type.Boolean({
+      default: true,
+      description:
+        'Serve the MCP server (streamable HTTP at `/mcp`, docs/agents.md); `false` answers `/mcp` with 404.',
+    }),
+  ),
 } satisfies Section;

@@ -1,0 +1,189 @@
+// The MCP server over streamable HTTP, driven by the official SDK client against a real server:
+// the tool list, an upload through the tus URL the upload tool hands out, compress with a smaller
+// download, OCR with progress notifications, and the key's scopes (docs/agents.md).
+import { readFile, stat } from 'node:fs/promises';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js';
+import { Ajv } from 'ajv';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FIXED_TOOL_NAMES, runToolName } from '../../src/http/mcp/tool-set.js';
+import { corpusFile } from '../support/corpus.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+
+let server: TestServer;
+let key: string;
+let client: Client;
+
+async function connect(apiKey: string): Promise<Client> {
+  const mcp = new Client({ name: 'quire-test', version: '1.0.0' });
+  await mcp.connect(
+    new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
+      requestInit: { headers: { Authorization: `Bearer ${apiKey}` } },
+    }),
+  );
+  return mcp;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: the answers' shapes are what the assertions check
+type Json = any;
+
+function structured(result: unknown): Record<string, Json> {
+  const call = result as CallToolResult;
+  expect(call.isError, JSON.stringify(call.content)).not.toBe(true);
+  return call.structuredContent as Record<string, Json>;
+}
+
+/** Sends a file to a tus upload URL with one PATCH, as any tus client would. */
+async function patchUpload(url: string, file: string): Promise<void> {
+  const response = await fetch(url, {
+    method: 'PATCH',
+    headers: {
+      Authorization: `Bearer ${key}`,
+      'Tus-Resumable': '1.0.0',
+      'Upload-Offset': '0',
+      'Content-Type': 'application/offset+octet-stream',
+    },
+    body: await readFile(file),
+  });
+  expect(response.status).toBe(204);
+}
+
+async function uploadThroughTool(file: string): Promise<string> {
+  const upload = structured(
+    await client.callTool({
+      name: 'start_upload',
+      arguments: { filename: 'scan.pdf', size: (await stat(file)).size },
+    }),
+  );
+  expect(upload.upload_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\/v1\/uploads\/upl_/);
+  await patchUpload(upload.upload_url, file);
+  return upload.upload_id;
+}
+
+beforeAll(async () => {
+  server = await startTestServer();
+  key = (await server.newAccount()).key;
+  client = await connect(key);
+}, 60_000);
+afterAll(async () => {
+  await client?.close();
+  await server?.close();
+});
+
+describe('MCP over streamable HTTP', () => {
+  it('lists the fixed tools and one run tool per available catalogue tool, each schema valid JSON Schema', async () => {
+    const { tools } = await client.listTools();
+    const catalog = (await (
+      await fetch(`${server.url}/api/v1/tools`, { headers: { Authorization: `Bearer ${key}` } })
+    ).json()) as { data: Array<{ name: string; available: boolean }> };
+    const expected = [
+      ...FIXED_TOOL_NAMES,
+      ...catalog.data.filter((t) => t.available).map((t) => runToolName(t.name)),
+    ];
+    expect(tools.map((t) => t.name).sort()).toEqual(expected.sort());
+    for (const tool of tools) {
+      expect(() => new Ajv({ strict: false }).compile(tool.inputSchema), tool.name).not.toThrow();
+      expect(tool.annotations?.readOnlyHint, tool.name).toBeTypeOf('boolean');
+    }
+    const byName = new Map(tools.map((t) => [t.name, t]));
+    expect(byName.get('cancel_job')?.annotations?.destructiveHint).toBe(true);
+    expect(byName.get('get_job')?.annotations?.readOnlyHint).toBe(true);
+    const compress = byName.get('run_compress')!.inputSchema as { properties: Record<string, Json> };
+    expect(compress.properties.options.properties.level).toBeDefined();
+  });
+
+  it('compresses a corpus PDF uploaded through the upload tool and downloads a smaller file', async () => {
+    const input = corpusFile('ocrmypdf__c02-22.pdf');
+    const uploadId = await uploadThroughTool(input);
+    const answer = structured(
+      await client.callTool({
+        name: 'run_compress',
+        arguments: { inputs: [{ upload_id: uploadId }], options: { level: 'high' } },
+      }),
+    );
+    expect(answer.job.status).toBe('succeeded');
+    expect(answer.result.download_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\/v1\/files\//);
+    const download = await fetch(answer.result.download_url);
+    expect(download.status).toBe(200);
+    const body = Buffer.from(await download.arrayBuffer());
+    expect(body.subarray(0, 5).toString()).toBe('%PDF-');
+    expect(body.length).toBeLessThan((await stat(input)).size);
+  }, 120_000);
+
+  it('runs OCR and sends at least three rising progress notifications', async () => {
+    const uploadId = await uploadThroughTool(corpusFile('ocrmypdf__cardinal.pdf'));
+    const seen: Progress[] = [];
+    const answer = structured(
+      await client.callTool(
+        {
+          name: 'run_ocr',
+          arguments: { inputs: [{ upload_id: uploadId }], options: { languages: ['eng'] } },
+        },
+        undefined,
+        { onprogress: (p) => seen.push(p), timeout: 300_000 },
+      ),
+    );
+    expect(answer.job.status).toBe('succeeded');
+    expect(seen.length).toBeGreaterThanOrEqual(3);
+    const values = seen.map((p) => p.progress);
+    expect(values).toEqual([...values].sort((a, b) => a - b));
+    expect(new Set(values).size).toBe(values.length);
+    expect(values.at(-1)).toBe(100);
+  }, 300_000);
+
+  it('returns a small JSON result inline and the job of a run that does not wait', async () => {
+    const uploadId = await uploadThroughTool(corpusFile('pypdf-samples__pdflatex-4-pages.pdf'));
+    const queued = structured(
+      await client.callTool({
+        name: 'run_info',
+        arguments: { inputs: [{ upload_id: uploadId }], wait_seconds: 0 },
+      }),
+    );
+    expect(queued.result).toBeUndefined();
+    const done = structured(
+      await client.callTool({ name: 'wait_for_job', arguments: { job_id: queued.job.id } }),
+    );
+    expect(done.job.status).toBe('succeeded');
+    expect(done.result.inline).toMatchObject({ pages: 4 });
+  }, 120_000);
+
+  it('answers /mcp without a key with 401 problem+json', async () => {
+    const response = await fetch(`${server.url}/mcp`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(response.status).toBe(401);
+    expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(((await response.json()) as { code: string }).code).toBe('unauthenticated');
+    const mcp = new Client({ name: 'quire-test', version: '1.0.0' });
+    await expect(
+      mcp.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`))),
+    ).rejects.toThrow(/401/);
+  });
+
+  it('gives an MCP tool error naming jobs:write to a key without it, and creates no job', async () => {
+    const { accountId } = await server.newAccount();
+    const readOnly = await connect(await server.keyFor(accountId, ['jobs:read', 'results:read']));
+    const result = (await readOnly.callTool({
+      name: 'run_compress',
+      arguments: { inputs: [{ file_url: 'https://example.com/a.pdf' }] },
+    })) as CallToolResult;
+    await readOnly.close();
+    expect(result.isError).toBe(true);
+    expect(JSON.stringify(result.content)).toContain('jobs:write');
+    expect(result.structuredContent).toMatchObject({
+      error: { code: 'insufficient_scope', required_scope: 'jobs:write' },
+    });
+  });
+
+  it('refuses arguments that do not fit the tool schema with the field named', async () => {
+    const result = (await client.callTool({
+      name: 'run_compress',
+      arguments: { inputs: [{ upload_id: 'upl_x' }], options: { level: 'extreme' } },
+    })) as CallToolResult;
+    expect(result.isError).toBe(true);
+    expect(JSON.stringify(result.content)).toContain('/options/level');
+  });
+});
