@@ -182,7 +182,7 @@ function runTools(names: string[]): Tool[] {
   ];
 }
 
-const jobIdOnly = {
+const jobIdOnly: Tool['inputSchema'] = {
   type: 'object',
   properties: { job_id: jobId },
   required: ['job_id'],
