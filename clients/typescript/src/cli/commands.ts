@@ -126,6 +126,21 @@ export function addFixedCommands(program: Command, json: () => boolean): void {
   });
 
   program
+    .command('mcp')
+    .description('serve the server’s MCP tools on stdin/stdout for an MCP client (docs/agents.md)')
+    .option('--allow <dirs...>', 'directories whose files the tools may read and write (none by default)', [])
+    .action(async (opts: { allow: string[] }) => {
+      // Loaded here: the MCP SDK is needed by this command only.
+      const [{ runBridge }, { AllowedDirs }] = await Promise.all([
+        import('./mcp/bridge.js'),
+        import('./mcp/local-files.js'),
+      ]);
+      const { url, apiKey } = await loadCredentials();
+      const allowed = await AllowedDirs.open(opts.allow);
+      await runBridge({ url, apiKey, quire: await client(), allowed });
+    });
+
+  program
     .command('config-path', { hidden: true })
     .description('print where login stores its file')
     .action(() => {

@@ -7,7 +7,7 @@ import { addFixedCommands, client } from './commands.js';
 import { describe, EXIT, exitCodeOf } from './exit-codes.js';
 import { addToolCommands } from './tool-commands.js';
 
-const FIXED = new Set(['login', 'tools', 'jobs', 'batches', 'uploads', 'config-path']);
+const FIXED = new Set(['login', 'tools', 'jobs', 'batches', 'uploads', 'mcp', 'config-path']);
 
 /** The catalogue, needed unless the command is a fixed one; `--help` alone shows what it can. */
 async function catalogueFor(argv: string[]): Promise<Tool[]> {
