@@ -1,14 +1,16 @@
 // The MCP server over streamable HTTP, driven by the official SDK client against a real server:
 // the tool list, an upload through the tus URL the upload tool hands out, compress with a smaller
 // download, OCR with progress notifications, and the key's scopes (docs/agents.md).
+import { readFileSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js';
 import { Ajv } from 'ajv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIXED_TOOL_NAMES, runToolName } from '../../src/http/mcp/tool-set.js';
-import { corpusFile } from '../support/corpus.js';
+import { corpusFile, repoRoot } from '../support/corpus.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 let server: TestServer;
@@ -35,11 +37,11 @@ function structured(result: unknown): Record<string, Json> {
 }
 
 /** Sends a file to a tus upload URL with one PATCH, as any tus client would. */
-async function patchUpload(url: string, file: string): Promise<void> {
+async function patchUpload(url: string, file: string, apiKey: string): Promise<void> {
   const response = await fetch(url, {
     method: 'PATCH',
     headers: {
-      Authorization: `Bearer ${key}`,
+      Authorization: `Bearer ${apiKey}`,
       'Tus-Resumable': '1.0.0',
       'Upload-Offset': '0',
       'Content-Type': 'application/offset+octet-stream',
@@ -49,15 +51,15 @@ async function patchUpload(url: string, file: string): Promise<void> {
   expect(response.status).toBe(204);
 }
 
-async function uploadThroughTool(file: string): Promise<string> {
+async function uploadThroughTool(file: string, mcp = client, apiKey = key): Promise<string> {
   const upload = structured(
-    await client.callTool({
+    await mcp.callTool({
       name: 'start_upload',
       arguments: { filename: 'scan.pdf', size: (await stat(file)).size },
     }),
   );
   expect(upload.upload_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\/v1\/uploads\/upl_/);
-  await patchUpload(upload.upload_url, file);
+  await patchUpload(upload.upload_url, file, apiKey);
   return upload.upload_id;
 }
 
@@ -82,6 +84,10 @@ describe('MCP over streamable HTTP', () => {
       ...catalog.data.filter((t) => t.available).map((t) => runToolName(t.name)),
     ];
     expect(tools.map((t) => t.name).sort()).toEqual(expected.sort());
+    // docs/agents.md lists the same fixed tools, then `run_<tool>` for the catalogue's.
+    const docs = readFileSync(path.join(repoRoot, 'docs', 'agents.md'), 'utf8').split('## The tools')[1]!;
+    const documented = [...docs.matchAll(/^\| `([a-z_<>]+)` \|/gm)].map((m) => m[1]);
+    expect(documented).toEqual([...FIXED_TOOL_NAMES, 'run_<tool>']);
     for (const tool of tools) {
       expect(() => new Ajv({ strict: false }).compile(tool.inputSchema), tool.name).not.toThrow();
       expect(tool.annotations?.readOnlyHint, tool.name).toBeTypeOf('boolean');
@@ -89,6 +95,10 @@ describe('MCP over streamable HTTP', () => {
     const byName = new Map(tools.map((t) => [t.name, t]));
     expect(byName.get('cancel_job')?.annotations?.destructiveHint).toBe(true);
     expect(byName.get('get_job')?.annotations?.readOnlyHint).toBe(true);
+    expect(byName.get('run_compress')?.annotations).toMatchObject({
+      readOnlyHint: false,
+      openWorldHint: true,
+    });
     const compress = byName.get('run_compress')!.inputSchema as { properties: Record<string, Json> };
     expect(compress.properties.options.properties.level).toBeDefined();
   });
@@ -146,6 +156,37 @@ describe('MCP over streamable HTTP', () => {
     );
     expect(done.job.status).toBe('succeeded');
     expect(done.result.inline).toMatchObject({ pages: 4 });
+  }, 120_000);
+
+  it('never echoes a secret option: the answer shows the API view with it redacted', async () => {
+    const uploadId = await uploadThroughTool(corpusFile('pypdf-samples__pdflatex-4-pages.pdf'));
+    const result = (await client.callTool({
+      name: 'run_protect',
+      arguments: { inputs: [{ upload_id: uploadId }], options: { user_password: 'mcp-secret-4711' } },
+    })) as CallToolResult;
+    expect(structured(result).job.options.user_password).toBe('[redacted]');
+    expect(JSON.stringify(result)).not.toContain('mcp-secret-4711');
+  }, 120_000);
+
+  it('tells a key without results:read that the job succeeded, without a result', async () => {
+    const { accountId } = await server.newAccount();
+    const jobsOnly = await server.keyFor(accountId, ['jobs:write', 'jobs:read']);
+    const mcp = await connect(jobsOnly);
+    const uploadId = await uploadThroughTool(
+      corpusFile('pypdf-samples__pdflatex-4-pages.pdf'),
+      mcp,
+      jobsOnly,
+    );
+    const answer = structured(
+      await mcp.callTool({ name: 'run_info', arguments: { inputs: [{ upload_id: uploadId }] } }),
+    );
+    await mcp.close();
+    expect(answer.job.status).toBe('succeeded');
+    expect(answer.result).toBeUndefined();
+    expect(answer.result_unavailable).toMatchObject({
+      code: 'insufficient_scope',
+      required_scope: 'results:read',
+    });
   }, 120_000);
 
   it('answers /mcp without a key with 401 problem+json', async () => {

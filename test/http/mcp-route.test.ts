@@ -1,0 +1,77 @@
+// The /mcp route's HTTP surface (docs/agents.md "Remote"): stateless streamable HTTP behind the same
+// auth as the API, 405 for the methods a stateless server does not serve, off with QUIRE_MCP_ENABLED.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type InjectServer, startInjectServer } from '../support/inject.js';
+
+let server: InjectServer;
+let off: InjectServer;
+let key: string;
+
+const initialize = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+};
+const mcpHeaders = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+
+beforeAll(async () => {
+  [server, off] = await Promise.all([startInjectServer(), startInjectServer({ QUIRE_MCP_ENABLED: 'false' })]);
+  key = (await server.newAccount()).key;
+});
+afterAll(async () => {
+  await server?.close();
+  await off?.close();
+});
+
+describe('/mcp', () => {
+  it('initializes with a Bearer key or X-API-Key and issues no session id (stateless)', async () => {
+    for (const auth of [{ authorization: `Bearer ${key}` }, { 'x-api-key': key }]) {
+      const response = await server.app.inject({
+        method: 'POST',
+        url: '/mcp',
+        headers: { ...mcpHeaders, ...auth },
+        payload: initialize,
+      });
+      expect(response.statusCode).toBe(200);
+      expect(response.headers['mcp-session-id']).toBeUndefined();
+      expect(response.headers['x-request-id']).toMatch(/^req_/);
+      expect(response.body).toContain('"serverInfo":{"name":"quire"');
+    }
+  });
+
+  it('answers a wrong key with 401 invalid_api_key', async () => {
+    const response = await server.app.inject({
+      method: 'POST',
+      url: '/mcp',
+      headers: { ...mcpHeaders, authorization: `Bearer ${key.slice(0, -4)}AAAA` },
+      payload: initialize,
+    });
+    expect(response.statusCode).toBe(401);
+    expect(response.json()).toMatchObject({ code: 'invalid_api_key' });
+  });
+
+  it('answers GET and DELETE with 405 naming POST', async () => {
+    for (const method of ['GET', 'DELETE'] as const) {
+      const response = await server.app.inject({
+        method,
+        url: '/mcp',
+        headers: { authorization: `Bearer ${key}` },
+      });
+      expect(response.statusCode).toBe(405);
+      expect(response.headers.allow).toBe('POST');
+    }
+  });
+
+  it('is 404 not_found with QUIRE_MCP_ENABLED=false', async () => {
+    const offKey = (await off.newAccount()).key;
+    const response = await off.app.inject({
+      method: 'POST',
+      url: '/mcp',
+      headers: { ...mcpHeaders, authorization: `Bearer ${offKey}` },
+      payload: initialize,
+    });
+    expect(response.statusCode).toBe(404);
+    expect(response.json()).toMatchObject({ code: 'not_found' });
+  });
+});
