@@ -122,7 +122,7 @@ describe('MCP over streamable HTTP', () => {
   }, 120_000);
 
   it('runs OCR and sends at least three rising progress notifications', async () => {
-    const uploadId = await uploadThroughTool(corpusFile('ocrmypdf__cardinal.pdf'));
+    const uploadId = await uploadThroughTool(corpusFile('ocrmypdf__c02-22.pdf'));
     const seen: Progress[] = [];
     const answer = structured(
       await client.callTool(
