@@ -16,7 +16,14 @@ const initialize = {
 const mcpHeaders = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
 beforeAll(async () => {
-  [server, off] = await Promise.all([startInjectServer(), startInjectServer({ QUIRE_MCP_ENABLED: 'false' })]);
+  [server, off] = await Promise.all([
+    // A budget refilled so slowly (1000 an hour) that the count below is exact.
+    startInjectServer({
+      QUIRE_PLAN_BUSINESS_REQUESTS_PER_WINDOW: '1000',
+      QUIRE_PLAN_BUSINESS_WINDOW_SECONDS: '3600',
+    }),
+    startInjectServer({ QUIRE_MCP_ENABLED: 'false' }),
+  ]);
   key = (await server.newAccount()).key;
 });
 afterAll(async () => {
@@ -49,6 +56,28 @@ describe('/mcp', () => {
     });
     expect(response.statusCode).toBe(401);
     expect(response.json()).toMatchObject({ code: 'invalid_api_key' });
+  });
+
+  it('counts the MCP request and each API request its tool makes against the key’s rate limit', async () => {
+    const own = (await server.newAccount()).key;
+    const call = await server.app.inject({
+      method: 'POST',
+      url: '/mcp',
+      headers: { ...mcpHeaders, authorization: `Bearer ${own}` },
+      payload: {
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/call',
+        params: { name: 'get_job', arguments: { job_id: 'job_01ARZ3NDEKTSV4RRFFQ69G5FAV' } },
+      },
+    });
+    expect(call.body).toContain('not_found');
+    const tools = await server.app.inject({
+      url: '/api/v1/tools',
+      headers: { authorization: `Bearer ${own}` },
+    });
+    // The POST /mcp, the tool's GET /api/v1/jobs/{id}, then this GET /api/v1/tools.
+    expect(tools.headers.ratelimit).toMatch(/^"default";r=997;/);
   });
 
   it('answers GET and DELETE with 405 naming POST', async () => {
