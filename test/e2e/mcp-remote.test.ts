@@ -158,6 +158,22 @@ describe('MCP over streamable HTTP', () => {
     expect(done.result.inline).toMatchObject({ pages: 4 });
   }, 120_000);
 
+  it('gives a text result over 64 KiB as a link only, and one under it inline', async () => {
+    const book = await uploadThroughTool(corpusFile('pdfjs__freeculture.pdf'));
+    const long = structured(
+      await client.callTool({ name: 'run_extract_text', arguments: { inputs: [{ upload_id: book }] } }),
+    );
+    expect(long.result.size).toBeGreaterThan(64 * 1024);
+    expect(long.result.inline).toBeUndefined();
+    expect(long.result.inline_omitted).toMatch(/larger than 65536 bytes/);
+    const short = await uploadThroughTool(corpusFile('pypdf-samples__pdflatex-4-pages.pdf'));
+    const text = structured(
+      await client.callTool({ name: 'run_extract_text', arguments: { inputs: [{ upload_id: short }] } }),
+    );
+    expect(text.result.inline).toBeTypeOf('string');
+    expect(text.result.inline.length).toBeGreaterThan(100);
+  }, 120_000);
+
   it('never echoes a secret option: the answer shows the API view with it redacted', async () => {
     const uploadId = await uploadThroughTool(corpusFile('pypdf-samples__pdflatex-4-pages.pdf'));
     const result = (await client.callTool({

@@ -80,6 +80,12 @@ describe('/mcp', () => {
     expect(tools.headers.ratelimit).toMatch(/^"default";r=997;/);
   });
 
+  it('is left out of the OpenAPI document', async () => {
+    const document = (await server.app.inject({ url: '/openapi.json' })).json() as { paths: object };
+    expect(Object.keys(document.paths)).not.toContain('/mcp');
+    expect(Object.keys(document.paths)).toContain('/api/v1/jobs');
+  });
+
   it('answers GET and DELETE with 405 naming POST', async () => {
     for (const method of ['GET', 'DELETE'] as const) {
       const response = await server.app.inject({
