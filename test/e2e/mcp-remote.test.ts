@@ -89,7 +89,12 @@ describe('MCP over streamable HTTP', () => {
     const documented = [...docs.matchAll(/^\| `([a-z_<>]+)` \|/gm)].map((m) => m[1]);
     expect(documented).toEqual([...FIXED_TOOL_NAMES, 'run_<tool>']);
     for (const tool of tools) {
-      expect(() => new Ajv({ strict: false }).compile(tool.inputSchema), tool.name).not.toThrow();
+      // Valid against the JSON Schema meta-schema, and compiles. (Ajv's strict mode is a style check:
+      // it refuses `required` in an `if`/`then` branch that declares no properties, which the
+      // catalogue's option schemas use.)
+      const ajv = new Ajv({ strict: false });
+      expect(ajv.validateSchema(tool.inputSchema), `${tool.name}: ${ajv.errorsText()}`).toBe(true);
+      expect(() => ajv.compile(tool.inputSchema), tool.name).not.toThrow();
       expect(tool.annotations?.readOnlyHint, tool.name).toBeTypeOf('boolean');
     }
     const byName = new Map(tools.map((t) => [t.name, t]));
@@ -101,6 +106,14 @@ describe('MCP over streamable HTTP', () => {
     });
     const compress = byName.get('run_compress')!.inputSchema as { properties: Record<string, Json> };
     expect(compress.properties.options.properties.level).toBeDefined();
+    const described = structured(
+      await client.callTool({ name: 'describe_tool', arguments: { tool: 'compress' } }),
+    );
+    expect(described).toMatchObject({ name: 'compress', mcp_tool: 'run_compress' });
+    expect(described.options_schema).toEqual(compress.properties.options);
+    const listed = structured(await client.callTool({ name: 'list_tools', arguments: {} }));
+    expect(listed.tools.map((t: { name: string }) => t.name)).toEqual(catalog.data.map((t) => t.name));
+    expect(listed.limits.plan).toBe('business');
   });
 
   it('compresses a corpus PDF uploaded through the upload tool and downloads a smaller file', async () => {
