@@ -1,11 +1,16 @@
 // The /mcp route's HTTP surface (docs/agents.md "Remote"): stateless streamable HTTP behind the same
 // auth as the API, 405 for the methods a stateless server does not serve, off with QUIRE_MCP_ENABLED.
+
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { corpusFile } from '../support/corpus.js';
 import { type InjectServer, startInjectServer } from '../support/inject.js';
 
 let server: InjectServer;
 let off: InjectServer;
 let key: string;
+// biome-ignore lint/suspicious/noExplicitAny: JSON-RPC answers, checked by the assertions
+type Json = any;
 
 const initialize = {
   jsonrpc: '2.0',
@@ -21,6 +26,7 @@ beforeAll(async () => {
     startInjectServer({
       QUIRE_PLAN_BUSINESS_REQUESTS_PER_WINDOW: '1000',
       QUIRE_PLAN_BUSINESS_WINDOW_SECONDS: '3600',
+      QUIRE_STREAMS_MAX_PER_KEY: '1',
     }),
     startInjectServer({ QUIRE_MCP_ENABLED: 'false' }),
   ]);
@@ -30,6 +36,18 @@ afterAll(async () => {
   await server?.close();
   await off?.close();
 });
+
+/** A tools/call through /mcp; the answer's JSON-RPC result (the SSE `data:` line). */
+async function callTool(apiKey: string, name: string, args: object): Promise<Record<string, Json>> {
+  const response = await server.app.inject({
+    method: 'POST',
+    url: '/mcp',
+    headers: { ...mcpHeaders, authorization: `Bearer ${apiKey}` },
+    payload: { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name, arguments: args } },
+  });
+  const data = response.body.split('\n').find((line) => line.startsWith('data: '))!;
+  return (JSON.parse(data.slice(6)) as { result: Record<string, Json> }).result;
+}
 
 describe('/mcp', () => {
   it('initializes with a Bearer key or X-API-Key and issues no session id (stateless)', async () => {
@@ -78,6 +96,57 @@ describe('/mcp', () => {
     });
     // The POST /mcp, the tool's GET /api/v1/jobs/{id}, then this GET /api/v1/tools.
     expect(tools.headers.ratelimit).toMatch(/^"default";r=997;/);
+  });
+
+  it('reads the job plainly while the key holds every event stream it may, instead of failing', async () => {
+    const own = (await server.newAccount()).key;
+    const form = new FormData();
+    form.append('tool', 'rotate');
+    form.append('options', '{"angle":90}');
+    form.append('file', new Blob([readFileSync(corpusFile('pypdf-samples__pdflatex-4-pages.pdf'))]), 'a.pdf');
+    const created = await server.app.inject({
+      method: 'POST',
+      url: '/api/v1/jobs',
+      headers: { authorization: `Bearer ${own}` },
+      payload: form,
+    });
+    const jobId = (created.json() as { id: string }).id;
+    const held = new AbortController();
+    const stream = await server.app.inject({
+      url: `/api/v1/jobs/${jobId}/events`,
+      headers: { authorization: `Bearer ${own}` },
+      payloadAsStream: true,
+      signal: held.signal,
+    });
+    expect(stream.statusCode).toBe(200);
+    try {
+      const second = await server.app.inject({
+        url: `/api/v1/jobs/${jobId}/events`,
+        headers: { authorization: `Bearer ${own}` },
+      });
+      expect(second.json()).toMatchObject({ code: 'too_many_streams' });
+      const started = Date.now();
+      const result = await callTool(own, 'wait_for_job', { job_id: jobId, wait_seconds: 3 });
+      expect(result.isError).not.toBe(true);
+      expect(result.structuredContent.job).toMatchObject({ id: jobId, status: 'queued' });
+      expect(Date.now() - started).toBeGreaterThanOrEqual(2_500);
+    } finally {
+      held.abort();
+    }
+  });
+
+  it('returns the created job and why it could not wait to a key without jobs:read', async () => {
+    const { accountId } = await server.newAccount();
+    const writeOnly = await server.keyFor(accountId, ['jobs:write']);
+    const result = await callTool(writeOnly, 'run_rotate', {
+      inputs: [{ file_url: 'https://example.com/a.pdf' }],
+      options: { angle: 90 },
+    });
+    expect(result.isError).not.toBe(true);
+    expect(result.structuredContent).toMatchObject({
+      job: { status: 'queued', tool: 'rotate' },
+      wait_unavailable: { code: 'insufficient_scope', required_scope: 'jobs:read' },
+    });
   });
 
   it('is left out of the OpenAPI document', async () => {

@@ -133,8 +133,14 @@ async function runJob(fields: FormField[], args: Args, ctx: CallContext): Promis
   }
   const created = await ctx.api.createJob(all);
   const seconds = Number(args.wait_seconds ?? DEFAULT_WAIT_S);
-  const job = await waitForJob(ctx.api, created, seconds, ctx.signal, ctx.report);
-  return jobAnswer(ctx.api, job);
+  try {
+    return jobAnswer(ctx.api, await waitForJob(ctx.api, created, seconds, ctx.signal, ctx.report));
+  } catch (error) {
+    // The job exists whatever stopped the wait (a key without `jobs:read`, say): the agent gets
+    // its id and the reason, not an error that reads as if nothing had been created.
+    if (error instanceof ApiProblem) return { job: created, wait_unavailable: problemSummary(error) };
+    throw error;
+  }
 }
 
 /** JSON Schema validation of the arguments (ajv, as the API validates options): pointers, or null. */

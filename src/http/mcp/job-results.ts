@@ -50,12 +50,45 @@ export async function waitForJob(
       await report(view);
       if (TERMINAL.has(view.status)) break;
     }
+  } catch (error) {
+    // Every stream the key may hold is open (429 too_many_streams): read the job plainly instead,
+    // as the SDKs do, rather than fail a call whose job exists.
+    if (!(error instanceof ApiProblem) || error.problem.code !== 'too_many_streams') throw error;
+    last = await pollJob(api, last, stop.signal, report);
   } finally {
     clearTimeout(timer);
     signal.removeEventListener('abort', cancel);
     stop.abort();
   }
   return TERMINAL.has(last.status) ? last : api.job(job.id);
+}
+
+/** How often a job is read when no event stream is to be had. */
+const POLL_MS = 2_000;
+
+async function pollJob(
+  api: PublicApi,
+  job: JobView,
+  stop: AbortSignal,
+  report: ReportProgress,
+): Promise<JobView> {
+  let last = job;
+  while (!TERMINAL.has(last.status) && !stop.aborted) {
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, POLL_MS);
+      stop.addEventListener(
+        'abort',
+        () => {
+          clearTimeout(timer);
+          resolve();
+        },
+        { once: true },
+      );
+    });
+    last = await api.job(job.id);
+    await report(last);
+  }
+  return last;
 }
 
 /** The answer of a run or wait tool: the job, and its result once it has succeeded. */
