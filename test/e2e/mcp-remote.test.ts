@@ -195,6 +195,10 @@ describe('MCP over streamable HTTP', () => {
     })) as CallToolResult;
     expect(structured(result).job.options.user_password).toBe('[redacted]');
     expect(JSON.stringify(result)).not.toContain('mcp-secret-4711');
+    const logs = server.logs.join('\n');
+    expect(logs).not.toContain('mcp-secret-4711');
+    expect(logs).not.toContain(key);
+    expect(logs).toContain('"route":"/mcp"');
   }, 120_000);
 
   it('tells a key without results:read that the job succeeded, without a result', async () => {
