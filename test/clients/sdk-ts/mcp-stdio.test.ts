@@ -19,22 +19,13 @@ let outside: string;
 let key: string;
 const scan = corpusFile('ocrmypdf__c02-22.pdf');
 
-beforeAll(async () => {
-  [server, dir, build] = await Promise.all([startTestServer(), scratchDir('mcp'), buildSdk('mcp')]);
-  ({ key } = await server.newAccount());
-  allowed = path.join(dir, 'allowed');
-  outside = path.join(dir, 'outside');
-  await mkdir(allowed);
-  await mkdir(outside);
-  await copyFile(scan, path.join(allowed, 'scan.pdf'));
-  await copyFile(scan, path.join(outside, 'secret.pdf'));
-  await symlink(path.join(outside, 'secret.pdf'), path.join(allowed, 'link.pdf'));
-  await symlink(outside, path.join(allowed, 'out-dir'));
-  client = new Client({ name: 'quire-test', version: '1.0.0' });
-  await client.connect(
+/** `quirectl mcp` with these arguments, as an MCP client starts it, connected over stdio. */
+async function startQuirectlMcp(args: string[]): Promise<Client> {
+  const mcp = new Client({ name: 'quire-test', version: '1.0.0' });
+  await mcp.connect(
     new StdioClientTransport({
       command: process.execPath,
-      args: [path.join(build, 'cli', 'main.js'), 'mcp', '--allow', allowed],
+      args: [path.join(build, 'cli', 'main.js'), 'mcp', ...args],
       env: {
         PATH: process.env.PATH ?? '',
         HOME: dir,
@@ -46,6 +37,21 @@ beforeAll(async () => {
       stderr: 'inherit',
     }),
   );
+  return mcp;
+}
+
+beforeAll(async () => {
+  [server, dir, build] = await Promise.all([startTestServer(), scratchDir('mcp'), buildSdk('mcp')]);
+  ({ key } = await server.newAccount());
+  allowed = path.join(dir, 'allowed');
+  outside = path.join(dir, 'outside');
+  await mkdir(allowed);
+  await mkdir(outside);
+  await copyFile(scan, path.join(allowed, 'scan.pdf'));
+  await copyFile(scan, path.join(outside, 'secret.pdf'));
+  await symlink(path.join(outside, 'secret.pdf'), path.join(allowed, 'link.pdf'));
+  await symlink(outside, path.join(allowed, 'out-dir'));
+  client = await startQuirectlMcp(['--allow', allowed]);
 }, 120_000);
 afterAll(async () => {
   await client?.close();
@@ -79,14 +85,14 @@ describe('quirectl mcp over stdio', () => {
     expect(schema.properties.save_to).toBeDefined();
   });
 
-  it('compresses a file of the allowed directory and writes the result beside it', async () => {
+  it('compresses a file of the allowed directory, named relative to it, and writes the result beside it', async () => {
     const target = path.join(allowed, 'scan-small.pdf');
     const seen: number[] = [];
     const result = (await client.callTool(
       {
         name: 'run_compress',
         arguments: {
-          inputs: [{ path: path.join(allowed, 'scan.pdf') }],
+          inputs: [{ path: 'scan.pdf' }],
           options: { level: 'high' },
           save_to: target,
         },
@@ -117,6 +123,19 @@ describe('quirectl mcp over stdio', () => {
       await compress({ inputs: [{ path: path.join(allowed, 'out-dir', 'secret.pdf') }] }),
       /outside the allowed/,
     );
+  });
+
+  it('takes no local path at all without --allow', async () => {
+    const bare = await startQuirectlMcp([]);
+    try {
+      const result = (await bare.callTool({
+        name: 'run_compress',
+        arguments: { inputs: [{ path: path.join(allowed, 'scan.pdf') }] },
+      })) as CallToolResult;
+      expectRefused(result, /local files are not allowed/);
+    } finally {
+      await bare.close();
+    }
   });
 
   it('refuses to write a result outside the allowed directory or through a symlink, before any job', async () => {
