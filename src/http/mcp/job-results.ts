@@ -120,8 +120,16 @@ export async function resultOf(api: PublicApi, job: JobView): Promise<Record<str
     return answer;
   }
   const text = (await api.fetchLink(link.url)).toString('utf8');
-  answer.inline = result.content_type?.startsWith('application/json') ? JSON.parse(text) : text;
+  answer.inline = result.content_type?.startsWith('application/json') ? parsedOrText(text) : text;
   return answer;
+}
+
+function parsedOrText(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
 }
 
 /** The parts of a problem an agent acts on; problem documents never carry secrets (docs/errors.md). */
