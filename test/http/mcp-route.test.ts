@@ -27,6 +27,7 @@ beforeAll(async () => {
       QUIRE_PLAN_BUSINESS_REQUESTS_PER_WINDOW: '1000',
       QUIRE_PLAN_BUSINESS_WINDOW_SECONDS: '3600',
       QUIRE_STREAMS_MAX_PER_KEY: '1',
+      QUIRE_PUBLIC_BASE_URL: 'https://pdf.example.com/',
     }),
     startInjectServer({ QUIRE_MCP_ENABLED: 'false' }),
   ]);
@@ -147,6 +148,14 @@ describe('/mcp', () => {
       job: { status: 'queued', tool: 'rotate' },
       wait_unavailable: { code: 'insufficient_scope', required_scope: 'jobs:read' },
     });
+  });
+
+  it('makes links absolute on QUIRE_PUBLIC_BASE_URL', async () => {
+    const result = await callTool(key, 'start_upload', { filename: 'a.pdf', size: 1000 });
+    expect(result.structuredContent.upload_url).toMatch(
+      /^https:\/\/pdf\.example\.com\/api\/v1\/uploads\/upl_/,
+    );
+    expect(result.structuredContent.upload_id).toMatch(/^upl_/);
   });
 
   it('is left out of the OpenAPI document', async () => {
