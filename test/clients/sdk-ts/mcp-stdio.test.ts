@@ -4,6 +4,7 @@ import { copyFile, mkdir, readFile, rm, stat, symlink } from 'node:fs/promises';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { corpusFile } from '../../support/corpus.js';
@@ -75,9 +76,17 @@ function expectRefused(result: CallToolResult, reason: RegExp): void {
 describe('quirectl mcp over stdio', () => {
   it('offers the server’s tools with local paths added to inputs and save_to to run tools', async () => {
     const { tools } = await client.listTools();
-    const names = tools.map((t) => t.name);
-    expect(names).toContain('run_compress');
-    expect(names).toContain('start_upload');
+    const remote = new Client({ name: 'quire-test', version: '1.0.0' });
+    await remote.connect(
+      new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
+        requestInit: { headers: { Authorization: `Bearer ${key}` } },
+      }),
+    );
+    const remoteNames = (await remote.listTools()).tools.map((t) => t.name);
+    await remote.close();
+    // One tool set: the same names as over streamable HTTP.
+    expect(tools.map((t) => t.name)).toEqual(remoteNames);
+    expect(remoteNames).toContain('run_compress');
     const schema = tools.find((t) => t.name === 'run_compress')!.inputSchema as {
       properties: Record<string, { items?: { properties: Record<string, unknown> } }>;
     };
