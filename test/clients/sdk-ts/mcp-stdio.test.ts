@@ -124,6 +124,14 @@ describe('quirectl mcp over stdio', () => {
       /outside the allowed/,
     );
     expectRefused(await compress({ inputs: [{ path: '../outside/secret.pdf' }] }), /"\.\." is not allowed/);
+    // One bad path among good ones refuses the call as a whole.
+    expectRefused(
+      (await client.callTool({
+        name: 'run_merge',
+        arguments: { inputs: [{ path: 'scan.pdf' }, { path: path.join(outside, 'secret.pdf') }] },
+      })) as CallToolResult,
+      /outside the allowed/,
+    );
     expectRefused(
       await compress({ inputs: [{ path: path.join(allowed, 'link.pdf') }] }),
       /outside the allowed/,

@@ -54,14 +54,19 @@ type Answer = Record<string, unknown> & { result?: { download_url?: unknown }; d
 async function remoteArgs(args: Args, allowed: AllowedDirs, quire: Quire): Promise<Args> {
   const { save_to: _saveTo, ...rest } = args;
   if (!Array.isArray(rest.inputs)) return rest;
+  const given = rest.inputs as Array<Record<string, unknown>>;
+  // Every path is checked before the first upload: a refusal sends nothing to the server.
+  const files = await Promise.all(
+    given.map((input) => (typeof input.path === 'string' ? allowed.readable(input.path) : undefined)),
+  );
   const inputs = [];
-  for (const input of rest.inputs as Array<Record<string, unknown>>) {
-    if (typeof input.path !== 'string') {
-      inputs.push(input);
-      continue;
-    }
-    const file = await allowed.readable(input.path);
-    inputs.push({ upload_id: (await quire.uploads.upload(file, { name: path.basename(file) })).id });
+  for (const [index, input] of given.entries()) {
+    const file = files[index];
+    inputs.push(
+      file === undefined
+        ? input
+        : { upload_id: (await quire.uploads.upload(file, { name: path.basename(file) })).id },
+    );
   }
   return { ...rest, inputs };
 }
