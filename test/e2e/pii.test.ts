@@ -11,7 +11,7 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PII_KINDS, type PiiMatch } from '../../src/engines/pymupdf/detect.js';
+import { NATIONAL_ID_SCHEMES, PII_KINDS, type PiiMatch } from '../../src/engines/pymupdf/detect.js';
 import { PYMUPDF_PYTHON } from '../../src/engines/pymupdf/pymupdf.js';
 import { Client, type JobBody } from '../support/client.js';
 import { repoRoot } from '../support/corpus.js';
@@ -92,7 +92,11 @@ describe('detect-pii', () => {
         ),
     );
     expect(missed).toEqual([]);
-    expect(fixture.planted.length).toBeGreaterThanOrEqual(25);
+    // The numbers docs/tools.md gives: 26 planted values, 20 near misses, ten identifier schemes.
+    expect(fixture.planted).toHaveLength(26);
+    expect(fixture.near_misses).toHaveLength(20);
+    const schemes = new Set(report.matches.flatMap((m) => (m.scheme ? [m.scheme] : [])));
+    expect([...schemes].sort()).toEqual([...NATIONAL_ID_SCHEMES].sort());
     for (const kind of PII_KINDS)
       expect(
         fixture.planted.some((p) => p.kind === kind),
@@ -103,12 +107,25 @@ describe('detect-pii', () => {
     const wrong = report.matches.filter((m) => !known.has(m.value));
     const precision = (report.matches.length - wrong.length) / report.matches.length;
     expect(precision, JSON.stringify(wrong.map((m) => m.masked))).toBeGreaterThanOrEqual(0.95);
+    expect(wrong.map((m) => m.masked)).toEqual([]);
     expect(report.matches.filter((m) => fixture.near_misses.includes(m.value))).toEqual([]);
     // Masked forms say what was found without the value.
     const email = report.matches.find((m) => m.value === 'jane.doe@example.com');
     expect(email?.masked).toBe('j***@example.com');
-    const card = report.matches.find((m) => m.value === '4111 1111 1111 1111');
-    expect(card?.masked).toBe('**** **** **** 1111');
+    const masked = (value: string) => report.matches.find((m) => m.value === value)?.masked;
+    expect(masked('4111 1111 1111 1111')).toBe('**** **** **** 1111');
+    expect(masked('DE89 3704 0044 0532 0130 00')).toBe('DE** **** **** **** **30 00');
+    expect(masked('(202) 555-0143')).toBe('(***) ***-**43');
+    expect(masked('192.168.10.42')).toBe('***.***.**.**');
+    // docs/tools.md's example report is this one.
+    expect(report.counts).toEqual({ email: 4, phone: 4, iban: 3, card: 4, ip: 2, national_id: 10 });
+    expect(report.matches).toHaveLength(27);
+    expect(email?.rects).toEqual([[170.94, 749.01, 278.91, 762.75]]);
+    expect(report.matches.find((m) => m.value === '536-22-8726')).toMatchObject({
+      scheme: 'us.ssn',
+      rects: [[192.63, 659.01, 249.33, 672.75]],
+      masked: '***-**-**26',
+    });
     for (const m of report.matches) expect(m.masked).not.toBe(m.value);
     // The metadata, the annotation and the field are counted by place.
     expect(report.elsewhere).toMatchObject({ document_info: 2, annotations: 1, form_fields: 1 });
