@@ -104,7 +104,8 @@ cols = [72, 200, 380]
 for row, (kind, value) in enumerate(TABLE + [("none", m) for m in NEAR_MISSES[10:]]):
     top = 80 + row * 22
     for x in cols:
-        page.draw_rect(pymupdf.Rect(x - 4, top, x + 170 if x < 380 else 560, top + 22), color=(0, 0, 0), width=0.5)
+        cell = pymupdf.Rect(x - 4, top, x + 170 if x < 380 else 560, top + 22)
+        page.draw_rect(cell, color=(0, 0, 0), width=0.5)
     line(page, top + 15, f"Row {row + 1}", x=cols[0])
     line(page, top + 15, kind.replace("_", " ") if kind != "none" else "reference", x=cols[1])
     line(page, top + 15, value, x=cols[2])
@@ -117,10 +118,10 @@ left = " ".join(f"Entry {i}: {kind.replace('_', ' ')} {value}; checked by the cl
                 enumerate(COLUMNS[:5]))
 right = " ".join(f"Entry {i}: {kind.replace('_', ' ')} {value}; checked by the clerk." for i, (kind, value) in
                  enumerate(COLUMNS[5:]))
-page.insert_textbox(pymupdf.Rect(72, 72, 290, 760), left + " Build v10.4.2 of 2024-03-15.", fontname="helv",
-                    fontsize=10)
-page.insert_textbox(pymupdf.Rect(310, 72, 540, 760), right + " Call at 12:30:45 on 15.03.2024.", fontname="helv",
-                    fontsize=10)
+left += " Build v10.4.2 of 2024-03-15."
+right += " Call at 12:30:45 on 15.03.2024."
+page.insert_textbox(pymupdf.Rect(72, 72, 290, 760), left, fontname="helv", fontsize=10)
+page.insert_textbox(pymupdf.Rect(310, 72, 540, 760), right, fontname="helv", fontsize=10)
 for kind, value in COLUMNS:
     plant(page, kind, value)
 
@@ -148,7 +149,9 @@ for entry in planted:
         entry["rect"] = [r.x0, r.y0, r.x1, r.y1]
 
 # Values outside the page text: metadata, an annotation, a form field.
-doc.set_metadata({"author": f"Owner {HIDDEN[0][1]}", "subject": f"Call {HIDDEN[1][1]}", "title": "Client file"})
+doc.set_metadata(
+    {"author": f"Owner {HIDDEN[0][1]}", "subject": f"Call {HIDDEN[1][1]}", "title": "Client file"}
+)
 first = doc[0]
 first.add_text_annot((500, 60), f"Pay to {HIDDEN[2][1]}")
 widget = pymupdf.Widget()

@@ -1,5 +1,6 @@
 # Redaction driver of the pymupdf engine, run inside the document sandbox: reads the job (areas,
-# literal texts, regular expressions) as JSON on stdin, never on argv; removes what they cover from
+# literal texts, regular expressions, kinds of personal data to detect) as JSON on stdin, never on
+# argv (`"action": "detect"` runs detect-pii instead, detect.py); removes what they cover from
 # the pages (annotations and form fields first, then text and pixels) and from every other place a
 # text can live (document_walk.py); writes the result and prints a report of counts on stdout. It
 # never prints matched text: it may be what is being hidden.
@@ -85,7 +86,8 @@ def main():
     if job.get("action") == "detect":
         detect(job)
         return
-    terms = Terms(job["texts"], job["patterns"], job.get("ignore_case"), job.get("detect", []), job.get("region"))
+    terms = Terms(job["texts"], job["patterns"], job.get("ignore_case"), job.get("detect", []),
+                  job.get("region"))
     try:
         doc = pymupdf.open(job["input"])
     except Exception:
