@@ -3,7 +3,8 @@
 // and a scanned page (recognised by `ocr: auto`), copies in the metadata, an annotation and a form
 // field, and near misses that fail their checks (a card failing Luhn, an IBAN with a wrong checksum,
 // dates that look like phone numbers…). detect-pii finds every planted value (recall 100 %) with
-// precision ≥ 95 %, and no value reaches the logs, the job record or the database and its WAL;
+// precision ≥ 95 %, and no value reaches the logs, the job record, the metrics or the database and
+// its WAL;
 // redact with `detect` leaves none in pdftotext, the decoded content streams (qpdf --qdf), the
 // metadata or the annotations of its result.
 import { execFileSync } from 'node:child_process';
@@ -55,13 +56,17 @@ function databaseFiles(): string {
     .join('\n');
 }
 
-/** Where a value is left: none of the logs, the job as the API shows it, the database files. */
-function leaks(job: JobBody): string[] {
+/** Where a value is left: the logs, the job as the API shows it, the metrics, the database files. */
+async function leaks(job: JobBody): Promise<string[]> {
   const stored = databaseFiles();
+  if (process.env.QUIRE_TEST_POSTGRES !== '1') expect(stored).toContain(job.id);
   const shown = JSON.stringify(job);
+  const metrics = await (await fetch(`${server.url}/metrics`)).text();
+  expect(metrics).toContain('quire_');
   return values().flatMap((value) => [
     ...(server.logs.some((line) => line.includes(value)) ? [`log: ${value}`] : []),
     ...(shown.includes(value) ? [`job: ${value}`] : []),
+    ...(metrics.includes(value) ? [`metrics: ${value}`] : []),
     ...(stored.includes(value) ? [`database: ${value}`] : []),
   ]);
 }
@@ -132,7 +137,7 @@ describe('detect-pii', () => {
     // The facts are counts: the values are in the result file only.
     expect(job.result).toMatchObject({ pages: 4, counts: report.counts, ocr_pages: [4] });
     expect(job.result?.matches).toBe(report.matches.length);
-    expect(leaks(job)).toEqual([]);
+    expect(await leaks(job)).toEqual([]);
   }, 240_000);
 
   it('reads phone numbers without a country code for the region given, and only the kinds asked for', async () => {
@@ -199,6 +204,6 @@ describe('redact with detect', () => {
     const detected = job.result?.detected as Record<string, number>;
     for (const kind of PII_KINDS) expect(detected[kind], kind).toBeGreaterThan(0);
     expect(job.result).toMatchObject({ ocr_pages: [4] });
-    expect(leaks(job)).toEqual([]);
+    expect(await leaks(job)).toEqual([]);
   }, 300_000);
 });
