@@ -71,6 +71,7 @@ NEAR_MISSES = [
     "978-3-16-148410-0",  # an ISBN
     "user@localhost",  # no domain
     "Order 2023-0042",
+    "2023-000123",  # an invoice number that libphonenumber reads as a valid US number
     "Invoice 100045",
     "v10.4.2",
 ]

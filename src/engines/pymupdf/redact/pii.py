@@ -29,8 +29,8 @@ EMAIL = re.compile(
 # An IBAN as printed: country, check digits, then the account in groups (spaces allowed); the run may
 # take in a following word, so the longest prefix of whole groups that checks out is the match.
 IBAN = re.compile(r"(?<![A-Za-z0-9])[A-Z]{2}[0-9]{2}(?: ?[A-Z0-9]){11,30}(?![A-Za-z0-9])")
-# 13 to 19 digits, in groups split by one space or hyphen at most.
-CARD = re.compile(r"(?<![\d.,-])\d(?:[ -]?\d){12,18}(?![\d])")
+# 13 to 19 digits, in groups split by one space or hyphen at most (not after a `+`: a phone number).
+CARD = re.compile(r"(?<![\d.,+-])\d(?:[ -]?\d){12,18}(?![\d])")
 CARD_PREFIX = re.compile(r"^(?:4|5[1-5]|2[2-7]|3[47]|3[0689]|6(?:011|5|4[4-9]|2))")
 IPV4 = re.compile(r"(?<![\d.])(?:\d{1,3}\.){3}\d{1,3}(?!\.?\d)")
 IPV6 = re.compile(r"(?<![\w:.])(?:[0-9A-Fa-f]{0,4}:){2,7}(?:[0-9A-Fa-f]{1,4}|(?:\d{1,3}\.){3}\d{1,3})?"
@@ -82,11 +82,20 @@ def longest_prefix(text, start, end, check):
     return None
 
 
+def card_groups(value):
+    """Written unbroken, or grouped as cards print: fours (the last group shorter up to 19 digits),
+    or 4-6-5 and 4-6-4 (American Express, Diners Club)."""
+    groups = [len(g) for g in re.split(r"[ -]", value)]
+    if len(groups) == 1:
+        return True
+    return groups in ([4, 6, 5], [4, 6, 4]) or (all(n == 4 for n in groups[:-1]) and 1 <= groups[-1] <= 4)
+
+
 def valid_card(value):
     digits = re.sub(r"[ -]", "", value)
     separators = set(re.findall(r"[ -]", value))
-    return (13 <= len(digits) <= 19 and len(separators) <= 1 and CARD_PREFIX.match(digits) is not None
-            and luhn.is_valid(digits))
+    return (13 <= len(digits) <= 19 and len(separators) <= 1 and card_groups(value)
+            and CARD_PREFIX.match(digits) is not None and luhn.is_valid(digits))
 
 
 def valid_ip(value):
@@ -109,8 +118,8 @@ class Detector:
         self.region = (region or "ZZ").upper()
 
     def candidates(self, text):
-        """Every checked match of every kind, in the order kinds take precedence on overlap. A line
-        end counts as a space (same length, so the offsets hold): a value may wrap."""
+        """Every checked match of every kind but phone numbers, in the order kinds take precedence on
+        overlap. A line end counts as a space (same length, so the offsets hold): a value may wrap."""
         text = text.replace("\n", " ")
         if "email" in self.kinds:
             for m in EMAIL.finditer(text):
@@ -135,18 +144,38 @@ class Detector:
                 for m in pattern.finditer(text):
                     if valid_ip(m.group()):
                         yield Found(m.start(), m.end(), "ip", m.group())
-        if "phone" in self.kinds:
-            matcher = phonenumbers.PhoneNumberMatcher(text, self.region, leniency=phonenumbers.Leniency.VALID)
-            for m in matcher:
+
+    def phones(self, text):
+        matcher = phonenumbers.PhoneNumberMatcher(text, self.region, leniency=phonenumbers.Leniency.VALID)
+        for m in matcher:
+            if self.plausible_phone(m.raw_string):
                 yield Found(m.start, m.end, "phone", m.raw_string)
 
+    def plausible_phone(self, raw):
+        """A number written with its country code or an area code in brackets is taken as valid; one
+        written without must also be grouped the way its region writes numbers (libphonenumber's
+        STRICT_GROUPING), or an invoice number like 2023-000123 would be a US phone number."""
+        if raw.startswith(("+", "(")):
+            return True
+        strict = phonenumbers.PhoneNumberMatcher(raw, self.region, leniency=phonenumbers.Leniency.STRICT_GROUPING)
+        return any(m.raw_string == raw for m in strict)
+
     def finditer(self, text):
-        """The matches in `text`, left to right; a span taken by an earlier kind is not taken again."""
+        """The matches in `text`, by kind; a span taken by an earlier kind is not taken again. Phone
+        numbers come last, read with the spans taken blanked out: libphonenumber finds no number
+        followed by more digits (`+44 20 7946 0958 192.168.10.42`)."""
         taken = []
         for found in self.candidates(text):
             if not any(found.start() < end and start < found.end() for start, end in taken):
                 taken.append((found.start(), found.end()))
                 yield found
+        if "phone" in self.kinds:
+            blanked = list(text.replace("\n", " "))
+            for start, end in taken:
+                blanked[start:end] = " " * (end - start)
+            for found in self.phones("".join(blanked)):
+                if not any(found.start() < end and start < found.end() for start, end in taken):
+                    yield found
 
     def found(self, text):
         return sorted(self.finditer(text), key=lambda f: f.start())
