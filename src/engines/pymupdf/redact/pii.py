@@ -157,7 +157,8 @@ class Detector:
         STRICT_GROUPING), or an invoice number like 2023-000123 would be a US phone number."""
         if raw.startswith(("+", "(")):
             return True
-        strict = phonenumbers.PhoneNumberMatcher(raw, self.region, leniency=phonenumbers.Leniency.STRICT_GROUPING)
+        leniency = phonenumbers.Leniency.STRICT_GROUPING
+        strict = phonenumbers.PhoneNumberMatcher(raw, self.region, leniency=leniency)
         return any(m.raw_string == raw for m in strict)
 
     def finditer(self, text):
