@@ -6,7 +6,7 @@
 // precision ≥ 95 %, and no value reaches the logs, the job record, the metrics or the database and
 // its WAL;
 // redact with `detect` leaves none in pdftotext, the decoded content streams (qpdf --qdf), the
-// metadata or the annotations of its result.
+// metadata or the annotations of its result, nor in an OCR of its scanned page.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
@@ -195,6 +195,15 @@ describe('redact with detect', () => {
       ];
     });
     expect(left).toEqual([]);
+    // The scanned page's pixels under its values are painted over: an OCR of it reads none of them.
+    execFileSync('pdftoppm', ['-r', '150', '-f', '4', '-l', '4', '-singlefile', out, `${out}-4`]);
+    const scan = execFileSync('tesseract', [`${out}-4.ppm`, '-'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    expect(scan).toMatch(/Not a card/);
+    for (const part of ['alex.smith', 'example.net', '555 0178', '8888 1881'])
+      expect(scan, part).not.toContain(part);
     // Unrelated text stays, and near misses on the text pages are not taken.
     expect(text).toContain('for the file of our client');
     for (const miss of ['4111 1111 1111 1112', 'DE88 3704 0044 0532 0130 00', '2024-03-15', '999.12.1.1']) {
