@@ -1,7 +1,10 @@
 // The job as the domain knows it: its statuses, its record, its input files, result and error. Every
 // layer (stores, workers, HTTP, webhooks, metrics) speaks these types.
 
-export type JobStatus = 'queued' | 'processing' | 'succeeded' | 'failed' | 'canceled';
+/** Every status a job can have, in the order a job moves through them; the one list of them. */
+export const jobStatuses = ['queued', 'processing', 'succeeded', 'failed', 'canceled'] as const;
+export type JobStatus = (typeof jobStatuses)[number];
+export const activeStatuses: readonly JobStatus[] = ['queued', 'processing'];
 export const terminalStatuses: readonly JobStatus[] = ['succeeded', 'failed', 'canceled'];
 
 export interface InputFile {
@@ -120,3 +123,17 @@ export interface JobTransferSecrets {
 }
 
 export const noTransfers: JobTransfers = { imports: [], export: null, webhookHost: null };
+
+/**
+ * Whether a job's result can still be downloaded until `until` (ms since the epoch): it succeeded,
+ * its result was not deleted, and its retention does not end first. The one statement of that rule,
+ * for a job's download link and a batch's ZIP.
+ */
+export function resultUsableUntil(job: JobRecord, until: number): job is JobRecord & { result: JobResult } {
+  return (
+    job.status === 'succeeded' &&
+    job.result !== null &&
+    job.resultDeletedAt === null &&
+    (job.expiresAt === null || job.expiresAt > until)
+  );
+}

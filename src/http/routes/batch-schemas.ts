@@ -1,8 +1,8 @@
 // Route schemas for /batches (docs/api.md §11): they validate params and feed the OpenAPI document,
 // with the batch object as `batchView` builds it. The upload is the job upload's (its parts, refusals).
 import { Type } from '@sinclair/typebox';
+import { jobStatuses } from '../../model/job.js';
 import { type DocResponse, json, problem, ref } from './common-schemas.js';
-import { jobStatuses } from './job-schemas.js';
 import { uploadRefusals } from './upload-refusals.js';
 
 const batchIdParams = {

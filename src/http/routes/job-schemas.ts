@@ -1,6 +1,7 @@
 // Route schemas for /jobs: they validate params and queries and feed the OpenAPI document, with the
 // job object (docs/api.md §2) as the component every job answer and webhook event references.
 import { Type } from '@sinclair/typebox';
+import { jobStatuses } from '../../model/job.js';
 import { type DocResponse, jobIdParams, json, noContent, problem, ref } from './common-schemas.js';
 import { conditionalAnswers, ifNoneMatchHeader } from './job-answer.js';
 import { jobEventsSchema, streamRefusal } from './job-stream-schemas.js';
@@ -8,7 +9,6 @@ import { inputSource, jobTransferFields } from './transfer-schemas.js';
 import { uploadRefusals } from './upload-refusals.js';
 import { uploadIdRefusals } from './upload-schemas.js';
 
-export const jobStatuses = ['queued', 'processing', 'succeeded', 'failed', 'canceled'] as const;
 const time = (description: string) => Type.String({ format: 'date-time', description });
 const stepRef = (description: string) =>
   Type.Object(

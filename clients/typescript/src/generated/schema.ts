@@ -1893,6 +1893,17 @@ export interface components {
          *       "fill": "black"
          *     }
          * @example {
+         *       "detect": [
+         *         "email",
+         *         "phone",
+         *         "iban",
+         *         "card",
+         *         "ip",
+         *         "national_id"
+         *       ],
+         *       "region": "US"
+         *     }
+         * @example {
          *       "patterns": [
          *         "\\b[0-9]{3}-[0-9]{2}-[0-9]{4}\\b"
          *       ],
@@ -1926,6 +1937,19 @@ export interface components {
             texts?: string[];
             /** @description Regular expressions (Python `re` syntax) removed wherever they match. */
             patterns?: string[];
+            /** @description Kinds of personal data found (as detect-pii finds them) and removed like `texts`, everywhere they occur. */
+            detect?: ("email" | "phone" | "iban" | "card" | "ip" | "national_id")[];
+            /**
+             * @description ISO 3166-1 alpha-2 region that phone numbers written without a country code are read for (`+` numbers are found whatever it is).
+             * @default US
+             */
+            region?: string;
+            /**
+             * @description `auto`: pages without any text (scans) are recognised first (ocrmypdf, English), so their values are found too; `off`: only the existing text is read.
+             * @default off
+             * @enum {string}
+             */
+            ocr?: "auto" | "off";
             /**
              * @description Match `texts` and `patterns` regardless of case.
              * @default false
@@ -1942,6 +1966,48 @@ export interface components {
              * @default 1000
              */
             max_matches?: number;
+            /** @description The password of an encrypted input PDF; the runner opens and decrypts the input with it. Secret: redacted in every view. */
+            password?: string;
+        };
+        /**
+         * @description Options of `detect-pii` (Find personal data).
+         * @example {
+         *       "ocr": "off"
+         *     }
+         * @example {
+         *       "kinds": [
+         *         "email",
+         *         "iban",
+         *         "card"
+         *       ],
+         *       "region": "DE",
+         *       "ocr": "auto"
+         *     }
+         */
+        DetectPiiOptions: {
+            /**
+             * @description The kinds to look for; all when omitted.
+             * @default [
+             *       "email",
+             *       "phone",
+             *       "iban",
+             *       "card",
+             *       "ip",
+             *       "national_id"
+             *     ]
+             */
+            kinds?: ("email" | "phone" | "iban" | "card" | "ip" | "national_id")[];
+            /**
+             * @description ISO 3166-1 alpha-2 region that phone numbers written without a country code are read for (`+` numbers are found whatever it is).
+             * @default US
+             */
+            region?: string;
+            /**
+             * @description `auto`: pages without any text (scans) are recognised first (ocrmypdf, English), so their values are found too; `off`: only the existing text is read.
+             * @default auto
+             * @enum {string}
+             */
+            ocr?: "auto" | "off";
             /** @description The password of an encrypted input PDF; the runner opens and decrypts the input with it. Secret: redacted in every view. */
             password?: string;
         };
@@ -1965,7 +2031,7 @@ export interface components {
         /** @description A step of a chained job: the tool runs on the previous step's output. */
         ChainStep: {
             /** @enum {string} */
-            tool: "merge" | "split" | "rotate" | "compress" | "protect" | "unlock" | "info" | "pages" | "linearize" | "repair" | "flatten" | "metadata" | "watermark" | "page-numbers" | "pdf-to-images" | "images-to-pdf" | "extract-text" | "extract-images" | "ocr" | "pdfa" | "office-to-pdf" | "html-to-pdf" | "sign" | "verify-signatures" | "form-fields" | "fill-form" | "redact" | "pdf-to-office";
+            tool: "merge" | "split" | "rotate" | "compress" | "protect" | "unlock" | "info" | "pages" | "linearize" | "repair" | "flatten" | "metadata" | "watermark" | "page-numbers" | "pdf-to-images" | "images-to-pdf" | "extract-text" | "extract-images" | "ocr" | "pdfa" | "office-to-pdf" | "html-to-pdf" | "sign" | "verify-signatures" | "form-fields" | "fill-form" | "redact" | "detect-pii" | "pdf-to-office";
             /** @description Valid against the step's tool's options schema, as `options`. */
             options?: {
                 [key: string]: unknown;
@@ -2703,9 +2769,9 @@ export interface operations {
                      * @description A tool from `listTools`. Required unless `steps` is sent.
                      * @enum {string}
                      */
-                    tool?: "merge" | "split" | "rotate" | "compress" | "protect" | "unlock" | "info" | "pages" | "linearize" | "repair" | "flatten" | "metadata" | "watermark" | "page-numbers" | "pdf-to-images" | "images-to-pdf" | "extract-text" | "extract-images" | "ocr" | "pdfa" | "office-to-pdf" | "html-to-pdf" | "sign" | "verify-signatures" | "form-fields" | "fill-form" | "redact" | "pdf-to-office";
-                    /** @description A JSON object valid against the options schema of the tool named in `tool`: `merge` → MergeOptions, `split` → SplitOptions, `rotate` → RotateOptions, `compress` → CompressOptions, `protect` → ProtectOptions, `unlock` → UnlockOptions, `info` → InfoOptions, `pages` → PagesOptions, `linearize` → LinearizeOptions, `repair` → RepairOptions, `flatten` → FlattenOptions, `metadata` → MetadataOptions, `watermark` → WatermarkOptions, `page-numbers` → PageNumbersOptions, `pdf-to-images` → PdfToImagesOptions, `images-to-pdf` → ImagesToPdfOptions, `extract-text` → ExtractTextOptions, `extract-images` → ExtractImagesOptions, `ocr` → OcrOptions, `pdfa` → PdfaOptions, `office-to-pdf` → OfficeToPdfOptions, `html-to-pdf` → HtmlToPdfOptions, `sign` → SignOptions, `verify-signatures` → VerifySignaturesOptions, `form-fields` → FormFieldsOptions, `fill-form` → FillFormOptions, `redact` → RedactOptions, `pdf-to-office` → PdfToOfficeOptions. Omitted means `{}`; defaults are filled in. */
-                    options?: components["schemas"]["MergeOptions"] | components["schemas"]["SplitOptions"] | components["schemas"]["RotateOptions"] | components["schemas"]["CompressOptions"] | components["schemas"]["ProtectOptions"] | components["schemas"]["UnlockOptions"] | components["schemas"]["InfoOptions"] | components["schemas"]["PagesOptions"] | components["schemas"]["LinearizeOptions"] | components["schemas"]["RepairOptions"] | components["schemas"]["FlattenOptions"] | components["schemas"]["MetadataOptions"] | components["schemas"]["WatermarkOptions"] | components["schemas"]["PageNumbersOptions"] | components["schemas"]["PdfToImagesOptions"] | components["schemas"]["ImagesToPdfOptions"] | components["schemas"]["ExtractTextOptions"] | components["schemas"]["ExtractImagesOptions"] | components["schemas"]["OcrOptions"] | components["schemas"]["PdfaOptions"] | components["schemas"]["OfficeToPdfOptions"] | components["schemas"]["HtmlToPdfOptions"] | components["schemas"]["SignOptions"] | components["schemas"]["VerifySignaturesOptions"] | components["schemas"]["FormFieldsOptions"] | components["schemas"]["FillFormOptions"] | components["schemas"]["RedactOptions"] | components["schemas"]["PdfToOfficeOptions"];
+                    tool?: "merge" | "split" | "rotate" | "compress" | "protect" | "unlock" | "info" | "pages" | "linearize" | "repair" | "flatten" | "metadata" | "watermark" | "page-numbers" | "pdf-to-images" | "images-to-pdf" | "extract-text" | "extract-images" | "ocr" | "pdfa" | "office-to-pdf" | "html-to-pdf" | "sign" | "verify-signatures" | "form-fields" | "fill-form" | "redact" | "detect-pii" | "pdf-to-office";
+                    /** @description A JSON object valid against the options schema of the tool named in `tool`: `merge` → MergeOptions, `split` → SplitOptions, `rotate` → RotateOptions, `compress` → CompressOptions, `protect` → ProtectOptions, `unlock` → UnlockOptions, `info` → InfoOptions, `pages` → PagesOptions, `linearize` → LinearizeOptions, `repair` → RepairOptions, `flatten` → FlattenOptions, `metadata` → MetadataOptions, `watermark` → WatermarkOptions, `page-numbers` → PageNumbersOptions, `pdf-to-images` → PdfToImagesOptions, `images-to-pdf` → ImagesToPdfOptions, `extract-text` → ExtractTextOptions, `extract-images` → ExtractImagesOptions, `ocr` → OcrOptions, `pdfa` → PdfaOptions, `office-to-pdf` → OfficeToPdfOptions, `html-to-pdf` → HtmlToPdfOptions, `sign` → SignOptions, `verify-signatures` → VerifySignaturesOptions, `form-fields` → FormFieldsOptions, `fill-form` → FillFormOptions, `redact` → RedactOptions, `detect-pii` → DetectPiiOptions, `pdf-to-office` → PdfToOfficeOptions. Omitted means `{}`; defaults are filled in. */
+                    options?: components["schemas"]["MergeOptions"] | components["schemas"]["SplitOptions"] | components["schemas"]["RotateOptions"] | components["schemas"]["CompressOptions"] | components["schemas"]["ProtectOptions"] | components["schemas"]["UnlockOptions"] | components["schemas"]["InfoOptions"] | components["schemas"]["PagesOptions"] | components["schemas"]["LinearizeOptions"] | components["schemas"]["RepairOptions"] | components["schemas"]["FlattenOptions"] | components["schemas"]["MetadataOptions"] | components["schemas"]["WatermarkOptions"] | components["schemas"]["PageNumbersOptions"] | components["schemas"]["PdfToImagesOptions"] | components["schemas"]["ImagesToPdfOptions"] | components["schemas"]["ExtractTextOptions"] | components["schemas"]["ExtractImagesOptions"] | components["schemas"]["OcrOptions"] | components["schemas"]["PdfaOptions"] | components["schemas"]["OfficeToPdfOptions"] | components["schemas"]["HtmlToPdfOptions"] | components["schemas"]["SignOptions"] | components["schemas"]["VerifySignaturesOptions"] | components["schemas"]["FormFieldsOptions"] | components["schemas"]["FillFormOptions"] | components["schemas"]["RedactOptions"] | components["schemas"]["DetectPiiOptions"] | components["schemas"]["PdfToOfficeOptions"];
                     /** @description Instead of `tool` and `options`: a JSON array of 1–10 `ChainStep` (`[{"tool":"rotate","options":{"angle":90}},{"tool":"compress"}]`), the tools to run in order, each on the previous step's output (docs/api.md §2). The input `password` goes on the first step only; a later step's own secret options (protect's passwords) are scrubbed like the first's. */
                     steps?: string;
                     /** @description Up to 16 string pairs (keys 1–40 characters, values up to 500), shown on the job. */
@@ -4070,9 +4136,9 @@ export interface operations {
                      * @description A tool from `listTools`. Required unless `steps` is sent.
                      * @enum {string}
                      */
-                    tool?: "merge" | "split" | "rotate" | "compress" | "protect" | "unlock" | "info" | "pages" | "linearize" | "repair" | "flatten" | "metadata" | "watermark" | "page-numbers" | "pdf-to-images" | "images-to-pdf" | "extract-text" | "extract-images" | "ocr" | "pdfa" | "office-to-pdf" | "html-to-pdf" | "sign" | "verify-signatures" | "form-fields" | "fill-form" | "redact" | "pdf-to-office";
-                    /** @description A JSON object valid against the options schema of the tool named in `tool`: `merge` → MergeOptions, `split` → SplitOptions, `rotate` → RotateOptions, `compress` → CompressOptions, `protect` → ProtectOptions, `unlock` → UnlockOptions, `info` → InfoOptions, `pages` → PagesOptions, `linearize` → LinearizeOptions, `repair` → RepairOptions, `flatten` → FlattenOptions, `metadata` → MetadataOptions, `watermark` → WatermarkOptions, `page-numbers` → PageNumbersOptions, `pdf-to-images` → PdfToImagesOptions, `images-to-pdf` → ImagesToPdfOptions, `extract-text` → ExtractTextOptions, `extract-images` → ExtractImagesOptions, `ocr` → OcrOptions, `pdfa` → PdfaOptions, `office-to-pdf` → OfficeToPdfOptions, `html-to-pdf` → HtmlToPdfOptions, `sign` → SignOptions, `verify-signatures` → VerifySignaturesOptions, `form-fields` → FormFieldsOptions, `fill-form` → FillFormOptions, `redact` → RedactOptions, `pdf-to-office` → PdfToOfficeOptions. Omitted means `{}`; defaults are filled in. */
-                    options?: components["schemas"]["MergeOptions"] | components["schemas"]["SplitOptions"] | components["schemas"]["RotateOptions"] | components["schemas"]["CompressOptions"] | components["schemas"]["ProtectOptions"] | components["schemas"]["UnlockOptions"] | components["schemas"]["InfoOptions"] | components["schemas"]["PagesOptions"] | components["schemas"]["LinearizeOptions"] | components["schemas"]["RepairOptions"] | components["schemas"]["FlattenOptions"] | components["schemas"]["MetadataOptions"] | components["schemas"]["WatermarkOptions"] | components["schemas"]["PageNumbersOptions"] | components["schemas"]["PdfToImagesOptions"] | components["schemas"]["ImagesToPdfOptions"] | components["schemas"]["ExtractTextOptions"] | components["schemas"]["ExtractImagesOptions"] | components["schemas"]["OcrOptions"] | components["schemas"]["PdfaOptions"] | components["schemas"]["OfficeToPdfOptions"] | components["schemas"]["HtmlToPdfOptions"] | components["schemas"]["SignOptions"] | components["schemas"]["VerifySignaturesOptions"] | components["schemas"]["FormFieldsOptions"] | components["schemas"]["FillFormOptions"] | components["schemas"]["RedactOptions"] | components["schemas"]["PdfToOfficeOptions"];
+                    tool?: "merge" | "split" | "rotate" | "compress" | "protect" | "unlock" | "info" | "pages" | "linearize" | "repair" | "flatten" | "metadata" | "watermark" | "page-numbers" | "pdf-to-images" | "images-to-pdf" | "extract-text" | "extract-images" | "ocr" | "pdfa" | "office-to-pdf" | "html-to-pdf" | "sign" | "verify-signatures" | "form-fields" | "fill-form" | "redact" | "detect-pii" | "pdf-to-office";
+                    /** @description A JSON object valid against the options schema of the tool named in `tool`: `merge` → MergeOptions, `split` → SplitOptions, `rotate` → RotateOptions, `compress` → CompressOptions, `protect` → ProtectOptions, `unlock` → UnlockOptions, `info` → InfoOptions, `pages` → PagesOptions, `linearize` → LinearizeOptions, `repair` → RepairOptions, `flatten` → FlattenOptions, `metadata` → MetadataOptions, `watermark` → WatermarkOptions, `page-numbers` → PageNumbersOptions, `pdf-to-images` → PdfToImagesOptions, `images-to-pdf` → ImagesToPdfOptions, `extract-text` → ExtractTextOptions, `extract-images` → ExtractImagesOptions, `ocr` → OcrOptions, `pdfa` → PdfaOptions, `office-to-pdf` → OfficeToPdfOptions, `html-to-pdf` → HtmlToPdfOptions, `sign` → SignOptions, `verify-signatures` → VerifySignaturesOptions, `form-fields` → FormFieldsOptions, `fill-form` → FillFormOptions, `redact` → RedactOptions, `detect-pii` → DetectPiiOptions, `pdf-to-office` → PdfToOfficeOptions. Omitted means `{}`; defaults are filled in. */
+                    options?: components["schemas"]["MergeOptions"] | components["schemas"]["SplitOptions"] | components["schemas"]["RotateOptions"] | components["schemas"]["CompressOptions"] | components["schemas"]["ProtectOptions"] | components["schemas"]["UnlockOptions"] | components["schemas"]["InfoOptions"] | components["schemas"]["PagesOptions"] | components["schemas"]["LinearizeOptions"] | components["schemas"]["RepairOptions"] | components["schemas"]["FlattenOptions"] | components["schemas"]["MetadataOptions"] | components["schemas"]["WatermarkOptions"] | components["schemas"]["PageNumbersOptions"] | components["schemas"]["PdfToImagesOptions"] | components["schemas"]["ImagesToPdfOptions"] | components["schemas"]["ExtractTextOptions"] | components["schemas"]["ExtractImagesOptions"] | components["schemas"]["OcrOptions"] | components["schemas"]["PdfaOptions"] | components["schemas"]["OfficeToPdfOptions"] | components["schemas"]["HtmlToPdfOptions"] | components["schemas"]["SignOptions"] | components["schemas"]["VerifySignaturesOptions"] | components["schemas"]["FormFieldsOptions"] | components["schemas"]["FillFormOptions"] | components["schemas"]["RedactOptions"] | components["schemas"]["DetectPiiOptions"] | components["schemas"]["PdfToOfficeOptions"];
                     /** @description Instead of `tool` and `options`: a JSON array of 1–10 `ChainStep` (`[{"tool":"rotate","options":{"angle":90}},{"tool":"compress"}]`), the tools to run in order, each on the previous step's output (docs/api.md §2). The input `password` goes on the first step only; a later step's own secret options (protect's passwords) are scrubbed like the first's. */
                     steps?: string;
                     /** @description Up to 16 string pairs (keys 1–40 characters, values up to 500), shown on the job. */
