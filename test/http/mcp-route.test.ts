@@ -66,6 +66,21 @@ describe('/mcp', () => {
     }
   });
 
+  it('answers an MCP transport error (no text/event-stream in Accept) with a JSON-RPC error, as the spec says', async () => {
+    const response = await server.app.inject({
+      method: 'POST',
+      url: '/mcp',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json',
+        authorization: `Bearer ${key}`,
+      },
+      payload: initialize,
+    });
+    expect(response.statusCode).toBe(406);
+    expect(response.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32000 } });
+  });
+
   it('answers a wrong key with 401 invalid_api_key', async () => {
     const response = await server.app.inject({
       method: 'POST',
@@ -173,6 +188,7 @@ describe('/mcp', () => {
       });
       expect(response.statusCode).toBe(405);
       expect(response.headers.allow).toBe('POST');
+      expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
     }
   });
 
