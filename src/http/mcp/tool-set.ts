@@ -46,12 +46,13 @@ const metadata = {
   additionalProperties: { type: 'string' },
 };
 
-function inputs(min: number, max: number) {
+/** `max` is left out where the plan decides (steps and recipes): the API answers too_many_files. */
+function inputs(min: number, max?: number) {
   return {
     type: 'array',
     items: inputItem,
     minItems: min,
-    maxItems: max,
+    ...(max === undefined ? {} : { maxItems: max }),
     description: 'The input files, in order.',
   };
 }
@@ -153,7 +154,7 @@ function runTools(names: string[]): Tool[] {
               additionalProperties: false,
             },
           },
-          inputs: inputs(1, 200),
+          inputs: inputs(1),
           metadata,
           wait_seconds: waitSeconds,
         },
@@ -170,7 +171,7 @@ function runTools(names: string[]): Tool[] {
         type: 'object',
         properties: {
           recipe: { type: 'string', minLength: 1, description: 'A recipe id, name, or `name@version`.' },
-          inputs: inputs(1, 200),
+          inputs: inputs(1),
           metadata,
           wait_seconds: waitSeconds,
         },
