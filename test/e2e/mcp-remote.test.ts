@@ -187,6 +187,36 @@ describe('MCP over streamable HTTP', () => {
     expect(text.result.inline.length).toBeGreaterThan(100);
   }, 120_000);
 
+  it('runs a chain of steps as one job, and cancels a job it started without waiting', async () => {
+    const uploadId = await uploadThroughTool(corpusFile('pypdf-samples__pdflatex-4-pages.pdf'));
+    const chained = structured(
+      await client.callTool({
+        name: 'run_steps',
+        arguments: {
+          inputs: [{ upload_id: uploadId }],
+          steps: [{ tool: 'rotate', options: { angle: 90 } }, { tool: 'compress' }],
+        },
+      }),
+    );
+    expect(chained.job.status).toBe('succeeded');
+    expect(chained.job.steps.map((s: { tool: string }) => s.tool)).toEqual(['rotate', 'compress']);
+    const scan = await uploadThroughTool(corpusFile('ocrmypdf__c02-22.pdf'));
+    const started = structured(
+      await client.callTool({
+        name: 'run_ocr',
+        arguments: { inputs: [{ upload_id: scan }], wait_seconds: 0 },
+      }),
+    );
+    const canceled = structured(
+      await client.callTool({ name: 'cancel_job', arguments: { job_id: started.job.id } }),
+    );
+    expect(canceled.job).toMatchObject({ id: started.job.id, status: 'canceled' });
+    const read = structured(
+      await client.callTool({ name: 'get_job', arguments: { job_id: started.job.id } }),
+    );
+    expect(read.job.status).toBe('canceled');
+  }, 120_000);
+
   it('never echoes a secret option: the answer shows the API view with it redacted', async () => {
     const uploadId = await uploadThroughTool(corpusFile('pypdf-samples__pdflatex-4-pages.pdf'));
     const result = (await client.callTool({
