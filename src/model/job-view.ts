@@ -3,7 +3,7 @@ import { type JobRecord, jobSteps } from './job.js';
 import { scrubSecretOptions } from './redact.js';
 import { firstStepOptions } from './step-secrets.js';
 
-/** RFC 3339 UTC without milliseconds, as the contract writes timestamps. */
+/** RFC 3339 UTC without milliseconds, as docs/api.md writes timestamps. */
 export const rfc3339 = (ms: number | null) =>
   ms === null ? undefined : new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
