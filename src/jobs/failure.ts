@@ -61,6 +61,9 @@ export function failureKind(code: ErrorCode): FailureKind {
     case 'job_failed':
     case 'job_canceled':
     case 'job_state_conflict':
+    case 'recipe_not_found':
+    case 'recipe_name_taken':
+    case 'recipe_outdated':
     case 'webhook_url_not_allowed':
     case 'webhook_endpoint_disabled':
     case 'webhook_endpoint_limit_exceeded':

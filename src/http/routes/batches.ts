@@ -79,7 +79,7 @@ function registerCreate(app: FastifyInstance, deps: AppDeps, service: JobService
         plan: limits.plan.name,
         allowPrivateWebhooks: config.webhooks.allowPrivate,
         maxJobs: config.transfers.batchMaxJobs,
-      });
+      }, { recipes: deps.db.recipes, accountId: auth.accountId });
       const discard = () => Promise.all(items.map((i) => service.discardUpload(i.received.inputs)));
       const fingerprint = fingerprintOf({ batch: items.map((i) => jobFingerprint(i.received)) });
       let replay: ReturnType<typeof completedResponse>;

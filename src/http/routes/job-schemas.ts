@@ -66,6 +66,16 @@ export const JobSchema = Type.Object(
       ),
     ),
     step: Type.Optional(stepRef('Jobs of several steps, while processing: the step running.')),
+    recipe: Type.Optional(
+      Type.Object(
+        {
+          id: Type.String({ description: '`rcp_` + ULID.' }),
+          name: Type.String({ description: 'The recipe’s name when the job was created.' }),
+          version: Type.Integer({ minimum: 1, description: 'The version whose steps the job runs.' }),
+        },
+        { description: 'Jobs created with a `recipe` part: the recipe version they run (docs/api.md §13).' },
+      ),
+    ),
     error: Type.Optional(
       Type.Object(
         {
@@ -142,6 +152,8 @@ export const jobSchemas = {
       ]),
       ...uploadRefusals,
       ...uploadIdRefusals,
+      // An `upload_id` or a `recipe` naming nothing of the account.
+      404: problem(['not_found', 'recipe_not_found']),
     },
   },
   list: {

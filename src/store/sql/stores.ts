@@ -5,6 +5,7 @@ import type { Database } from '../types.js';
 import { SqlAccountStore } from './account-store.js';
 import { SqlBatchStore } from './batch-store.js';
 import type { SqlDialect } from './dialect.js';
+import { SqlRecipeStore } from './recipe-store.js';
 import { SqlIdempotencyStore } from './idempotency-store.js';
 import { SqlJobStore } from './job-store.js';
 import { QueuedMessages } from './queued-messages.js';
@@ -21,10 +22,11 @@ export function sqlStores(
   db: Kysely<Tables>,
   dialect: SqlDialect,
   messages = new QueuedMessages(),
-): Pick<Database, 'jobs' | 'batches' | 'webhooks' | 'accounts' | 'idempotency' | 'rateLimits' | 'uploads'> {
+): Pick<Database, 'jobs' | 'batches' | 'recipes' | 'webhooks' | 'accounts' | 'idempotency' | 'rateLimits' | 'uploads'> {
   return {
     jobs: new SqlJobStore(db, dialect, messages),
     batches: new SqlBatchStore(db),
+    recipes: new SqlRecipeStore(db, dialect),
     webhooks: new SqlWebhookStore(db, dialect, messages),
     accounts: new SqlAccountStore(db),
     idempotency: new SqlIdempotencyStore(db),
