@@ -62,7 +62,11 @@ export const errorCatalogue = {
   },
   // Recipes (docs/api.md §13).
   recipe_not_found: { status: 404, title: 'No recipe of this account has this name or id', retryable: false },
-  recipe_name_taken: { status: 409, title: 'The account already has a recipe with this name', retryable: false },
+  recipe_name_taken: {
+    status: 409,
+    title: 'The account already has a recipe with this name',
+    retryable: false,
+  },
   recipe_outdated: {
     status: 422,
     title: "The recipe's steps are no longer valid for the server's tools",

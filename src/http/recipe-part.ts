@@ -38,9 +38,13 @@ export async function readRecipePart(
   state.seen.add(RECIPE_PART);
   const ref = parseRecipeRef(text);
   if (!ref) {
-    throw new QuireError('invalid_request', 'The "recipe" part must be a recipe id or name, optionally with @version.', {
-      errors: [{ field: RECIPE_PART, detail: 'is not a recipe id or name (optionally @version)' }],
-    });
+    throw new QuireError(
+      'invalid_request',
+      'The "recipe" part must be a recipe id or name, optionally with @version.',
+      {
+        errors: [{ field: RECIPE_PART, detail: 'is not a recipe id or name (optionally @version)' }],
+      },
+    );
   }
   const recipe = await source.recipes.get(source.accountId, ref);
   if (!recipe) {

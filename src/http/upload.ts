@@ -8,7 +8,13 @@ import { QuireError } from '../errors/quire-error.js';
 import type { InputFile, JobRecipe, JobStep } from '../model/job.js';
 import type { CatalogEntry, ToolCatalog } from '../tools/lib/catalog.js';
 import { type ChainLimits, checkLeastOutput } from '../tools/lib/least-output.js';
-import { conflictingForm, conflictsWithRecipe, RECIPE_PART, type RecipeSource, readRecipePart } from './recipe-part.js';
+import {
+  conflictingForm,
+  conflictsWithRecipe,
+  RECIPE_PART,
+  type RecipeSource,
+  readRecipePart,
+} from './recipe-part.js';
 import { readStepsPart, underStep } from './steps-field.js';
 import {
   boundedObject,

@@ -5,6 +5,7 @@ import { QuireError } from '../errors/quire-error.js';
 import type { JobStep } from './job.js';
 
 export type { JobRecipe } from './job.js';
+
 import { rfc3339 } from './job-view.js';
 
 export interface RecipeRecord {

@@ -28,7 +28,12 @@ export interface RecipeStore {
    * Adds version latest + 1 with these steps, the earlier versions unchanged; two replaces at once
    * get two different numbers. Undefined when the recipe is absent or another account's.
    */
-  replace(accountId: string, ref: RecipeRef, steps: JobStep[], now?: number): Promise<RecipeRecord | undefined>;
+  replace(
+    accountId: string,
+    ref: RecipeRef,
+    steps: JobStep[],
+    now?: number,
+  ): Promise<RecipeRecord | undefined>;
   /** Deletes the recipe with every version; false when absent or another account's. */
   delete(accountId: string, ref: RecipeRef): Promise<boolean>;
 }

@@ -128,9 +128,15 @@ describe('recipes', () => {
       expect(response.status).toBe(400);
       return (await response.json()) as Problem;
     };
-    const option = await refused([{ tool: 'rotate', options: { angle: 90 } }, { tool: 'compress', options: { foo: 1 } }]);
+    const option = await refused([
+      { tool: 'rotate', options: { angle: 90 } },
+      { tool: 'compress', options: { foo: 1 } },
+    ]);
     expect(option.code).toBe('invalid_options');
-    expect(option.errors).toContainEqual({ pointer: '/steps/1/options/foo', detail: 'is not a known option' });
+    expect(option.errors).toContainEqual({
+      pointer: '/steps/1/options/foo',
+      detail: 'is not a known option',
+    });
     const tool = await refused([{ tool: 'rotate' }, { tool: 'no-such-tool' }]);
     expect(tool).toMatchObject({ code: 'unknown_tool', errors: [{ pointer: '/steps/1/tool' }] });
     const secret = await refused([{ tool: 'protect', options: { user_password: 'Pw-not-kept-1' } }]);
@@ -151,7 +157,10 @@ describe('recipes', () => {
       id: 'rcp_01JAAAAAAAAAAAAAAAAAAAAAAA',
       accountId,
       name: 'old-compress',
-      steps: [{ tool: 'rotate', options: { angle: 90 } }, { tool: 'compress', options: { removed_option: true } }],
+      steps: [
+        { tool: 'rotate', options: { angle: 90 } },
+        { tool: 'compress', options: { removed_option: true } },
+      ],
       createdAt: Date.now(),
     });
     const owner = new Client(server.url, key);
@@ -159,7 +168,10 @@ describe('recipes', () => {
     expect(response.status).toBe(422);
     const problem = (await response.json()) as Problem;
     expect(problem).toMatchObject({ code: 'recipe_outdated', recipe: 'old-compress@1' });
-    expect(problem.errors).toContainEqual({ pointer: '/steps/1/options/removed_option', detail: 'is not a known option' });
+    expect(problem.errors).toContainEqual({
+      pointer: '/steps/1/options/removed_option',
+      detail: 'is not a known option',
+    });
     const jobs = (await (await owner.fetch('/api/v1/jobs')).json()) as { data: unknown[] };
     expect(jobs.data).toEqual([]);
   });
@@ -168,8 +180,12 @@ describe('recipes', () => {
     const mine = await saved(client, 'private-one', rotate(90));
     for (const ref of ['private-one', mine.id, `${mine.id}@1`]) {
       expect((await other.fetch(`/api/v1/recipes/${ref}`)).status).toBe(404);
-      expect((await send(other, 'PUT', `/api/v1/recipes/${ref.split('@')[0]}`, { steps: rotate(180) })).status).toBe(404);
-      expect((await other.fetch(`/api/v1/recipes/${ref.split('@')[0]}`, { method: 'DELETE' })).status).toBe(404);
+      expect(
+        (await send(other, 'PUT', `/api/v1/recipes/${ref.split('@')[0]}`, { steps: rotate(180) })).status,
+      ).toBe(404);
+      expect((await other.fetch(`/api/v1/recipes/${ref.split('@')[0]}`, { method: 'DELETE' })).status).toBe(
+        404,
+      );
       const job = await other.fetch('/api/v1/jobs', { method: 'POST', body: jobForm(ref) });
       expect(job.status).toBe(404);
       expect(((await job.json()) as Problem).code).toBe('recipe_not_found');
@@ -191,7 +207,9 @@ describe('recipes', () => {
     expect(((await refusedWrite.json()) as Problem).required_scope).toBe('jobs:write');
     expect((await send(reader, 'PUT', '/api/v1/recipes/scoped', { steps: rotate(180) })).status).toBe(403);
     expect((await reader.fetch('/api/v1/recipes/scoped', { method: 'DELETE' })).status).toBe(403);
-    expect((await reader.fetch('/api/v1/jobs', { method: 'POST', body: jobForm('scoped') })).status).toBe(403);
+    expect((await reader.fetch('/api/v1/jobs', { method: 'POST', body: jobForm('scoped') })).status).toBe(
+      403,
+    );
     expect((await reader.fetch('/api/v1/recipes/scoped')).status).toBe(200);
     const refusedRead = await writer.fetch('/api/v1/recipes');
     expect(refusedRead.status).toBe(403);
@@ -200,7 +218,10 @@ describe('recipes', () => {
 
   it('a batch by recipe makes one job per file, each recording the version', async () => {
     const recipe = await saved(client, 'batch-turn', rotate(90));
-    const response = await client.fetch('/api/v1/batches', { method: 'POST', body: jobForm('batch-turn', 2, 'b') });
+    const response = await client.fetch('/api/v1/batches', {
+      method: 'POST',
+      body: jobForm('batch-turn', 2, 'b'),
+    });
     expect(response.status, await response.clone().text()).toBe(201);
     const batch = (await response.json()) as { tool: string; jobs: JobBody[] };
     expect(batch.tool).toBe('rotate');
@@ -242,14 +263,28 @@ describe('recipes', () => {
     expect(again.status).toBe(201);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(await again.json()).toEqual(await first.json());
-    const reused = await send(client, 'POST', '/api/v1/recipes', { name: 'idem-2', steps: rotate(90) }, headers);
+    const reused = await send(
+      client,
+      'POST',
+      '/api/v1/recipes',
+      { name: 'idem-2', steps: rotate(90) },
+      headers,
+    );
     expect(reused.status).toBe(422);
 
     const jobHeaders = { 'idempotency-key': 'recipe-job-1' };
-    const job = await client.fetch('/api/v1/jobs', { method: 'POST', body: jobForm('idem'), headers: jobHeaders });
+    const job = await client.fetch('/api/v1/jobs', {
+      method: 'POST',
+      body: jobForm('idem'),
+      headers: jobHeaders,
+    });
     expect(job.status).toBe(201);
     await send(client, 'PUT', '/api/v1/recipes/idem', { steps: rotate(180) });
-    const retry = await client.fetch('/api/v1/jobs', { method: 'POST', body: jobForm('idem'), headers: jobHeaders });
+    const retry = await client.fetch('/api/v1/jobs', {
+      method: 'POST',
+      body: jobForm('idem'),
+      headers: jobHeaders,
+    });
     expect(retry.status).toBe(201);
     expect(retry.headers.get('idempotent-replayed')).toBe('true');
     expect(((await retry.json()) as JobBody).id).toBe(((await job.json()) as JobBody).id);

@@ -70,7 +70,9 @@ export const ProblemSchema = Type.Object(
     retry_after_seconds: Type.Optional(Type.Integer()),
     resets_at: Type.Optional(Type.String({ format: 'date-time' })),
     higher_plan: Type.Optional(Type.String()),
-    recipe: Type.Optional(Type.String({ description: 'recipe_outdated: the recipe version named (`name@version`).' })),
+    recipe: Type.Optional(
+      Type.String({ description: 'recipe_outdated: the recipe version named (`name@version`).' }),
+    ),
   },
   {
     description: 'RFC 9457 problem document. Members beyond these may be added within v1; switch on `code`.',

@@ -25,7 +25,9 @@ export const RecipeSchema = Type.Object(
     name: Type.String({ pattern: RECIPE_NAME_PATTERN }),
     version: Type.Integer({ minimum: 1, description: 'The version shown: the newest unless one was named.' }),
     latest_version: Type.Integer({ minimum: 1, description: 'The newest version.' }),
-    steps: Type.Array(StepSchema, { description: 'The steps of `version`, as saved (defaults not filled in).' }),
+    steps: Type.Array(StepSchema, {
+      description: 'The steps of `version`, as saved (defaults not filled in).',
+    }),
     created_at: time('When version 1 was saved.'),
     version_created_at: time('When `version` was saved.'),
     links: Type.Object({

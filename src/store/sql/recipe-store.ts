@@ -35,7 +35,12 @@ export class SqlRecipeStore implements RecipeStore {
       if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) return undefined;
       await conn
         .insertInto('recipe_versions')
-        .values({ recipe_id: recipe.id, version: 1, steps: JSON.stringify(recipe.steps), created_at: recipe.createdAt })
+        .values({
+          recipe_id: recipe.id,
+          version: 1,
+          steps: JSON.stringify(recipe.steps),
+          created_at: recipe.createdAt,
+        })
         .execute();
       return { ...recipe, version: 1, latestVersion: 1, versionCreatedAt: recipe.createdAt };
     });
@@ -46,13 +51,18 @@ export class SqlRecipeStore implements RecipeStore {
       .where((eb) => (ref.id ? eb('r.id', '=', ref.id) : eb('r.name', '=', ref.name ?? '')))
       .where('r.account_id', '=', accountId)
       .where((eb) =>
-        ref.version === undefined ? eb('v.version', '=', eb.ref('r.latest_version')) : eb('v.version', '=', ref.version),
+        ref.version === undefined
+          ? eb('v.version', '=', eb.ref('r.latest_version'))
+          : eb('v.version', '=', ref.version),
       )
       .executeTakeFirst();
     return row && toRecipe(row);
   }
 
-  async list(accountId: string, query: ListRecipesQuery): Promise<{ recipes: RecipeRecord[]; hasMore: boolean }> {
+  async list(
+    accountId: string,
+    query: ListRecipesQuery,
+  ): Promise<{ recipes: RecipeRecord[]; hasMore: boolean }> {
     let cursor: PageCursor | undefined;
     if (query.startingAfter !== undefined) {
       cursor = await this.db
@@ -88,7 +98,11 @@ export class SqlRecipeStore implements RecipeStore {
         .insertInto('recipe_versions')
         .values({ recipe_id: recipe.id, version, steps: JSON.stringify(steps), created_at: now })
         .execute();
-      await conn.updateTable('recipes').set({ latest_version: version }).where('id', '=', recipe.id).execute();
+      await conn
+        .updateTable('recipes')
+        .set({ latest_version: version })
+        .where('id', '=', recipe.id)
+        .execute();
       return {
         id: recipe.id,
         accountId,
@@ -104,7 +118,9 @@ export class SqlRecipeStore implements RecipeStore {
 
   async delete(accountId: string, ref: RecipeRef): Promise<boolean> {
     return this.dialect.transaction(this.db, async (conn) => {
-      const recipe = await this.dialect.lockRows(this.byRef(conn, accountId, ref).select('id')).executeTakeFirst();
+      const recipe = await this.dialect
+        .lockRows(this.byRef(conn, accountId, ref).select('id'))
+        .executeTakeFirst();
       if (!recipe) return false;
       // Every version goes with the recipe; jobs that ran one keep what they recorded (id, name, version).
       await conn.deleteFrom('recipe_versions').where('recipe_id', '=', recipe.id).execute();

@@ -5,11 +5,11 @@ import type { Database } from '../types.js';
 import { SqlAccountStore } from './account-store.js';
 import { SqlBatchStore } from './batch-store.js';
 import type { SqlDialect } from './dialect.js';
-import { SqlRecipeStore } from './recipe-store.js';
 import { SqlIdempotencyStore } from './idempotency-store.js';
 import { SqlJobStore } from './job-store.js';
 import { QueuedMessages } from './queued-messages.js';
 import { SqlRateLimiter } from './rate-limiter.js';
+import { SqlRecipeStore } from './recipe-store.js';
 import type { Tables } from './rows.js';
 import { SqlUploadStore } from './upload-store.js';
 import { SqlWebhookStore } from './webhook-store.js';
@@ -22,7 +22,10 @@ export function sqlStores(
   db: Kysely<Tables>,
   dialect: SqlDialect,
   messages = new QueuedMessages(),
-): Pick<Database, 'jobs' | 'batches' | 'recipes' | 'webhooks' | 'accounts' | 'idempotency' | 'rateLimits' | 'uploads'> {
+): Pick<
+  Database,
+  'jobs' | 'batches' | 'recipes' | 'webhooks' | 'accounts' | 'idempotency' | 'rateLimits' | 'uploads'
+> {
   return {
     jobs: new SqlJobStore(db, dialect, messages),
     batches: new SqlBatchStore(db),
