@@ -67,6 +67,11 @@ export const errorCatalogue = {
     title: 'The account already has a recipe with this name',
     retryable: false,
   },
+  recipe_limit_exceeded: {
+    status: 409,
+    title: 'The account keeps as many recipes, or the recipe as many versions, as allowed',
+    retryable: false,
+  },
   recipe_outdated: {
     status: 422,
     title: "The recipe's steps are no longer valid for the server's tools",

@@ -34,6 +34,7 @@ const requestCodes = [
   'job_state_conflict',
   'recipe_not_found',
   'recipe_name_taken',
+  'recipe_limit_exceeded',
   'recipe_outdated',
   'webhook_url_not_allowed',
   'webhook_endpoint_disabled',

@@ -18,21 +18,25 @@ export interface ListRecipesQuery {
 }
 
 export interface RecipeStore {
-  /** Version 1 of a new recipe; undefined (nothing written) when the account already has the name. */
-  create(recipe: NewRecipe): Promise<RecipeRecord | undefined>;
+  /**
+   * Version 1 of a new recipe; undefined (nothing written) when the account already has the name.
+   * With `maxPerAccount`, an account that has that many throws `recipe_limit_exceeded`.
+   */
+  create(recipe: NewRecipe, maxPerAccount?: number): Promise<RecipeRecord | undefined>;
   /** The version the reference names, else the newest; undefined when absent or another account's. */
   get(accountId: string, ref: RecipeRef): Promise<RecipeRecord | undefined>;
   /** Each recipe at its newest version, newest recipe first. */
   list(accountId: string, query: ListRecipesQuery): Promise<{ recipes: RecipeRecord[]; hasMore: boolean }>;
   /**
    * Adds version latest + 1 with these steps, the earlier versions unchanged; two replaces at once
-   * get two different numbers. Undefined when the recipe is absent or another account's.
+   * get two different numbers. Undefined when the recipe is absent or another account's. With
+   * `maxVersions`, a recipe at that version throws `recipe_limit_exceeded`.
    */
   replace(
     accountId: string,
     ref: RecipeRef,
     steps: JobStep[],
-    now?: number,
+    options?: { now?: number; maxVersions?: number },
   ): Promise<RecipeRecord | undefined>;
   /** Deletes the recipe with every version; false when absent or another account's. */
   delete(accountId: string, ref: RecipeRef): Promise<boolean>;

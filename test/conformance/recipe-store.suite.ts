@@ -33,12 +33,22 @@ export function describeRecipeConformance(open: OpenDatabase): void {
         db().recipes.create(recipe('twin')),
       ]);
       expect(both.filter(Boolean)).toHaveLength(1);
+      // Bob has one; with a cap of 2, two creates at once make one more and refuse the other.
+      const capped = await Promise.allSettled(
+        ['b1', 'b2'].map((name) => db().recipes.create(recipe(name, { accountId: BOB }), 2)),
+      );
+      expect(capped.map((r) => r.status).sort()).toEqual(['fulfilled', 'rejected']);
+      const refused = capped.find((r) => r.status === 'rejected') as PromiseRejectedResult;
+      expect(refused.reason).toMatchObject({
+        code: 'recipe_limit_exceeded',
+        extras: { limit: 'recipes', quota: 2 },
+      });
     });
 
     // One test per fresh database where it can be: each costs a migration, seconds on PostgreSQL.
     test('replace adds the next version, every version stays readable; replaces at once get different numbers', async () => {
       const created = (await db().recipes.create(recipe('turn')))!;
-      const second = await db().recipes.replace(ALICE, { name: 'turn' }, steps(180), T0 + 100);
+      const second = await db().recipes.replace(ALICE, { name: 'turn' }, steps(180), { now: T0 + 100 });
       expect(second).toMatchObject({
         id: created.id,
         version: 2,
@@ -61,6 +71,13 @@ export function describeRecipeConformance(open: OpenDatabase): void {
         [180, 270, 0].map((angle) => db().recipes.replace(ALICE, { name: 'busy' }, steps(angle))),
       );
       expect(versions.map((v) => v?.version).sort()).toEqual([2, 3, 4]);
+      expect(await db().recipes.get(ALICE, { name: 'busy' })).toMatchObject({ version: 4 });
+      await expect(
+        db().recipes.replace(ALICE, { name: 'busy' }, steps(90), { maxVersions: 4 }),
+      ).rejects.toMatchObject({
+        code: 'recipe_limit_exceeded',
+        extras: { limit: 'versions', quota: 4 },
+      });
       expect(await db().recipes.get(ALICE, { name: 'busy' })).toMatchObject({ version: 4 });
     });
 

@@ -53,7 +53,8 @@ let client: Client;
 let other: Client;
 
 beforeAll(async () => {
-  server = await startTestServer();
+  // Low enough for the Idempotency-Key test's recipe to reach it.
+  server = await startTestServer({ QUIRE_RECIPE_MAX_VERSIONS: '3' });
   client = new Client(server.url, (await server.newAccount()).key);
   other = new Client(server.url, (await server.newAccount()).key);
 });
@@ -293,5 +294,9 @@ describe('recipes', () => {
     const v3again = await send(client, 'PUT', '/api/v1/recipes/idem', { steps: rotate(270) }, put);
     expect(((await v3again.json()) as RecipeBody).version).toBe(((await v3.json()) as RecipeBody).version);
     expect(((await (await client.fetch('/api/v1/recipes/idem')).json()) as RecipeBody).version).toBe(3);
+    // QUIRE_RECIPE_MAX_VERSIONS=3: a fourth version is refused, the third stays the newest.
+    const past = await send(client, 'PUT', '/api/v1/recipes/idem', { steps: rotate(90) });
+    expect(past.status).toBe(409);
+    expect(await past.json()).toMatchObject({ code: 'recipe_limit_exceeded', limit: 'versions', quota: 3 });
   });
 });

@@ -91,7 +91,7 @@ export const recipeSchemas = {
     responses: {
       201: recipeAnswer('The recipe at version 1.', ['Location']),
       400: invalidSteps,
-      409: problem(['recipe_name_taken']),
+      409: problem(['recipe_name_taken', 'recipe_limit_exceeded']),
     },
   },
   list: {
@@ -137,7 +137,12 @@ export const recipeSchemas = {
       additionalProperties: false,
       properties: { steps: stepsBody },
     },
-    responses: { 200: recipeAnswer('The recipe at its new version.'), 400: invalidSteps, 404: notFound },
+    responses: {
+      200: recipeAnswer('The recipe at its new version.'),
+      400: invalidSteps,
+      404: notFound,
+      409: problem(['recipe_limit_exceeded']),
+    },
   },
   remove: {
     operationId: 'deleteRecipe',

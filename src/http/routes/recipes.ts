@@ -17,19 +17,23 @@ type ListQuery = { limit: number; starting_after?: string };
 export function registerRecipeRoutes(app: FastifyInstance, deps: AppDeps): void {
   const { catalog } = deps;
   const recipes = deps.db.recipes;
+  const { maxPerAccount, maxVersions } = deps.config.recipes;
 
   app.post<{ Body: { name: string; steps: unknown } }>('/api/v1/recipes', {
     config: { scope: 'jobs:write' },
     schema: recipeSchemas.create,
     handler: async (request, reply) => {
       const { name } = request.body;
-      const recipe = await recipes.create({
-        id: `rcp_${ulid()}`,
-        accountId: request.auth!.accountId,
-        name,
-        steps: recipeSteps(request.body.steps, catalog),
-        createdAt: Date.now(),
-      });
+      const recipe = await recipes.create(
+        {
+          id: `rcp_${ulid()}`,
+          accountId: request.auth!.accountId,
+          name,
+          steps: recipeSteps(request.body.steps, catalog),
+          createdAt: Date.now(),
+        },
+        maxPerAccount,
+      );
       if (!recipe) {
         throw new QuireError('recipe_name_taken', `This account already has a recipe named "${name}".`, {
           errors: [{ pointer: '/name', detail: 'is taken; replace that recipe or pick another name' }],
@@ -66,7 +70,7 @@ export function registerRecipeRoutes(app: FastifyInstance, deps: AppDeps): void 
     handler: async (request) => {
       const ref = pathRef(request.params.ref, false);
       const steps = recipeSteps(request.body.steps, catalog);
-      const recipe = await recipes.replace(request.auth!.accountId, ref, steps);
+      const recipe = await recipes.replace(request.auth!.accountId, ref, steps, { maxVersions });
       if (!recipe) throw recipeNotFound(request.params.ref);
       request.log.info({ recipe: recipe.id, version: recipe.version }, 'recipe replaced');
       return recipeView(recipe);

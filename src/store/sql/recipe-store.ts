@@ -18,8 +18,9 @@ export class SqlRecipeStore implements RecipeStore {
     private readonly dialect: SqlDialect,
   ) {}
 
-  async create(recipe: NewRecipe): Promise<RecipeRecord | undefined> {
+  async create(recipe: NewRecipe, maxPerAccount?: number): Promise<RecipeRecord | undefined> {
     return this.dialect.transaction(this.db, async (conn) => {
+      if (maxPerAccount !== undefined) await this.refuseAtLimit(conn, recipe.accountId, maxPerAccount);
       // The (account_id, name) unique index decides between two creates of one name at once.
       const inserted = await conn
         .insertInto('recipes')
@@ -84,8 +85,9 @@ export class SqlRecipeStore implements RecipeStore {
     accountId: string,
     ref: RecipeRef,
     steps: JobStep[],
-    now = Date.now(),
+    options: { now?: number; maxVersions?: number } = {},
   ): Promise<RecipeRecord | undefined> {
+    const now = options.now ?? Date.now();
     return this.dialect.transaction(this.db, async (conn) => {
       // Locked (PostgreSQL FOR UPDATE; SQLite holds the write lock), so two replaces at once number
       // their versions one after the other instead of both taking latest + 1.
@@ -93,6 +95,13 @@ export class SqlRecipeStore implements RecipeStore {
         .lockRows(this.byRef(conn, accountId, ref).selectAll())
         .executeTakeFirst();
       if (!recipe) return undefined;
+      const max = options.maxVersions;
+      if (max !== undefined && recipe.latest_version >= max)
+        throw limitExceeded(
+          'versions',
+          max,
+          `A recipe may reach version ${max}; save the steps under a new name.`,
+        );
       const version = recipe.latest_version + 1;
       await conn
         .insertInto('recipe_versions')
@@ -129,6 +138,20 @@ export class SqlRecipeStore implements RecipeStore {
     });
   }
 
+  /** Two creates at once each count under the account's lock, never both below the cap. */
+  private async refuseAtLimit(conn: Kysely<Tables>, accountId: string, max: number): Promise<void> {
+    await this.dialect
+      .lockRows(conn.selectFrom('accounts').select('id').where('id', '=', accountId))
+      .execute();
+    const { n } = await conn
+      .selectFrom('recipes')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('account_id', '=', accountId)
+      .executeTakeFirstOrThrow();
+    if (Number(n) >= max)
+      throw limitExceeded('recipes', max, `An account may keep ${max} recipes; delete one to save another.`);
+  }
+
   /** The account's recipe a reference names (its version part is for reads only). */
   private byRef(conn: Kysely<Tables>, accountId: string, ref: RecipeRef) {
     return conn
@@ -144,6 +167,10 @@ export class SqlRecipeStore implements RecipeStore {
       .selectAll('r')
       .select(['v.steps', 'v.version', 'v.created_at as version_created_at']);
   }
+}
+
+function limitExceeded(limit: 'recipes' | 'versions', quota: number, detail: string): QuireError {
+  return new QuireError('recipe_limit_exceeded', detail, { extras: { limit, quota } });
 }
 
 function toRecipe(row: RecipeRow): RecipeRecord {

@@ -881,7 +881,7 @@ export interface components {
          * @description A stable code from the error catalogue (docs/errors.md). Within v1 codes are only added, so handle unknown ones as their HTTP status.
          * @enum {string}
          */
-        ErrorCode: "invalid_request" | "unknown_tool" | "tool_unavailable" | "invalid_options" | "invalid_metadata" | "unsupported_file" | "too_many_files" | "missing_file" | "invalid_multipart" | "invalid_cursor" | "invalid_idempotency_key" | "unauthenticated" | "invalid_api_key" | "insufficient_scope" | "link_invalid" | "not_found" | "method_not_allowed" | "not_acceptable" | "job_not_ready" | "job_failed" | "job_canceled" | "job_state_conflict" | "webhook_url_not_allowed" | "webhook_endpoint_limit_exceeded" | "webhook_endpoint_disabled" | "recipe_not_found" | "recipe_name_taken" | "recipe_outdated" | "idempotency_key_in_use" | "idempotency_key_reused" | "upload_offset_mismatch" | "upload_expired" | "tus_version_unsupported" | "checksum_mismatch" | "upload_incomplete" | "request_timeout" | "result_expired" | "payload_too_large" | "uri_too_long" | "range_not_satisfiable" | "unsupported_media_type" | "rate_limited" | "concurrent_uploads_exceeded" | "storage_quota_exceeded" | "queued_jobs_exceeded" | "jobs_per_window_exceeded" | "too_many_streams" | "headers_too_large" | "internal_error" | "overloaded" | "not_ready" | "pdf_encrypted" | "invalid_password" | "office_encrypted" | "pdf_corrupt" | "invalid_certificate" | "timestamp_failed" | "page_range_invalid" | "xfa_not_supported" | "form_fields_invalid" | "limit_form_fields_exceeded" | "redaction_matches_exceeded" | "limit_pages_exceeded" | "limit_page_pixels_exceeded" | "job_limit_exceeded" | "timeout" | "engine_memory_exceeded" | "engine_failed" | "engine_unavailable" | "worker_lost" | "import_failed" | "import_too_large" | "import_forbidden_address" | "import_timeout" | "export_failed";
+        ErrorCode: "invalid_request" | "unknown_tool" | "tool_unavailable" | "invalid_options" | "invalid_metadata" | "unsupported_file" | "too_many_files" | "missing_file" | "invalid_multipart" | "invalid_cursor" | "invalid_idempotency_key" | "unauthenticated" | "invalid_api_key" | "insufficient_scope" | "link_invalid" | "not_found" | "method_not_allowed" | "not_acceptable" | "job_not_ready" | "job_failed" | "job_canceled" | "job_state_conflict" | "webhook_url_not_allowed" | "webhook_endpoint_limit_exceeded" | "webhook_endpoint_disabled" | "recipe_not_found" | "recipe_name_taken" | "recipe_limit_exceeded" | "recipe_outdated" | "idempotency_key_in_use" | "idempotency_key_reused" | "upload_offset_mismatch" | "upload_expired" | "tus_version_unsupported" | "checksum_mismatch" | "upload_incomplete" | "request_timeout" | "result_expired" | "payload_too_large" | "uri_too_long" | "range_not_satisfiable" | "unsupported_media_type" | "rate_limited" | "concurrent_uploads_exceeded" | "storage_quota_exceeded" | "queued_jobs_exceeded" | "jobs_per_window_exceeded" | "too_many_streams" | "headers_too_large" | "internal_error" | "overloaded" | "not_ready" | "pdf_encrypted" | "invalid_password" | "office_encrypted" | "pdf_corrupt" | "invalid_certificate" | "timestamp_failed" | "page_range_invalid" | "xfa_not_supported" | "form_fields_invalid" | "limit_form_fields_exceeded" | "redaction_matches_exceeded" | "limit_pages_exceeded" | "limit_page_pixels_exceeded" | "job_limit_exceeded" | "timeout" | "engine_memory_exceeded" | "engine_failed" | "engine_unavailable" | "worker_lost" | "import_failed" | "import_too_large" | "import_forbidden_address" | "import_timeout" | "export_failed";
         /** @description RFC 9457 problem document. Members beyond these may be added within v1; switch on `code`. */
         Problem: {
             /**
@@ -927,7 +927,7 @@ export interface components {
             stored_bytes?: number;
             /** @description The caller’s plan. */
             plan?: string;
-            /** @description Which limit: 429 `requests`, `failed_authentication`, `concurrent_uploads`, `concurrent_streams`, `queued_jobs`, `jobs_per_window`; 413 `stored_bytes`; 422 `job_limit_exceeded` `fan_out`, `output_bytes`, `work_bytes`, `engine_time`. */
+            /** @description Which limit: 429 `requests`, `failed_authentication`, `concurrent_uploads`, `concurrent_streams`, `queued_jobs`, `jobs_per_window`; 413 `stored_bytes`; 422 `job_limit_exceeded` `fan_out`, `output_bytes`, `work_bytes`, `engine_time`; 409 `recipe_limit_exceeded` `recipes`, `versions`. */
             limit?: string;
             policy?: string;
             quota?: number;
@@ -4897,7 +4897,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem with `code` `recipe_name_taken`, `idempotency_key_in_use`. */
+            /** @description Problem with `code` `recipe_name_taken`, `recipe_limit_exceeded`, `idempotency_key_in_use`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5146,7 +5146,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem with `code` `idempotency_key_in_use`. */
+            /** @description Problem with `code` `recipe_limit_exceeded`, `idempotency_key_in_use`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
