@@ -3,7 +3,7 @@
 // today's tools by the `steps` part's own reader, so a recipe runs exactly what a `steps` part would.
 import { QuireError } from '../errors/quire-error.js';
 import type { JobRecipe } from '../model/job.js';
-import { parseRecipeRef } from '../model/recipe.js';
+import { formatRecipeRef, parseRecipeRef } from '../model/recipe.js';
 import type { RecipeStore } from '../store/recipe-types.js';
 import type { ToolCatalog } from '../tools/lib/catalog.js';
 import { parseStepsField, type StepsTarget } from './steps-field.js';
@@ -52,7 +52,7 @@ export async function readRecipePart(
       errors: [{ field: RECIPE_PART, detail: 'names no recipe (or version) of this account' }],
     });
   }
-  const named = `${recipe.name}@${recipe.version}`;
+  const named = formatRecipeRef(recipe);
   try {
     const parsed = parseStepsField({ parsed: recipe.steps }, catalog);
     state.entry = parsed.entry;

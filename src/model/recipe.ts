@@ -26,22 +26,15 @@ export interface RecipeRecord {
 
 /**
  * Lower case, digits, `.`, `_` and `-`, starting with a letter or digit, 1–64 characters: safe in a
- * URL path and a shell without quoting, and never equal to an id (`rcp_` + upper-case ULID) or
- * holding `@`, the version separator. Lower case only, so two names never differ by case alone.
+ * URL path and a shell without quoting, and never holding `@`, the version separator. Lower case
+ * only, so two names never differ by case alone. Saving also refuses names starting with `rcp_`, an
+ * id's prefix, so a reference that reads as an id is never a name.
  */
 export const RECIPE_NAME_PATTERN = '^[a-z0-9][a-z0-9._-]{0,63}$';
 const namePattern = new RegExp(RECIPE_NAME_PATTERN);
 const idPattern = /^rcp_[0-9A-HJKMNP-TV-Z]{26}$/;
 /** The most versions one reference may name; far above any real history, and a safe integer. */
 const MAX_VERSION = 1_000_000_000;
-
-/** The name's problem for `errors[].detail`, or undefined when it is a valid recipe name. */
-export function recipeNameError(name: unknown): string | undefined {
-  if (typeof name !== 'string') return 'is required (a recipe name)';
-  if (!namePattern.test(name))
-    return 'must be 1–64 characters of a–z, 0–9, ".", "_" and "-", starting with a letter or digit';
-  return undefined;
-}
 
 /** A recipe reference: its id or name, and a version when it names one (`@3`). */
 export interface RecipeRef {
@@ -70,9 +63,12 @@ export function formatRecipeRef(recipe: Pick<RecipeRecord, 'name' | 'version'>):
   return `${recipe.name}@${recipe.version}`;
 }
 
-/** No recipe answers the reference for this account (another account's recipe included). */
-export function recipeNotFound(text: string): QuireError {
-  return new QuireError('not_found', `No recipe "${text}" in this account.`);
+/**
+ * No recipe answers the reference for this account (another account's recipe included). The path is
+ * not echoed: a malformed one is any text a client put there.
+ */
+export function recipeNotFound(): QuireError {
+  return new QuireError('not_found', 'No recipe (or version) with this name or id in this account.');
 }
 
 /** The public recipe object: the version read, with its steps. */

@@ -149,6 +149,12 @@ describe('recipes', () => {
     const name = await send(client, 'POST', '/api/v1/recipes', { name: 'Has Spaces', steps: rotate(90) });
     expect(name.status).toBe(400);
     expect(((await name.json()) as Problem).errors?.[0]?.pointer).toBe('/name');
+    const idLike = await send(client, 'POST', '/api/v1/recipes', {
+      name: 'rcp_lookalike',
+      steps: rotate(90),
+    });
+    expect(idLike.status).toBe(400);
+    expect(((await idLike.json()) as Problem).errors?.[0]?.pointer).toBe('/name');
   });
 
   it('a recipe saved before its tools changed fails the job request with recipe_outdated and a pointer', async () => {

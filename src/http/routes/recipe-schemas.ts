@@ -81,7 +81,7 @@ export const recipeSchemas = {
     tags,
     summary: 'Save a recipe',
     description:
-      'Saves version 1 of a named chain of steps. The name is unique in the account: 1–64 characters of a–z, 0–9, `.`, `_` and `-`, starting with a letter or digit.',
+      'Saves version 1 of a named chain of steps. The name is unique in the account: 1–64 characters of a–z, 0–9, `.`, `_` and `-`, starting with a letter or digit, not with `rcp_`.',
     body: {
       type: 'object',
       required: ['name', 'steps'],

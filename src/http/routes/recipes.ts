@@ -24,6 +24,11 @@ export function registerRecipeRoutes(app: FastifyInstance, deps: AppDeps): void 
     schema: recipeSchemas.create,
     handler: async (request, reply) => {
       const { name } = request.body;
+      // An id is `rcp_` and a ULID; a name of that form would read as one.
+      if (name.startsWith('rcp_'))
+        throw new QuireError('invalid_request', 'A recipe name may not start with "rcp_".', {
+          errors: [{ pointer: '/name', detail: 'starts with "rcp_", which ids do' }],
+        });
       const recipe = await recipes.create(
         {
           id: `rcp_${ulid()}`,
@@ -59,7 +64,7 @@ export function registerRecipeRoutes(app: FastifyInstance, deps: AppDeps): void 
     schema: recipeSchemas.get,
     handler: async (request) => {
       const recipe = await recipes.get(request.auth!.accountId, pathRef(request.params.ref, true));
-      if (!recipe) throw recipeNotFound(request.params.ref);
+      if (!recipe) throw recipeNotFound();
       return recipeView(recipe);
     },
   });
@@ -71,7 +76,7 @@ export function registerRecipeRoutes(app: FastifyInstance, deps: AppDeps): void 
       const ref = pathRef(request.params.ref, false);
       const steps = recipeSteps(request.body.steps, catalog);
       const recipe = await recipes.replace(request.auth!.accountId, ref, steps, { maxVersions });
-      if (!recipe) throw recipeNotFound(request.params.ref);
+      if (!recipe) throw recipeNotFound();
       request.log.info({ recipe: recipe.id, version: recipe.version }, 'recipe replaced');
       return recipeView(recipe);
     },
@@ -82,7 +87,7 @@ export function registerRecipeRoutes(app: FastifyInstance, deps: AppDeps): void 
     schema: recipeSchemas.remove,
     handler: async (request, reply) => {
       const deleted = await recipes.delete(request.auth!.accountId, pathRef(request.params.ref, false));
-      if (!deleted) throw recipeNotFound(request.params.ref);
+      if (!deleted) throw recipeNotFound();
       return reply.code(204).send();
     },
   });
@@ -94,7 +99,7 @@ export function registerRecipeRoutes(app: FastifyInstance, deps: AppDeps): void 
  */
 function pathRef(text: string, versionAllowed: boolean): RecipeRef {
   const ref = parseRecipeRef(text);
-  if (!ref) throw recipeNotFound(text);
+  if (!ref) throw recipeNotFound();
   if (ref.version !== undefined && !versionAllowed) {
     throw new QuireError('invalid_request', 'Name the recipe without @version: versions never change.', {
       errors: [{ pointer: '/ref', detail: 'names a version; replace and delete act on the whole recipe' }],
