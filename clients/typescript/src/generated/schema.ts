@@ -411,7 +411,7 @@ export interface paths {
         put?: never;
         /**
          * Save a recipe
-         * @description Saves version 1 of a named chain of steps. The name is unique in the account: 1–64 characters of a–z, 0–9, `.`, `_` and `-`, starting with a letter or digit.
+         * @description Saves version 1 of a named chain of steps. The name is unique in the account: 1–64 characters of a–z, 0–9, `.`, `_` and `-`, starting with a letter or digit, not with `rcp_`.
          *
          *     Scope `jobs:write`.
          */
