@@ -73,6 +73,7 @@ function importView(job: JobRecord, index: number): Record<string, unknown> {
 function transfersView(job: JobRecord): Record<string, unknown> {
   const view: Record<string, unknown> = {};
   if (job.batchId) view.batch_id = job.batchId;
+  if (job.recipe) view.recipe = { id: job.recipe.id, name: job.recipe.name, version: job.recipe.version };
   const target = job.transfers.export;
   if (target) view.export = { host: target.host, keep_result: target.keepResult };
   if (job.transfers.webhookHost) view.webhook = { host: job.transfers.webhookHost };
