@@ -46,6 +46,13 @@ export interface StepRef {
   tool: string;
 }
 
+/** What a job records of the recipe it ran (docs/api.md §13): its id, its name then, the version. */
+export interface JobRecipe {
+  id: string;
+  name: string;
+  version: number;
+}
+
 export interface JobRecord {
   id: string; // job_<ulid>
   accountId: string;
@@ -81,6 +88,8 @@ export interface JobRecord {
   currentStep: number | null;
   /** The batch the job was created in (docs/api.md §11), or null. */
   batchId: string | null;
+  /** The recipe version whose steps the job runs (docs/api.md §13), or null. */
+  recipe: JobRecipe | null;
   transfers: JobTransfers;
   /** Null once the job has ended (or when it never had any). */
   transferSecrets: JobTransferSecrets | null;

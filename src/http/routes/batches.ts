@@ -74,12 +74,18 @@ function registerCreate(app: FastifyInstance, deps: AppDeps, service: JobService
       const replaying = request.idempotency?.completed !== undefined;
       const quotas = new AccountQuotas({ jobs: deps.db.jobs, uploads: deps.db.uploads });
       if (!replaying) await quotas.check(auth.accountId, limits.plan, { bytes: 0, jobs: 1 });
-      const items = await receiveBatchUpload(request, catalog, blobs, {
-        ...limits,
-        plan: limits.plan.name,
-        allowPrivateWebhooks: config.webhooks.allowPrivate,
-        maxJobs: config.transfers.batchMaxJobs,
-      });
+      const items = await receiveBatchUpload(
+        request,
+        catalog,
+        blobs,
+        {
+          ...limits,
+          plan: limits.plan.name,
+          allowPrivateWebhooks: config.webhooks.allowPrivate,
+          maxJobs: config.transfers.batchMaxJobs,
+        },
+        { recipes: deps.db.recipes, accountId: auth.accountId },
+      );
       const discard = () => Promise.all(items.map((i) => service.discardUpload(i.received.inputs)));
       const fingerprint = fingerprintOf({ batch: items.map((i) => jobFingerprint(i.received)) });
       let replay: ReturnType<typeof completedResponse>;
