@@ -217,6 +217,32 @@ describe('MCP over streamable HTTP', () => {
     expect(read.job.status).toBe('canceled');
   }, 120_000);
 
+  it('runs a saved recipe by name and the job records its version', async () => {
+    const saved = await fetch(`${server.url}/api/v1/recipes`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        name: 'mcp-turn-and-shrink',
+        steps: [
+          { tool: 'rotate', options: { angle: 90 } },
+          { tool: 'compress', options: { level: 'low' } },
+        ],
+      }),
+    });
+    expect(saved.status).toBe(201);
+    const uploadId = await uploadThroughTool(corpusFile('pypdf-samples__pdflatex-4-pages.pdf'));
+    const answer = structured(
+      await client.callTool({
+        name: 'run_recipe',
+        arguments: { recipe: 'mcp-turn-and-shrink', inputs: [{ upload_id: uploadId }] },
+      }),
+    );
+    expect(answer.job.status).toBe('succeeded');
+    expect(answer.job.recipe).toMatchObject({ name: 'mcp-turn-and-shrink', version: 1 });
+    expect(answer.job.steps.map((s: { tool: string }) => s.tool)).toEqual(['rotate', 'compress']);
+    expect(answer.result.download_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\/v1\/files\//);
+  }, 120_000);
+
   it('never echoes a secret option: the answer shows the API view with it redacted', async () => {
     const uploadId = await uploadThroughTool(corpusFile('pypdf-samples__pdflatex-4-pages.pdf'));
     const result = (await client.callTool({
