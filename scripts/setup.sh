@@ -121,7 +121,8 @@ pip_pins() {
 # in /opt/quire), made from Debian's /usr/bin/python3 so the venv also runs inside the document
 # sandbox, which sees only /usr. Pinned; reinstalled only when the installed version differs.
 # PyMuPDF (AGPL-3.0) is the `redact` engine; pdf2docx (MIT) the `pdf-to-office` engine, with the
-# older PyMuPDF it needs (1.26 dropped the Rect.get_area it calls). See docs/tools.md.
+# older PyMuPDF it needs (1.26 dropped the Rect.get_area it calls); PyMuPDF with numpy and SciPy
+# (BSD) the `compare` engine (pdfdiff). See docs/tools.md.
 python_engine() { # venv, probe printing the version, wanted version, pip requirements...
   local venv=$1 probe=$2 version=$3; shift 3
   if [ "$("$venv/bin/python" -I -c "$probe" 2>/dev/null)" = "$version" ]; then return; fi
@@ -135,6 +136,9 @@ python_engine() { # venv, probe printing the version, wanted version, pip requir
 python_engine /opt/quire-pymupdf 'import pymupdf; print(pymupdf.VersionBind)' 1.26.5 "pymupdf==1.26.5"
 python_engine /opt/quire-pdf2docx "import importlib.metadata as m; print(m.version('pdf2docx'))" 0.5.8 \
   "pdf2docx==0.5.8" "pymupdf==1.24.14"
+python_engine /opt/quire-pdfdiff \
+  "import pymupdf, numpy, scipy; print(pymupdf.VersionBind, numpy.__version__, scipy.__version__)" \
+  "1.26.5 2.2.6 1.15.3" "pymupdf==1.26.5" "numpy==2.2.6" "scipy==1.15.3"
 
 # npm ci only when package-lock.json changed since the last install.
 lock_sum=$(sha256sum package-lock.json | cut -d' ' -f1)

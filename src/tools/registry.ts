@@ -1,4 +1,5 @@
 // The list of tools this server offers; the catalogue, validation and OpenAPI are derived from it.
+import { compareTool } from './compare.js';
 import { compressTool } from './compress.js';
 import { extractImagesTool } from './extract-images.js';
 import { extractTextTool } from './extract-text.js';
@@ -58,4 +59,5 @@ export const tools: readonly AnyToolDefinition[] = [
   fillFormTool,
   redactTool,
   pdfToOfficeTool,
+  compareTool,
 ];
