@@ -28,10 +28,14 @@ const options = Type.Object(
       }),
     ),
     old_pages: Type.Optional(
-      PageSelectionSchema('Pages of the old (first) file to compare, as a set; empty or omitted = all pages.'),
+      PageSelectionSchema(
+        'Pages of the old (first) file to compare, as a set; empty or omitted = all pages.',
+      ),
     ),
     new_pages: Type.Optional(
-      PageSelectionSchema('Pages of the new (second) file to compare, as a set; empty or omitted = all pages.'),
+      PageSelectionSchema(
+        'Pages of the new (second) file to compare, as a set; empty or omitted = all pages.',
+      ),
     ),
     dpi: Type.Optional(
       Type.Integer({

@@ -58,7 +58,9 @@ function wordBoxes(pdf: string, page: number, word: string): Rect[] {
     encoding: 'utf8',
   });
   const height = Number(/<page width="[\d.]+" height="([\d.]+)"/.exec(xhtml)![1]);
-  return [...xhtml.matchAll(/<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">([^<]*)</g)]
+  return [
+    ...xhtml.matchAll(/<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">([^<]*)</g),
+  ]
     .filter((m) => m[5] === word)
     .map((m) => [Number(m[1]), height - Number(m[4]), Number(m[3]), height - Number(m[2])]);
 }
@@ -68,7 +70,9 @@ function imageBox(pdf: string): Rect {
   const script =
     'import sys, json, pymupdf; p = pymupdf.open(sys.argv[1])[2]; ' +
     'r = pymupdf.Rect(p.get_image_info()[0]["bbox"]) * ~p.transformation_matrix; print(json.dumps(list(r)))';
-  return JSON.parse(execFileSync(`${PDFDIFF_VENV}/bin/python`, ['-I', '-c', script, pdf], { encoding: 'utf8' }));
+  return JSON.parse(
+    execFileSync(`${PDFDIFF_VENV}/bin/python`, ['-I', '-c', script, pdf], { encoding: 'utf8' }),
+  );
 }
 
 const overlaps = (a: Rect, b: Rect) => a[0] < b[2] && b[0] < a[2] && a[1] < b[3] && b[1] < a[3];
@@ -78,7 +82,13 @@ const inside = (a: Rect, b: Rect, slack = 2) =>
 describe('compare on pairs with known edits', () => {
   it('reports two identical files as identical, with no page entries', async () => {
     const report = await compare('identical');
-    expect(report).toMatchObject({ identical: true, pages: [], pages_added: [], pages_removed: [], pages_moved: [] });
+    expect(report).toMatchObject({
+      identical: true,
+      pages: [],
+      pages_added: [],
+      pages_removed: [],
+      pages_moved: [],
+    });
   });
 
   it('finds a replaced word on its page and line in both files, and nothing else', async () => {
@@ -89,7 +99,9 @@ describe('compare on pairs with known edits', () => {
     expect(change).toMatchObject({ type: 'replaced', old: { text: 'reads:' }, new: { text: 'states:' } });
     const [placed] = wordBoxes(file('word'), 2, 'states:');
     expect(overlaps(change!.new.rects[0]!, placed!)).toBe(true);
-    expect(wordBoxes(file('old'), 2, 'reads:').some((box) => overlaps(change!.old.rects[0]!, box))).toBe(true);
+    expect(wordBoxes(file('old'), 2, 'reads:').some((box) => overlaps(change!.old.rects[0]!, box))).toBe(
+      true,
+    );
     // The longer word moves the rest of its line (and may rewrap the paragraph): pixels change
     // there, and nowhere above that line or below the paragraph.
     for (const { rect } of report.pages[0]!.visual!.regions) {
@@ -120,7 +132,13 @@ describe('compare on pairs with known edits', () => {
 
   it('reports a removed page as removed, and the pages after it as unchanged', async () => {
     const report = await compare('removed');
-    expect(report).toMatchObject({ identical: false, pages: [], pages_removed: [3], pages_added: [], pages_moved: [] });
+    expect(report).toMatchObject({
+      identical: false,
+      pages: [],
+      pages_removed: [3],
+      pages_added: [],
+      pages_moved: [],
+    });
   });
 
   it('reports two swapped pages as one page moved, with no other change', async () => {
@@ -158,7 +176,9 @@ describe('compare on pairs with known edits', () => {
   });
 
   it('compares only the selected pages, and each mode reports only its own kind of change', async () => {
-    expect(await compare('removed', { old_pages: '1-2', new_pages: '1-2' })).toMatchObject({ identical: true });
+    expect(await compare('removed', { old_pages: '1-2', new_pages: '1-2' })).toMatchObject({
+      identical: true,
+    });
     const text = await compare('table', { mode: 'text' });
     expect(text.pages[0]).toHaveProperty('text_changes');
     expect(text.pages[0]).not.toHaveProperty('visual');

@@ -12,7 +12,6 @@ import sys
 os.environ["OPENBLAS_NUM_THREADS"] = "1"
 
 import pymupdf  # noqa: E402
-
 from marking import mark_page, mark_regions, mark_text  # noqa: E402
 from matching import match_pages  # noqa: E402
 from report import Report  # noqa: E402
