@@ -4,6 +4,7 @@
 #   python compare-fixtures.py OUT_DIR long N    long-old.pdf and long-new.pdf of N pages
 # Every page of the base document has text of its own, so each edit is the only difference.
 import os
+import random
 import sys
 
 import pymupdf
@@ -16,7 +17,7 @@ WORDS = ("amber basil cedar delta ember fjord garnet harbor indigo juniper kestr
 
 def sentence(page, n):
     """A sentence no other paragraph repeats: words picked by page and paragraph."""
-    picked = [WORDS[(page * 7 + n * 3 + k * 5) % len(WORDS)] for k in range(14)]
+    picked = random.Random(page * 100 + n).sample(WORDS, 14)
     return f"Paragraph {n} of page {page} reads: " + " ".join(picked) + "."
 
 

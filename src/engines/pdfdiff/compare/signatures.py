@@ -1,5 +1,7 @@
 # What page matching knows of a page (matching.py): a hash of its words in order, the set of its
-# distinct words as a sorted array of hashes, and for a page without text a 16 x 16 thumbnail. Kept
+# distinct word pairs (each word with the next: pages of one document share most of their words,
+# rarely their sequences) as a sorted array of hashes, and for a page without text a 16 x 16
+# thumbnail. Kept
 # for every page of both files, so it is small and fixed per page, never the page's text or pixels.
 import hashlib
 import unicodedata
@@ -36,14 +38,15 @@ class Signature:
     def __init__(self, page):
         texts = [w[0] for w in page_words(page)]
         self.digest = hashlib.blake2b("\u0000".join(texts).encode(), digest_size=16).digest()
-        self.words = np.array(sorted({hash(t) for t in texts}), dtype=np.int64)
+        shingles = zip(texts, texts[1:]) if len(texts) > 1 else ((t,) for t in texts)
+        self.words = np.array(sorted({hash(s) for s in shingles}), dtype=np.int64)
         self.thumb = thumbnail(page) if not texts else None
         if self.thumb is not None:
             self.digest = hashlib.blake2b(np.round(self.thumb / 8).astype(np.uint8).tobytes(),
                                           digest_size=16).digest()
 
     def similarity(self, other):
-        """0-1: Jaccard of the distinct words, or how alike two thumbnails are when neither has text."""
+        """0-1: Jaccard of the distinct word pairs, or how alike two thumbnails are when neither has text."""
         if self.thumb is not None and other.thumb is not None:
             return float(max(0.0, 1.0 - np.abs(self.thumb - other.thumb).mean() / 64))
         if self.thumb is not None or other.thumb is not None:
