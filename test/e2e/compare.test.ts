@@ -4,6 +4,7 @@
 // engine limits while the server's RSS stays flat (the engine reads one page at a time in its own
 // process).
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -41,6 +42,13 @@ afterAll(async () => {
   await rm(dataDir, { recursive: true, force: true });
 });
 
+/** The JSON example of docs/tools.md's compare section. */
+function documentedReport(): unknown {
+  const tools = readFileSync(path.resolve(import.meta.dirname, '../../docs/tools.md'), 'utf8');
+  const section = tools.slice(tools.indexOf('\n## compare\n'));
+  return JSON.parse(/```json\n([\s\S]*?)\n```/.exec(section)![1]!);
+}
+
 /** The annotations of a PDF as [page, type, content] (PyMuPDF, the engine's venv). */
 function annotations(pdf: string): Array<[number, string, string]> {
   const script =
@@ -70,6 +78,8 @@ describe('compare over HTTP', () => {
     expect([...entries.keys()].sort()).toEqual(['table-compare.json', 'table-compared.pdf']);
     const report = JSON.parse(entries.get('table-compare.json')!.toString('utf8'));
     expect(report.pages[0].text_changes[0]).toMatchObject({ old: { text: '42' }, new: { text: '47' } });
+    // The example in docs/tools.md is this report, word for word.
+    expect(report).toEqual(documentedReport());
     const marked = path.join(dataDir, 'marked.pdf');
     await writeFile(marked, entries.get('table-compared.pdf')!);
     expect(annotations(marked)).toEqual([[2, 'Highlight', 'Was: 42']]);

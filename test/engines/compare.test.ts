@@ -46,10 +46,14 @@ afterEach(async () => {
   await Promise.all(cleanups.splice(0).map((c) => c()));
 });
 
-async function compare(edit: string, options: Record<string, unknown> = {}): Promise<Report> {
+async function compareRun(edit: string, options: Record<string, unknown> = {}) {
   const run = await runTool(compareTool, [file('old'), file(edit)], options);
   cleanups.push(run.cleanup);
-  return JSON.parse(readFileSync(run.output.path, 'utf8')) as Report;
+  return { ...run, report: JSON.parse(readFileSync(run.output.path, 'utf8')) as Report };
+}
+
+async function compare(edit: string, options: Record<string, unknown> = {}): Promise<Report> {
+  return (await compareRun(edit, options)).report;
 }
 
 /** Where poppler finds `word` on `page`, in PDF points from the bottom left. */
@@ -80,8 +84,12 @@ const inside = (a: Rect, b: Rect, slack = 2) =>
   a[0] >= b[0] - slack && a[1] >= b[1] - slack && a[2] <= b[2] + slack && a[3] <= b[3] + slack;
 
 describe('compare on pairs with known edits', () => {
-  it('reports two identical files as identical, with no page entries', async () => {
-    const report = await compare('identical');
+  it('reports two identical files as identical, with no page entries, and progress page by page', async () => {
+    const { report, emitted } = await compareRun('identical');
+    // inspect 10, then the compare step moves as the driver reads and compares the pages.
+    const within = emitted.map((p) => p.percent).filter((p) => p > 10 && p < 100);
+    expect(within.length).toBeGreaterThan(3);
+    expect(within).toEqual([...within].sort((a, b) => a - b));
     expect(report).toMatchObject({
       identical: true,
       pages: [],
