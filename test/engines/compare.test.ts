@@ -183,6 +183,13 @@ describe('compare on pairs with known edits', () => {
     expect(inside(regions[0]!.rect, changes[0]!.new.rects[0]!)).toBe(true);
   });
 
+  it('pairs a page rewritten throughout with the page in its place, not as one removed and one added', async () => {
+    const report = await compare('rewritten');
+    expect(report.pages.map((p) => [p.old, p.new])).toEqual([[4, 4]]);
+    expect(report.pages[0]!.text_changes!.length).toBeGreaterThan(0);
+    expect(report).toMatchObject({ pages_added: [], pages_removed: [], pages_moved: [] });
+  });
+
   it('compares only the selected pages, and each mode reports only its own kind of change', async () => {
     expect(await compare('removed', { old_pages: '1-2', new_pages: '1-2' })).toMatchObject({
       identical: true,

@@ -28,6 +28,8 @@ def table(cell):
 
 
 def page_html(n, edit):
+    if edit == "rewritten" and n == 4:
+        return f"<h1>Section {n}</h1><p>{sentence(40, 1)}</p><p>{sentence(40, 2)}</p>"
     parts = [f"<h1>Section {n}</h1>", f"<p>{sentence(n, 1)}</p>"]
     if edit == "paragraph" and n == 1:
         parts.append("<p>An inserted paragraph says something entirely new here.</p>")
@@ -71,6 +73,7 @@ EDITS = {
     "swapped": [1, 3, 2, 4, 5],
     "image": [1, 2, 3, 4, 5],
     "table": [1, 2, 3, 4, 5],
+    "rewritten": [1, 2, 3, 4, 5],
 }
 
 

@@ -2,8 +2,10 @@
 # without text, in thumbnail) are aligned in order by difflib's SequenceMatcher; the pages left over
 # are paired by equal signature anywhere, then by similarity (at least MATCH_MIN) among the pages
 # within WINDOW places of each other; the longest run of pairs in the same order in both files
-# (a longest increasing subsequence) stays in place and every other pair is a moved page. Pages
-# left unpaired were removed (old) or added (new).
+# (a longest increasing subsequence) stays in place and every other pair is a moved page. Between
+# two pages that stay in place (or the start and end), as many old pages left over as new ones are
+# paired in order, however different: a one-page letter edited throughout is still that page
+# changed. Pages left unpaired were removed (old) or added (new).
 from bisect import bisect_left
 from difflib import SequenceMatcher
 
@@ -72,7 +74,23 @@ def match_pages(old_sigs, new_sigs):
     new_left = set(range(len(new_sigs))) - {j for j, _ in pairs.values()}
     _by_signature(old_left, new_left, old_sigs, new_sigs, pairs)
     _by_similarity(old_left, new_left, old_sigs, new_sigs, pairs)
+    _in_gaps(old_left, new_left, old_sigs, new_sigs, pairs)
     ordered = sorted((i, j) for i, (j, _) in pairs.items())
     keep = _in_order(ordered)
     moved = {ordered[k][0] for k in range(len(ordered)) if k not in keep}
     return pairs, moved, sorted(old_left), sorted(new_left)
+
+
+def _in_gaps(old_left, new_left, old_sigs, new_sigs, pairs):
+    ordered = sorted((i, j) for i, (j, _) in pairs.items())
+    anchors = [(-1, -1)] + [ordered[k] for k in sorted(_in_order(ordered))]
+    anchors.append((len(old_sigs), len(new_sigs)))
+    for (a_old, a_new), (b_old, b_new) in zip(anchors, anchors[1:], strict=False):
+        olds = sorted(i for i in old_left if a_old < i < b_old)
+        news = sorted(j for j in new_left if a_new < j < b_new)
+        if not olds or len(olds) != len(news):
+            continue
+        for i, j in zip(olds, news, strict=True):
+            pairs[i] = (j, old_sigs[i].similarity(new_sigs[j]))
+            old_left.remove(i)
+            new_left.remove(j)

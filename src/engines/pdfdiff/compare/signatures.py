@@ -38,7 +38,7 @@ class Signature:
     def __init__(self, page):
         texts = [w[0] for w in page_words(page)]
         self.digest = hashlib.blake2b("\u0000".join(texts).encode(), digest_size=16).digest()
-        shingles = zip(texts, texts[1:]) if len(texts) > 1 else ((t,) for t in texts)
+        shingles = zip(texts, texts[1:], strict=False) if len(texts) > 1 else ((t,) for t in texts)
         self.words = np.array(sorted({hash(s) for s in shingles}), dtype=np.int64)
         self.thumb = thumbnail(page) if not texts else None
         if self.thumb is not None:

@@ -12,6 +12,10 @@ GAP_PT = 4
 # A region of fewer changed pixels than this is anti-aliasing noise, not a change.
 MIN_PIXELS = 3
 MAX_REGIONS = 100
+# Pixels of one render at most: A4 at 300 dpi is 8.7 million and peaks near 400 MiB in this process
+# (two RGB canvases, their difference, the mask, its dilation and labels); a larger page is rendered
+# at the resolution that fits, so a poster at 300 dpi stays under the engine memory cap.
+MAX_PIXELS = 16_000_000
 
 
 def _rgb(page, zoom):
@@ -54,7 +58,8 @@ def _regions(mask, zoom, page):
 
 def visual_difference(old_page, new_page, dpi, threshold):
     """(score 0-1, [(changed pixels, MuPDF rect on the new page)], whether regions were left out)."""
-    zoom = dpi / 72
+    area = max(old_page.rect.width * old_page.rect.height, new_page.rect.width * new_page.rect.height, 1)
+    zoom = min(dpi / 72, (MAX_PIXELS / area) ** 0.5)
     mask = _difference(_rgb(old_page, zoom), _rgb(new_page, zoom)) > threshold * 255
     changed = int(mask.sum())
     if not changed:
