@@ -46,8 +46,8 @@ afterEach(async () => {
   await Promise.all(cleanups.splice(0).map((c) => c()));
 });
 
-async function compareRun(edit: string, options: Record<string, unknown> = {}) {
-  const run = await runTool(compareTool, [file('old'), file(edit)], options);
+async function compareRun(edit: string, options: Record<string, unknown> = {}, old = 'old') {
+  const run = await runTool(compareTool, [file(old), file(edit)], options);
   cleanups.push(run.cleanup);
   return { ...run, report: JSON.parse(readFileSync(run.output.path, 'utf8')) as Report };
 }
@@ -188,6 +188,21 @@ describe('compare on pairs with known edits', () => {
     expect(report.pages.map((p) => [p.old, p.new])).toEqual([[4, 4]]);
     expect(report.pages[0]!.text_changes!.length).toBeGreaterThan(0);
     expect(report).toMatchObject({ pages_added: [], pages_removed: [], pages_moved: [] });
+  });
+
+  it('matches pages without text (scans) by their look: a changed image and a removed page', async () => {
+    const image = (await compareRun('scan-image', {}, 'scan-old')).report;
+    expect(image.pages.map((p) => [p.old, p.new])).toEqual([[3, 3]]);
+    expect(image.pages[0]!.visual!.regions).toHaveLength(1);
+    expect(inside(image.pages[0]!.visual!.regions[0]!.rect, imageBox(file('image')))).toBe(true);
+    const removed = (await compareRun('scan-removed', {}, 'scan-old')).report;
+    expect(removed).toMatchObject({ pages: [], pages_removed: [3], pages_added: [], pages_moved: [] });
+  });
+
+  it('refuses a page selection past the last page', async () => {
+    await expect(compare('identical', { new_pages: '6' })).rejects.toMatchObject({
+      code: 'page_range_invalid',
+    });
   });
 
   it('compares only the selected pages, and each mode reports only its own kind of change', async () => {

@@ -1,6 +1,7 @@
 # Pairs of PDFs with known edits for the compare tool's tests, made with PyMuPDF (its Story lays
 # out HTML: headings, paragraphs, a table, an image). Run with the pdfdiff engine's Python:
-#   python compare-fixtures.py OUT_DIR           the pairs (old.pdf and <edit>.pdf, see EDITS)
+#   python compare-fixtures.py OUT_DIR           the pairs (old.pdf and <edit>.pdf, see EDITS), and
+#                                                scan-<name>.pdf: old, image and removed as page images
 #   python compare-fixtures.py OUT_DIR long N    long-old.pdf and long-new.pdf of N pages
 # Every page of the base document has text of its own, so each edit is the only difference.
 import os
@@ -77,6 +78,15 @@ EDITS = {
 }
 
 
+def scanned(out, name):
+    """The file's pages as images at 100 dpi: pages without a text layer, like a scan."""
+    source, scan = pymupdf.open(os.path.join(out, f"{name}.pdf")), pymupdf.open()
+    for page in source:
+        copy = scan.new_page(width=page.rect.width, height=page.rect.height)
+        copy.insert_image(copy.rect, pixmap=page.get_pixmap(dpi=100))
+    scan.save(os.path.join(out, f"scan-{name}.pdf"), garbage=1, deflate=True)
+
+
 def long_pair(out, count):
     """N pages of a few lines each; the new file has page 7's first word replaced."""
     for name in ("long-old.pdf", "long-new.pdf"):
@@ -101,6 +111,8 @@ def main():
     write(os.path.join(out, "old.pdf"), EDITS["identical"], None, archive)
     for edit, pages in EDITS.items():
         write(os.path.join(out, f"{edit}.pdf"), pages, edit, archive)
+    for name in ("old", "image", "removed"):
+        scanned(out, name)
 
 
 if __name__ == "__main__":
