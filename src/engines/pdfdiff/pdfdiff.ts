@@ -2,8 +2,8 @@
 // both through PyMuPDF) by a Python driver run in the document sandbox (src/process/sandbox.ts), as
 // pdf2docx and redact are: no network, the unprivileged sandbox user, no view of the host's files
 // but the venv and an exchange folder. The job goes on stdin; the report, which holds the files'
-// words, is a file in the exchange folder, and only a summary of counts comes back on stdout.
-import { copyFile } from 'node:fs/promises';
+// words, and a summary of counts and page numbers are files the driver writes in the exchange folder.
+import { copyFile, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { QuireError } from '../../errors/quire-error.js';
@@ -19,8 +19,6 @@ export const PDFDIFF_VENV = '/opt/quire-pdfdiff';
 /** The driver folder, run as `python -I folder`, beside this module in src/ and, built, in dist/. */
 const DRIVER = fileURLToPath(new URL('./compare/', import.meta.url));
 const EXIT_UNREADABLE = 3;
-/** The summary is counts and page numbers (at most two lists of page numbers and the moves). */
-const SUMMARY_MAX_BYTES = 4 * 1024 * 1024;
 
 export interface CompareJob {
   /** 0-based page indices to compare, in order; undefined compares every page. */
@@ -45,6 +43,15 @@ export interface CompareSummary {
   pages_added: number[];
   pages_removed: number[];
   pages_moved: Array<{ old: number; new: number }>;
+}
+
+/** The driver's summary: a small JSON file of counts and page numbers. */
+async function readSummary(file: string): Promise<CompareSummary> {
+  try {
+    return JSON.parse(await readFile(file, 'utf8')) as CompareSummary;
+  } catch {
+    throw new QuireError('engine_failed', 'The compare driver wrote no summary');
+  }
 }
 
 export function createPdfdiff(defaults: EngineDefaults) {
@@ -72,6 +79,7 @@ export function createPdfdiff(defaults: EngineDefaults) {
         old: `${EXCHANGE}/old.pdf`,
         new: `${EXCHANGE}/new.pdf`,
         report: `${EXCHANGE}/report.json`,
+        summary: `${EXCHANGE}/summary.json`,
         marked: job.marked === undefined ? null : `${EXCHANGE}/marked.pdf`,
         old_pages: job.oldPages ?? null,
         new_pages: job.newPages ?? null,
@@ -86,8 +94,6 @@ export function createPdfdiff(defaults: EngineDefaults) {
         args,
         toRunOptions(defaults, call, {
           stdin: JSON.stringify(body),
-          captureStdout: true,
-          stdoutMaxBytes: SUMMARY_MAX_BYTES,
           ...(onProgress ? { onStderrLine: compareProgressTracker(onProgress) } : {}),
         }),
       );
@@ -101,7 +107,7 @@ export function createPdfdiff(defaults: EngineDefaults) {
         });
       await wrote('report.json', report);
       if (job.marked !== undefined) await wrote('marked.pdf', job.marked);
-      return JSON.parse(result.stdout) as CompareSummary;
+      return readSummary(path.join(exchange, 'summary.json'));
     },
   };
 }

@@ -2,8 +2,8 @@
 # stdin (the two files, selected pages, mode, dpi, noise threshold, where to write), matches pages
 # (matching.py), then compares each pair of pages one at a time (text_diff.py, visual.py), so
 # memory stays flat on long files; writes the JSON report (and the marked-up new file) into the
-# exchange folder, prints a summary of counts and page numbers on stdout and `progress <done>
-# <total>` lines on stderr. Neither carries any text of the files.
+# exchange folder with a summary of counts and page numbers beside it, and prints `progress <done>
+# <total>` lines on stderr. Neither the summary nor stderr carries any text of the files.
 import json
 import os
 import sys
@@ -12,6 +12,11 @@ import sys
 os.environ["OPENBLAS_NUM_THREADS"] = "1"
 
 import pymupdf  # noqa: E402
+
+# MuPDF prints its errors and warnings about damaged files on stdout ("MuPDF error: …"); they are
+# not ours to relay (they can quote the file), and the summary is a file of its own.
+pymupdf.TOOLS.mupdf_display_errors(False)
+pymupdf.TOOLS.mupdf_display_warnings(False)
 from marking import mark_page, mark_regions, mark_text  # noqa: E402
 from matching import match_pages  # noqa: E402
 from report import Report  # noqa: E402
@@ -34,11 +39,18 @@ class Progress:
         sys.stderr.flush()
 
 
-def open_pdf(path):
+def open_pdf(path, selection):
+    """The document and its selected pages (0-based); a file MuPDF cannot read as qpdf did is unreadable."""
     try:
-        return pymupdf.open(path)
+        doc = pymupdf.open(path)
     except Exception:
         sys.exit(EXIT_UNREADABLE)
+    # qpdf opened (and the runner decrypted) the file; MuPDF may still find it locked, or fewer pages
+    # in a damaged file than qpdf reconstructed.
+    selected = selection if selection is not None else list(range(doc.page_count))
+    if doc.needs_pass or doc.page_count == 0 or any(n >= doc.page_count for n in selected):
+        sys.exit(EXIT_UNREADABLE)
+    return doc, selected
 
 
 def signatures(doc, selected, progress):
@@ -70,9 +82,17 @@ def compare_pair(job, old_page, new_page, marked):
 
 def main():
     job = json.load(sys.stdin)
-    old, new = open_pdf(job["old"]), open_pdf(job["new"])
-    old_sel = job["old_pages"] if job["old_pages"] is not None else list(range(old.page_count))
-    new_sel = job["new_pages"] if job["new_pages"] is not None else list(range(new.page_count))
+    try:
+        compare(job)
+    except (IndexError, ValueError):
+        # MuPDF's page access on a damaged file: its page count can shrink once a page is loaded
+        # and repaired (pdfium's document_aactions.pdf: 3 pages, then 1), or a page is refused.
+        sys.exit(EXIT_UNREADABLE)
+
+
+def compare(job):
+    old, old_sel = open_pdf(job["old"], job["old_pages"])
+    new, new_sel = open_pdf(job["new"], job["new_pages"])
     progress = Progress(len(old_sel) + len(new_sel) + PAIR_WEIGHT * min(len(old_sel), len(new_sel)))
     pairs, moved, removed, added = match_pages(signatures(old, old_sel, progress),
                                                signatures(new, new_sel, progress))
@@ -101,7 +121,8 @@ def main():
     summary = report.finish(job)
     if marked:
         new.save(job["marked"], garbage=1, deflate=True)
-    json.dump(summary, sys.stdout)
+    with open(job["summary"], "w", encoding="utf-8") as out:
+        json.dump(summary, out)
 
 
 if __name__ == "__main__":
