@@ -3,11 +3,12 @@
 // against where poppler (pdftotext -bbox) and PyMuPDF's image list put the edited content, and
 // nothing else is reported.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { PDFDIFF_VENV } from '../../src/engines/pdfdiff/pdfdiff.js';
+import { requireSandbox } from '../../src/process/sandbox.js';
 import { compareTool } from '../../src/tools/compare.js';
 import { runTool } from '../support/tool-context.js';
 
@@ -170,8 +171,20 @@ describe('compare on pairs with known edits', () => {
     expect(score).toBeGreaterThan(0);
   });
 
-  it('finds a changed table cell on its page at the cell, in text and in pixels', async () => {
-    const report = await compare('table');
+  it('finds a changed table cell on its page at the cell, in text and in pixels, run by the sandbox user', async () => {
+    const { report, ctx } = await compareRun('table');
+    // The driver ran in the document sandbox: it wrote as the sandbox's user, into the exchange
+    // folder that holds only the two inputs, the driver and what it wrote (the job came on stdin).
+    const exchange = path.join(ctx.workDir, 'pdfdiff', 'exchange');
+    expect(readdirSync(exchange).sort()).toEqual([
+      'compare',
+      'new.pdf',
+      'old.pdf',
+      'report.json',
+      'summary.json',
+    ]);
+    const { uid } = await requireSandbox('test');
+    expect(statSync(path.join(exchange, 'report.json')).uid).toBe(uid);
     expect(report.pages.map((p) => [p.old, p.new])).toEqual([[2, 2]]);
     const changes = report.pages[0]!.text_changes!;
     expect(changes).toHaveLength(1);
