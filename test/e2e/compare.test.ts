@@ -111,7 +111,8 @@ describe('compare over HTTP', () => {
     expect(problem.code).toBe('invalid_options');
     expect(problem.errors).toContainEqual({
       pointer: '/steps/1/tool',
-      detail: 'needs at least 2 files; a step after the first gets one',
+      detail:
+        'needs at least 2 files; a step after the first gets one: run the steps before it as jobs of their own and give their results to one compare job',
     });
   });
 
