@@ -41,6 +41,7 @@ const cleanups: (() => Promise<void>)[] = [];
 beforeAll(() => {
   dir = mkdtempSync(path.join(tmpdir(), 'quire-compare-'));
   execFileSync(`${PDFDIFF_VENV}/bin/python`, ['-I', FIXTURES, dir]);
+  execFileSync(`${PDFDIFF_VENV}/bin/python`, ['-I', FIXTURES, dir, 'many', '1050']);
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 afterEach(async () => {
@@ -210,6 +211,21 @@ describe('compare on pairs with known edits', () => {
     expect(inside(image.pages[0]!.visual!.regions[0]!.rect, imageBox(file('image')))).toBe(true);
     const removed = (await compareRun('scan-removed', {}, 'scan-old')).report;
     expect(removed).toMatchObject({ pages: [], pages_removed: [3], pages_added: [], pages_moved: [] });
+  });
+
+  it('lists at most 1,000 text changes on a page and says it left the rest out', async () => {
+    const run = await runTool(compareTool, [file('many-old'), file('many-new')], { mode: 'text' });
+    cleanups.push(run.cleanup);
+    const report = JSON.parse(readFileSync(run.output.path, 'utf8')) as Report & {
+      pages: Array<Entry & { text_truncated: boolean }>;
+    };
+    expect(report.pages[0]!.text_changes).toHaveLength(1000);
+    expect(report.pages[0]!.text_truncated).toBe(true);
+    expect(report.pages[0]!.text_changes![0]).toMatchObject({
+      type: 'replaced',
+      old: { text: 'w1' },
+      new: { text: 'x1' },
+    });
   });
 
   it('refuses a page selection past the last page', async () => {

@@ -3,6 +3,8 @@
 #   python compare-fixtures.py OUT_DIR           the pairs (old.pdf and <edit>.pdf, see EDITS), and
 #                                                scan-<name>.pdf: old, image and removed as page images
 #   python compare-fixtures.py OUT_DIR long N    long-old.pdf and long-new.pdf of N pages
+#   python compare-fixtures.py OUT_DIR many N    many-old.pdf and many-new.pdf: one page of 2N words,
+#                                                every second one changed (N changes)
 # Every page of the base document has text of its own, so each edit is the only difference.
 import os
 import random
@@ -100,11 +102,21 @@ def long_pair(out, count):
         doc.save(os.path.join(out, name), garbage=1, deflate=True)
 
 
+def many_changes(out, count):
+    """One page of 2 x `count` small words; the new file changes every second one."""
+    for name in ("many-old.pdf", "many-new.pdf"):
+        words = [f"w{k}" if k % 2 == 0 or name == "many-old.pdf" else f"x{k}" for k in range(2 * count)]
+        doc = pymupdf.open()
+        page = doc.new_page(width=PAGE.width, height=PAGE.height)
+        page.insert_textbox(page.rect + (20, 20, -20, -20), " ".join(words), fontsize=5)
+        doc.save(os.path.join(out, name))
+
+
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
-    if len(sys.argv) > 2 and sys.argv[2] == "long":
-        long_pair(out, int(sys.argv[3]))
+    if len(sys.argv) > 2 and sys.argv[2] in ("long", "many"):
+        (long_pair if sys.argv[2] == "long" else many_changes)(out, int(sys.argv[3]))
         return
     images(out)
     archive = pymupdf.Archive(out)
