@@ -85,7 +85,7 @@ describe('compare over HTTP', () => {
     expect(annotations(marked)).toEqual([[2, 'Highlight', 'Was: 42']]);
   }, 150_000);
 
-  it('marks deletions, added and removed pages in the PDF output', async () => {
+  it('marks deletions and removed pages in the PDF output', async () => {
     const files = [path.join(pairs, 'paragraph.pdf'), path.join(pairs, 'removed.pdf')];
     const job = await client.run({ tool: 'compare', options: { output: 'pdf', mode: 'text' }, files }, 120);
     expect(job.status, JSON.stringify(job.error)).toBe('succeeded');
@@ -95,6 +95,28 @@ describe('compare over HTTP', () => {
     expect(annotations(marked)).toEqual([
       [1, 'Caret', 'Deleted: An inserted paragraph says something entirely new here.'],
       [2, 'Text', 'Page 3 of the old file was removed after this page'],
+    ]);
+  }, 150_000);
+
+  it('marks moved and added pages, and visual changes no text change covers', async () => {
+    const marks = async (oldFile: string, newFile: string) => {
+      const files = [path.join(pairs, oldFile), path.join(pairs, newFile)];
+      const job = await client.run({ tool: 'compare', options: { output: 'pdf' }, files }, 120);
+      expect(job.status, JSON.stringify(job.error)).toBe('succeeded');
+      const marked = path.join(dataDir, `marked-${newFile}`);
+      await writeFile(marked, (await client.download(job.id)).body);
+      return annotations(marked);
+    };
+    expect(await marks('old.pdf', 'image.pdf')).toEqual([[3, 'Square', 'Changed in appearance']]);
+    expect(await marks('removed.pdf', 'old.pdf')).toEqual([
+      [3, 'Text', 'Added: this page is not in the old file'],
+    ]);
+    const moved = await marks('old.pdf', 'swapped.pdf');
+    expect(moved).toHaveLength(1);
+    expect(moved[0]).toEqual([
+      expect.any(Number),
+      'Text',
+      expect.stringMatching(/^Moved: this was page [23] of the old file$/),
     ]);
   }, 150_000);
 
