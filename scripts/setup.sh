@@ -122,7 +122,8 @@ pip_pins() {
 # sandbox, which sees only /usr. Pinned; reinstalled only when the installed version differs.
 # PyMuPDF (AGPL-3.0) is the `redact` and `detect-pii` engine, with phonenumbers (Apache-2.0) and
 # python-stdnum (LGPL-2.1+) for the personal data it checks; pdf2docx (MIT) the `pdf-to-office`
-# engine, with the older PyMuPDF it needs (1.26 dropped the Rect.get_area it calls). See docs/tools.md.
+# engine, with the older PyMuPDF it needs (1.26 dropped the Rect.get_area it calls); PyMuPDF with
+# numpy and SciPy (BSD) the `compare` engine (pdfdiff). See docs/tools.md.
 python_engine() { # venv, probe printing the version, wanted version, pip requirements...
   local venv=$1 probe=$2 version=$3; shift 3
   if [ "$("$venv/bin/python" -I -c "$probe" 2>/dev/null)" = "$version" ]; then return; fi
@@ -138,6 +139,9 @@ python_engine /opt/quire-pymupdf \
   "1.26.5 9.0.43 2.2" "pymupdf==1.26.5" "phonenumbers==9.0.43" "python-stdnum==2.2"
 python_engine /opt/quire-pdf2docx "import importlib.metadata as m; print(m.version('pdf2docx'))" 0.5.8 \
   "pdf2docx==0.5.8" "pymupdf==1.24.14"
+python_engine /opt/quire-pdfdiff \
+  "import pymupdf, numpy, scipy; print(pymupdf.VersionBind, numpy.__version__, scipy.__version__)" \
+  "1.26.5 2.2.6 1.15.3" "pymupdf==1.26.5" "numpy==2.2.6" "scipy==1.15.3"
 
 # npm ci only when package-lock.json changed since the last install.
 lock_sum=$(sha256sum package-lock.json | cut -d' ' -f1)

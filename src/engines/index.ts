@@ -8,6 +8,7 @@ import { ghostscriptEngine } from './ghostscript/index.js';
 import { libreofficeEngine } from './libreoffice/index.js';
 import { ocrmypdfEngine } from './ocrmypdf/index.js';
 import { pdf2docxEngine } from './pdf2docx/index.js';
+import { pdfdiffEngine } from './pdfdiff/index.js';
 import { popplerEngine } from './poppler/index.js';
 import { guarded } from './program.js';
 import { pyhankoEngine } from './pyhanko/index.js';
@@ -26,6 +27,7 @@ export const engineModules = [
   pyhankoEngine,
   pymupdfEngine,
   pdf2docxEngine,
+  pdfdiffEngine,
 ] as const;
 
 /** What a tool may call: each module's adapter under the module's name. */

@@ -105,7 +105,7 @@ function chainErrors(
   if (tool.inputs.minFiles > 1) {
     errors.push({
       pointer: `/steps/${index}/tool`,
-      detail: `needs at least ${tool.inputs.minFiles} files; a step after the first gets one`,
+      detail: `needs at least ${tool.inputs.minFiles} files; a step after the first gets one: run the steps before it as jobs of their own and give their results to one ${tool.name} job`,
     });
   }
   if (tool.inputs.passwordOption === undefined && Object.hasOwn(options, INPUT_PASSWORD_OPTION)) {

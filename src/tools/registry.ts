@@ -1,4 +1,5 @@
 // The list of tools this server offers; the catalogue, validation and OpenAPI are derived from it.
+import { compareTool } from './compare.js';
 import { compressTool } from './compress.js';
 import { detectPiiTool } from './detect-pii.js';
 import { extractImagesTool } from './extract-images.js';
@@ -60,4 +61,5 @@ export const tools: readonly AnyToolDefinition[] = [
   redactTool,
   detectPiiTool,
   pdfToOfficeTool,
+  compareTool,
 ];

@@ -101,6 +101,12 @@ describe('privacy canaries', () => {
       { tool: 'rotate', files: [file], options: { angle: 90 } },
       { tool: 'compress', files: [file], options: { level: 'high' } },
       { tool: 'info', files: [file] },
+      // Two versions that differ in the canary word: the report holds it, logs and facts must not.
+      {
+        tool: 'compare',
+        files: [file, { name: `${CANARY.fileName}-new.pdf`, data: pdfWithText(`${CANARY.text}New`) }],
+        options: { output: 'both' },
+      },
       {
         tool: 'protect',
         files: [file],

@@ -43,6 +43,7 @@ describe('the Python drivers in the build', () => {
         .map((target) => ({ file, target })),
     );
     expect(loads.map((l) => l.target).sort()).toEqual([
+      './compare/',
       './convert.py',
       './driver.py',
       './office-bridge.py',
