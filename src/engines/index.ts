@@ -13,6 +13,7 @@ import { guarded } from './program.js';
 import { pyhankoEngine } from './pyhanko/index.js';
 import { pymupdfEngine } from './pymupdf/index.js';
 import { qpdfEngine, qpdfOverlayEngine } from './qpdf/index.js';
+import { verapdfEngine } from './verapdf/index.js';
 import type { EngineModule, EngineSettings, EngineStatus, HeavyEngineOptions } from './types.js';
 
 export const engineModules = [
@@ -26,6 +27,7 @@ export const engineModules = [
   pyhankoEngine,
   pymupdfEngine,
   pdf2docxEngine,
+  verapdfEngine,
 ] as const;
 
 /** What a tool may call: each module's adapter under the module's name. */
@@ -41,6 +43,7 @@ function defaultHeavy(timeoutMs: number): HeavyEngineOptions {
     ocrTimeoutMs: timeoutMs,
     office: { size: 1, recycleAfter: 50, timeoutMs },
     browser: { size: 1, recycleAfter: 50, timeoutMs },
+    validator: { size: 1, recycleAfter: 200, timeoutMs },
   };
 }
 

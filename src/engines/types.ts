@@ -14,6 +14,7 @@ export type EngineName =
   | 'pyhanko'
   | 'pymupdf'
   | 'pdf2docx'
+  | 'verapdf'
   /** Not a program: whether engines can run in their own network namespace (reported, never required). */
   | 'netns';
 
@@ -26,7 +27,7 @@ export interface EngineStatus {
   languages?: string[];
 }
 
-/** Settings of the heavy engines (config: QUIRE_OCR_*, QUIRE_OFFICE_*, QUIRE_BROWSER_*). */
+/** Settings of the heavy engines (config: QUIRE_OCR_*, QUIRE_OFFICE_*, QUIRE_BROWSER_*, QUIRE_VALIDATOR_*). */
 export interface HeavyEngineOptions {
   /** From the netns probe: run ocrmypdf without any network (LibreOffice has its sandbox's). */
   isolateNetwork: boolean;
@@ -35,6 +36,7 @@ export interface HeavyEngineOptions {
   ocrTimeoutMs: number;
   office: { size: number; recycleAfter: number; timeoutMs: number };
   browser: { size: number; recycleAfter: number; recycleRssBytes?: number; timeoutMs: number };
+  validator: { size: number; recycleAfter: number; timeoutMs: number };
 }
 
 /** What every module's factory is given: the configured limits. */

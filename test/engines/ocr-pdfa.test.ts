@@ -24,6 +24,7 @@ const engines = createEngines({
     ocrTimeoutMs: 120_000,
     office: { size: 1, recycleAfter: 5, timeoutMs: 60_000 },
     browser: { size: 1, recycleAfter: 5, timeoutMs: 60_000 },
+    validator: { size: 1, recycleAfter: 5, timeoutMs: 120_000 },
   },
 });
 const cleanups: (() => Promise<void>)[] = [];

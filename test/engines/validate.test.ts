@@ -1,0 +1,138 @@
+// Engine tier: the `validate` tool's warm veraPDF JVM (in its sandbox) against veraPDF's own command
+// line, run directly on the same corpus files: the known PDF/A files (each against the conformance it
+// claims) and the tagged ones (against PDF/UA-1) get the same verdict and the same failed rules.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { closeEngines, createEngines } from '../../src/engines/index.js';
+import type { ProfileReport } from '../../src/engines/verapdf/report.js';
+import { openAndRun } from '../../src/tools/lib/inputs.js';
+import { validateTool } from '../../src/tools/validate.js';
+import { readManifest } from '../support/corpus.js';
+import { corpus, makeToolContext } from '../support/tool-context.js';
+import { ensureVerapdf, verapdfFiles, type VerapdfVerdict } from '../support/verapdf.js';
+import { readFile } from 'node:fs/promises';
+
+const engines = createEngines({
+  timeoutMs: 120_000,
+  memoryBytes: 2 * 1024 ** 3,
+  heavy: {
+    isolateNetwork: true,
+    workRoot: '/tmp/quire-pools-test',
+    ocrTimeoutMs: 120_000,
+    office: { size: 1, recycleAfter: 5, timeoutMs: 60_000 },
+    browser: { size: 1, recycleAfter: 5, timeoutMs: 60_000 },
+    validator: { size: 1, recycleAfter: 100, timeoutMs: 120_000 },
+  },
+});
+afterAll(() => closeEngines(engines));
+
+const rows = readManifest().filter((r) => r.file.endsWith('.pdf'));
+/** The corpus files that claim a PDF/A level (auto picks it up) and the tagged ones (PDF/UA-1). */
+/** Files that open without a password: an owner-only encrypted one is validated as it is. */
+const opens = rows.filter((r) => r.encrypted !== 'user-password');
+const claimsPdfa = opens.filter((r) => r.features.some((f) => /^pdfa-\d/.test(f)));
+const tagged = opens.filter((r) => r.features.includes('tagged'));
+
+/** The job's error code when the tool refuses the file. */
+async function refusal(file: string, profile: string): Promise<string | undefined> {
+  return validate(file, profile).then(
+    () => undefined,
+    (err: unknown) => (err as { code?: string }).code,
+  );
+}
+
+async function validate(file: string, profile: string) {
+  const test = await makeToolContext({ tool: validateTool, files: [file], options: { profile } });
+  test.ctx.engines = engines;
+  try {
+    const output = await openAndRun(validateTool, test.ctx);
+    const report = JSON.parse(await readFile(output.path, 'utf8')) as {
+      compliant: boolean;
+      profiles: ProfileReport[];
+    };
+    return { output, report };
+  } finally {
+    await test.cleanup();
+  }
+}
+
+/** The CLI's `clause-test` names of a report's failed rules, sorted. */
+const ruleNames = (r: ProfileReport) => r.rules.map((rule) => `${rule.clause}-${rule.test}`).sort();
+
+let direct: { auto: Map<string, VerapdfVerdict[]>; ua1: Map<string, VerapdfVerdict[]> };
+beforeAll(async () => {
+  ensureVerapdf();
+  // One CLI run per flavour over all the files: each is a cold JVM of a few seconds.
+  const [auto, ua1] = await Promise.all([
+    verapdfFiles(
+      claimsPdfa.map((r) => corpus(r.file)),
+      '0',
+    ),
+    verapdfFiles(
+      tagged.map((r) => corpus(r.file)),
+      'ua1',
+    ),
+  ]);
+  direct = { auto, ua1 };
+}, 120_000);
+
+describe('validate against veraPDF run directly', () => {
+  it('the corpus has PDF/A and tagged files to compare', () => {
+    expect(claimsPdfa.length).toBeGreaterThanOrEqual(5);
+    expect(tagged.length).toBeGreaterThanOrEqual(4);
+  });
+
+  it('gives each PDF/A file the verdict and failed rules of the conformance it claims', async () => {
+    for (const row of claimsPdfa) {
+      const expected = direct.auto.get(corpus(row.file)) ?? [];
+      // A file veraPDF's parser cannot read gets no report there and `pdf_corrupt` here.
+      if (expected.length === 0) {
+        expect(await refusal(row.file, 'auto'), row.file).toBe('pdf_corrupt');
+        continue;
+      }
+      const { report } = await validate(row.file, 'auto');
+      expect(
+        report.profiles.map((p) => p.compliant),
+        row.file,
+      ).toEqual(expected.map((e) => e.compliant));
+      expect(report.profiles.map(ruleNames), row.file).toEqual(
+        expected.map((e) => [...e.failedRules].sort()),
+      );
+    }
+    // The two conformance-suite files say which way they go in their names.
+    const pass = claimsPdfa.find((r) => r.features.includes('pdfa-valid'));
+    const fail = claimsPdfa.find((r) => r.features.includes('pdfa-invalid'));
+    expect(direct.auto.get(corpus(pass!.file))?.[0]?.compliant).toBe(true);
+    expect(direct.auto.get(corpus(fail!.file))?.[0]?.compliant).toBe(false);
+  }, 300_000);
+
+  it('refuses a file that needs a password and a file that is no PDF with stable codes', async () => {
+    expect(await refusal('qpdf__c-r4.pdf', 'auto')).toBe('pdf_encrypted');
+    expect(await refusal('ocrmypdf__invalid.pdf', 'auto')).toBe('pdf_corrupt');
+  }, 120_000);
+
+  it('gives each tagged file the PDF/UA-1 verdict and failed rules, with clause, description, count and pages', async () => {
+    for (const row of tagged) {
+      const expected = direct.ua1.get(corpus(row.file)) ?? [];
+      if (expected.length === 0) {
+        expect(await refusal(row.file, 'pdfua-1'), row.file).toBe('pdf_corrupt');
+        continue;
+      }
+      const { report, output } = await validate(row.file, 'pdfua-1');
+      expect(report.profiles.map((p) => p.profile)).toEqual(['pdfua-1']);
+      expect(
+        report.profiles.map((p) => p.compliant),
+        row.file,
+      ).toEqual(expected.map((e) => e.compliant));
+      expect(report.profiles.map(ruleNames), row.file).toEqual(
+        expected.map((e) => [...e.failedRules].sort()),
+      );
+      expect(output.facts).toMatchObject({ compliant: report.compliant, profiles: ['pdfua-1'] });
+      for (const rule of report.profiles[0]!.rules) {
+        expect(rule.specification).toBe('ISO 14289-1:2014');
+        expect(rule.description.length).toBeGreaterThan(10);
+        expect(rule.count).toBeGreaterThan(0);
+        for (const page of rule.pages) expect(page).toBeGreaterThanOrEqual(1);
+      }
+    }
+  }, 300_000);
+});
