@@ -134,6 +134,13 @@ describe('pdfa', () => {
       const verdict = await verapdf(output.path, conformance);
       expect(verdict.failedRules).toEqual([]);
       expect(verdict.compliant).toBe(true);
+      // The tool's own verdict on its output, in its facts, is veraPDF's.
+      expect(output.facts?.validation).toEqual({
+        validator: 'veraPDF 1.28.2',
+        profile: `pdfa-${conformance}`,
+        compliant: true,
+        failed_rules: [],
+      });
     });
   }
 });
