@@ -13,8 +13,8 @@ import { guarded } from './program.js';
 import { pyhankoEngine } from './pyhanko/index.js';
 import { pymupdfEngine } from './pymupdf/index.js';
 import { qpdfEngine, qpdfOverlayEngine } from './qpdf/index.js';
-import { verapdfEngine } from './verapdf/index.js';
 import type { EngineModule, EngineSettings, EngineStatus, HeavyEngineOptions } from './types.js';
+import { verapdfEngine } from './verapdf/index.js';
 
 export const engineModules = [
   qpdfEngine,

@@ -5,9 +5,9 @@ import path from 'node:path';
 import { Type } from '@sinclair/typebox';
 import { QuireError } from '../errors/quire-error.js';
 import { extractSite } from './lib/html-bundle.js';
-import { identifyPdfua } from './lib/pdfua-identification.js';
 import { checkPageLimit, onlyInput } from './lib/inputs.js';
 import { outputName, workFile } from './lib/output-name.js';
+import { identifyPdfua } from './lib/pdfua-identification.js';
 import { StringEnum } from './lib/schema.js';
 import { defineTool } from './lib/types.js';
 

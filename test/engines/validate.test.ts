@@ -1,6 +1,8 @@
 // Engine tier: the `validate` tool's warm veraPDF JVM (in its sandbox) against veraPDF's own command
 // line, run directly on the same corpus files: the known PDF/A files (each against the conformance it
 // claims) and the tagged ones (against PDF/UA-1) get the same verdict and the same failed rules.
+
+import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeEngines, createEngines } from '../../src/engines/index.js';
 import type { ProfileReport } from '../../src/engines/verapdf/report.js';
@@ -8,8 +10,7 @@ import { openAndRun } from '../../src/tools/lib/inputs.js';
 import { validateTool } from '../../src/tools/validate.js';
 import { readManifest } from '../support/corpus.js';
 import { corpus, makeToolContext } from '../support/tool-context.js';
-import { ensureVerapdf, verapdfFiles, type VerapdfVerdict } from '../support/verapdf.js';
-import { readFile } from 'node:fs/promises';
+import { ensureVerapdf, type VerapdfVerdict, verapdfFiles } from '../support/verapdf.js';
 
 const engines = createEngines({
   timeoutMs: 120_000,

@@ -3,8 +3,8 @@
 // and the document's title as dc:title (7.1: the title is in the XMP metadata), written with qpdf.
 // It claims only what the engine's tags make true; `validate` is how a caller checks the claim.
 import { writeFile } from 'node:fs/promises';
-import type { QpdfCall } from '../../engines/qpdf/qpdf.js';
 import type { Engines } from '../../engines/index.js';
+import type { QpdfCall } from '../../engines/qpdf/qpdf.js';
 import { workFile } from './output-name.js';
 
 type Dict = Record<string, unknown>;
