@@ -135,8 +135,7 @@ public final class VeraWorker {
     boolean auto = profile.equals("auto");
     PDFAFlavour chosen = auto ? PDFAFlavour.NO_FLAVOUR : PDFAFlavour.byFlavourId(profile);
     if (!auto && chosen == PDFAFlavour.NO_FLAVOUR) throw new IllegalArgumentException("profile");
-    try (PDFAParser parser = auto ? Foundries.defaultInstance().createParser(file)
-        : Foundries.defaultInstance().createParser(file, chosen)) {
+    try (PDFAParser parser = open(file, auto ? null : chosen)) {
       List<PDFAFlavour> flavours = new ArrayList<>();
       if (auto) {
         for (PDFAFlavour f : parser.getFlavours()) if (f != PDFAFlavour.NO_FLAVOUR) flavours.add(f);
@@ -147,6 +146,22 @@ public final class VeraWorker {
       ArrayNode reports = JSON.createArrayNode();
       for (ValidationResult result : validator.validateAll(parser)) reports.add(report(result));
       return reports;
+    }
+  }
+
+  /**
+   * The parser for `file` (`flavour` null: detect the claim). Its own failures on a damaged file
+   * (an xref loop: LoopedException; a bad offset: IllegalArgumentException) are "unreadable", as
+   * veraPDF's command line reports such a file as one it could not parse.
+   */
+  private static PDFAParser open(File file, PDFAFlavour flavour) throws Exception {
+    try {
+      return flavour == null ? Foundries.defaultInstance().createParser(file)
+          : Foundries.defaultInstance().createParser(file, flavour);
+    } catch (EncryptedPdfException | ModelParsingException e) {
+      throw e;
+    } catch (RuntimeException | StackOverflowError e) {
+      throw new ModelParsingException("unreadable", e);
     }
   }
 
