@@ -2,29 +2,54 @@
 // line, run directly on the same corpus files: the known PDF/A files (each against the conformance it
 // claims) and the tagged ones (against PDF/UA-1) get the same verdict and the same failed rules.
 
+import { execFileSync } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeEngines, createEngines } from '../../src/engines/index.js';
 import type { ProfileReport } from '../../src/engines/verapdf/report.js';
+import { isAbortedError } from '../../src/process/runner.js';
 import { openAndRun } from '../../src/tools/lib/inputs.js';
 import { validateTool } from '../../src/tools/validate.js';
 import { readManifest } from '../support/corpus.js';
+import { eventually } from '../support/process-state.js';
 import { corpus, makeToolContext } from '../support/tool-context.js';
 import { ensureVerapdf, type VerapdfVerdict, verapdfFiles } from '../support/verapdf.js';
 
+const MAIN_ROOT = '/tmp/quire-pools-validate-main';
+const IMPATIENT_ROOT = '/tmp/quire-pools-validate-impatient';
 const engines = createEngines({
   timeoutMs: 120_000,
   memoryBytes: 2 * 1024 ** 3,
   heavy: {
     isolateNetwork: true,
-    workRoot: '/tmp/quire-pools-test',
+    workRoot: MAIN_ROOT,
     ocrTimeoutMs: 120_000,
     office: { size: 1, recycleAfter: 5, timeoutMs: 60_000 },
     browser: { size: 1, recycleAfter: 5, timeoutMs: 60_000 },
     validator: { size: 1, recycleAfter: 100, timeoutMs: 120_000 },
   },
 });
-afterAll(() => closeEngines(engines));
+/** A validator whose time limit a 352-page book breaks (it takes seconds even on a warm JVM). */
+const impatient = createEngines({
+  timeoutMs: 120_000,
+  memoryBytes: 2 * 1024 ** 3,
+  heavy: {
+    isolateNetwork: true,
+    workRoot: IMPATIENT_ROOT,
+    ocrTimeoutMs: 120_000,
+    office: { size: 1, recycleAfter: 5, timeoutMs: 60_000 },
+    browser: { size: 1, recycleAfter: 5, timeoutMs: 60_000 },
+    validator: { size: 1, recycleAfter: 100, timeoutMs: 1_500 },
+  },
+});
+afterAll(() => Promise.all([closeEngines(engines), closeEngines(impatient)]));
+
+/** The sandboxes of running veraPDF JVMs whose pool keeps its folders under `root` (bwrap's binds name them). */
+function workers(root: string): string[] {
+  return execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' })
+    .split('\n')
+    .filter((l) => l.startsWith('/usr/bin/bwrap') && l.includes(`${root}/`) && l.includes('VeraWorker'));
+}
 
 const rows = readManifest().filter((r) => r.file.endsWith('.pdf'));
 /** The corpus files that claim a PDF/A level (auto picks it up) and the tagged ones (PDF/UA-1). */
@@ -41,9 +66,9 @@ async function refusal(file: string, profile: string): Promise<string | undefine
   );
 }
 
-async function validate(file: string, profile: string) {
+async function validate(file: string, profile: string, using = engines) {
   const test = await makeToolContext({ tool: validateTool, files: [file], options: { profile } });
-  test.ctx.engines = engines;
+  test.ctx.engines = using;
   try {
     const output = await openAndRun(validateTool, test.ctx);
     const report = JSON.parse(await readFile(output.path, 'utf8')) as {
@@ -105,6 +130,43 @@ describe('validate against veraPDF run directly', () => {
     expect(direct.auto.get(corpus(pass!.file))?.[0]?.compliant).toBe(true);
     expect(direct.auto.get(corpus(fail!.file))?.[0]?.compliant).toBe(false);
   }, 300_000);
+
+  it('kills a validation past its time limit with its JVM and fails it with timeout', async () => {
+    const running = validate('pdfjs__freeculture.pdf', 'pdfua-1', impatient).then(
+      () => undefined,
+      (e: unknown) => e as { code?: string },
+    );
+    await eventually(() => workers(IMPATIENT_ROOT).length > 0, 60_000);
+    const hung = workers(IMPATIENT_ROOT);
+    expect(hung.length).toBeGreaterThan(0);
+    expect((await running)?.code).toBe('timeout');
+    // The JVM that hung is gone with its process group (the pool may have started its successor).
+    await eventually(() => !workers(IMPATIENT_ROOT).some((w) => hung.includes(w)));
+    expect(workers(IMPATIENT_ROOT).filter((w) => hung.includes(w))).toEqual([]);
+  }, 180_000);
+
+  it('kills the JVM of a canceled validation and validates the next file on a fresh one', async () => {
+    const test = await makeToolContext({
+      tool: validateTool,
+      files: ['pdfjs__freeculture.pdf'],
+      options: { profile: 'pdfua-1' },
+    });
+    test.ctx.engines = engines;
+    const running = openAndRun(validateTool, test.ctx);
+    setTimeout(() => test.abort.abort(new Error('canceled by the test')), 1_000);
+    expect(
+      isAbortedError(
+        await running.then(
+          () => undefined,
+          (e: unknown) => e,
+        ),
+      ),
+    ).toBe(true);
+    await test.cleanup();
+    const { report } = await validate('verapdf__veraPDF_test_suite_6-8-t02-pass-a.pdf', 'auto');
+    expect(report.compliant).toBe(true);
+    expect(workers().length).toBeLessThanOrEqual(2);
+  }, 180_000);
 
   it('refuses a file that needs a password and a file that is no PDF with stable codes', async () => {
     expect(await refusal('qpdf__c-r4.pdf', 'auto')).toBe('pdf_encrypted');

@@ -160,6 +160,8 @@ class ValidatorInstance implements PooledInstance {
         timeoutMs,
       );
       const onAbort = () => done(() => reject(new AbortedError(signal?.reason)));
+      // A job canceled while the pool was starting this JVM gets no 'abort' event any more.
+      if (signal?.aborted) return onAbort();
       signal?.addEventListener('abort', onAbort, { once: true });
       conn.setEncoding('utf8');
       conn.on('data', (chunk: string) => {
