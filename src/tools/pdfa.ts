@@ -42,6 +42,8 @@ export const pdfaTool = defineTool({
   async run(ctx) {
     const { input, pageCount: pages } = onlyPdf(ctx);
     ctx.progress.step('convert');
+    // The verdict's JVM starts while ocrmypdf converts, not after it.
+    ctx.engines.verapdf.warm();
     const conformance = ctx.options.conformance ?? '2b';
     const output = workFile(ctx.workDir, 'pdfa');
     await ctx.engines.ocrmypdf.pdfa(input.path, output, conformance[0] as PdfaPart, pages, {

@@ -197,6 +197,13 @@ export function createValidatorPool(opts: ValidatorPoolOptions) {
     validate(request: ValidationRequest, timeoutMs: number, signal?: AbortSignal): Promise<WorkerReply> {
       return pool.use((instance) => instance.validate(request, timeoutMs, signal));
     },
+    /**
+     * Gets a JVM going now, for a job that validates only after other work (pdfa's conversion), so
+     * its start-up overlaps that work; a warm idle JVM is merely touched. Counts as one use.
+     */
+    warm(): void {
+      pool.use(async () => undefined).catch(() => undefined);
+    },
     close: () => pool.close(),
   };
 }

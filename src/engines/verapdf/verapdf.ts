@@ -46,6 +46,9 @@ export function createVerapdf(opts: VerapdfOptions) {
       }
     },
 
+    /** Starts a JVM in the background if none is idle (validator-pool.ts `warm`). */
+    warm: () => pool.warm(),
+
     /** Stops every JVM; validations still running are killed with theirs. */
     close: () => pool.close(),
   };
