@@ -1,5 +1,5 @@
-// The pymupdf module of the engine list: PyMuPDF (AGPL-3.0) in its own venv, used for redaction,
-// sandboxed like LibreOffice and pdf2docx.
+// The pymupdf module of the engine list: PyMuPDF (AGPL-3.0) in its own venv, used for redaction and
+// personal-data detection (with phonenumbers and python-stdnum), sandboxed like LibreOffice and pdf2docx.
 import { requireSandbox } from '../../process/sandbox.js';
 import { engineDefaults } from '../call-options.js';
 import { banner, guarded, HEAVY_PROBE_TIMEOUT_MS } from '../program.js';
@@ -10,12 +10,17 @@ function probePymupdf(): Promise<EngineStatus> {
   return guarded('pymupdf', async () => {
     const { code, text } = await banner(
       PYMUPDF_PYTHON,
-      ['-I', '-c', 'import pymupdf; print(pymupdf.VersionBind)'],
+      // The driver's personal-data module needs both libraries (redact's terms import it too).
+      ['-I', '-c', 'import phonenumbers, stdnum, pymupdf; print(pymupdf.VersionBind)'],
       HEAVY_PROBE_TIMEOUT_MS,
     );
     const version = /^(\d+\.\d+(?:\.\d+)?)/m.exec(text)?.[1];
     if (code !== 0 || !version) {
-      return { name: 'pymupdf', available: false, reason: `PyMuPDF is not installed in ${PYMUPDF_PYTHON}` };
+      return {
+        name: 'pymupdf',
+        available: false,
+        reason: `PyMuPDF, phonenumbers or python-stdnum is not installed in ${PYMUPDF_PYTHON}`,
+      };
     }
     // Never run unsandboxed: without bubblewrap the engine is missing, with the reason (guarded).
     await requireSandbox('pymupdf');
