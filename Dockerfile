@@ -1,8 +1,9 @@
 # syntax=docker/dockerfile:1
 # Quire with every engine on Debian 12: the same scripts/setup.sh as the README quick start installs
-# the engines, bubblewrap and the Noto fonts with apt-get and pyHanko into /opt/quire/.venv/pyhanko
-# (PyPI), runs npm ci and builds dist/ with the exec helper engines start through (dist/bin/quire-exec,
-# a static C program: scripts/build-helpers.sh). One image for every role:
+# the engines, bubblewrap and the Noto fonts with apt-get, pyHanko into /opt/quire/.venv/pyhanko
+# (PyPI), Java and veraPDF's pinned, checksum-verified jars into /opt/quire-verapdf (Maven Central),
+# runs npm ci and builds dist/ with the exec helper engines start through (dist/bin/quire-exec, a
+# static C program) and the veraPDF worker (dist/bin/verapdf, javac): scripts/build-helpers.sh. One image for every role:
 #   docker run … quire            → serve (API + workers, the embedded default)
 #   docker run … quire api|worker|migrate|keys …
 # See docs/deployment.md.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the two native helpers into dist/bin/, where the service looks for them both from dist/ and
+# Builds the two native helpers and the veraPDF worker into dist/bin/, where the service looks for them both from dist/ and
 # from src/ under vitest:
 #   - quire-exec (src/process/exec-helper/quire-exec.c), the exec helper engines start through.
 #     Static when libc.a is installed (libc6-dev), else dynamic. Without it engines start through
@@ -7,6 +7,9 @@
 #   - quire-qpdf-forkserver (src/engines/qpdf/forkserver/*.c), which forks qpdf runs
 #     instead of starting qpdf anew. Linked against libqpdf (libqpdf-dev), and only built when that
 #     library is the installed qpdf's own version. Without it every qpdf run starts qpdf.
+#   - verapdf/VeraWorker.class (src/engines/verapdf/VeraWorker.java), the long-lived JVM that
+#     `validate` sends files to, compiled with javac against veraPDF's jars in /opt/quire-verapdf
+#     (scripts/setup.sh installs both). Without them the verapdf engine is unavailable.
 # Each is rebuilt only when its source, flags, compiler or library changed (a stamp beside it).
 # Without a C compiler nothing is built and it says so (docs/operations.md).
 # Run by scripts/setup.sh (so by the Dockerfile and the test command) and by the tests' global setup.
@@ -14,6 +17,26 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 log() { printf '[helpers] %s\n' "$*" >&2; }
+
+# The veraPDF worker: Java, so it needs javac and the jars, not a C compiler (built before the check
+# for one). Compiled beside and renamed into place like the C helpers.
+verapdf_jars=/opt/quire-verapdf/1.28.2
+verapdf_out=dist/bin/verapdf
+if command -v javac >/dev/null 2>&1 && [ -d "$verapdf_jars" ]; then
+  sum=$({ cat src/engines/verapdf/VeraWorker.java; javac -version 2>&1; ls "$verapdf_jars"; } | sha256sum | cut -d' ' -f1)
+  if [ ! -f "$verapdf_out/VeraWorker.class" ] || [ "$(cat "$verapdf_out/.sha256" 2>/dev/null)" != "$sum" ]; then
+    mkdir -p dist/bin
+    tmp=$(mktemp -d "$verapdf_out.XXXXXX")
+    javac -nowarn -d "$tmp" -cp "$verapdf_jars/*" src/engines/verapdf/VeraWorker.java
+    echo "$sum" >"$tmp/.sha256"
+    chmod -R a+rX "$tmp"
+    rm -rf "$verapdf_out"
+    mv "$tmp" "$verapdf_out"
+    log "built $verapdf_out"
+  fi
+else
+  log "no javac or no veraPDF in $verapdf_jars; validate is unavailable"
+fi
 
 cc=$(command -v cc || command -v gcc || true)
 if [ -z "$cc" ]; then

@@ -24,19 +24,21 @@ declare -A wanted=(
   # Heavy engines (ocr, pdfa, office-to-pdf, html-to-pdf); each is optional at run time.
   [ocrmypdf]=ocrmypdf [tesseract]=tesseract-ocr [soffice]=libreoffice-writer-nogui
   [unshare]=util-linux [chromium]=chromium
+  # veraPDF runs on Java; javac builds its worker (scripts/build-helpers.sh).
+  [java]=default-jdk-headless [javac]=default-jdk-headless
+  # Its jars come from Maven Central (below).
+  [curl]=curl [/etc/ssl/certs/ca-certificates.crt]=ca-certificates
   # LibreOffice and Chromium run only inside a bubblewrap sandbox (docs/operations.md).
   [bwrap]=bubblewrap
 )
 # The test command also needs the tools its tests drive: curl (the quick-start session), unzip and
-# procps (result and process checks), fontTools (canary fonts), Java and Maven (veraPDF, fetched from Maven Central), openssl
+# procps (result and process checks), fontTools (canary fonts), Maven (the client generator matrix), openssl
 # (the signature tests make their certificates at run time; pdfsig comes with poppler-utils).
 if [ "${1:-}" = "--with-test-tools" ]; then
-  wanted+=([curl]=curl [unzip]=unzip [ps]=procps [java]=default-jre-headless [mvn]=maven [openssl]=openssl
+  wanted+=([curl]=curl [unzip]=unzip [ps]=procps [mvn]=maven [openssl]=openssl
     [pdfsig]=poppler-utils)
   # fontTools makes the canary fonts of the engine-isolation test (test/support/font-canary.py).
   wanted[/usr/lib/python3/dist-packages/fontTools]=python3-fonttools
-  # The client generator matrix compiles openapi-generator's Java client (javac: the JDK).
-  wanted+=([javac]=default-jdk-headless)
   # The PostgreSQL store's tests start a throwaway server from Debian's binaries (any version under
   # /usr/lib/postgresql; test/support/pg-server.ts picks the highest). The key is checked as a path
   # below, where the unexpanded pattern never exists: only added when no version is installed.
@@ -142,6 +144,54 @@ python_engine /opt/quire-pdf2docx "import importlib.metadata as m; print(m.versi
 python_engine /opt/quire-pdfdiff \
   "import pymupdf, numpy, scipy; print(pymupdf.VersionBind, numpy.__version__, scipy.__version__)" \
   "1.26.5 2.2.6 1.15.3" "pymupdf==1.26.5" "numpy==2.2.6" "scipy==1.15.3"
+
+# veraPDF (the `validate` tool and pdfa's verdict; src/engines/verapdf/) is the greenfield-apps release
+# from Maven Central: its jars and their dependencies' (the closure `mvn dependency:copy-dependencies`
+# resolves for org.verapdf.apps:greenfield-apps:1.28.2), each checked against the sha256 below, in
+# /opt/quire-verapdf/1.28.2. Pinned; fetched only when a jar is missing or differs. The worker that
+# keeps one JVM warm (VeraWorker.java) is compiled by scripts/build-helpers.sh.
+verapdf_dir=/opt/quire-verapdf/1.28.2
+verapdf_jars() {
+  cat <<'JARS'
+org/verapdf/core/1.28.2/core-1.28.2.jar 847b0d5ac9effa76d310db92dfb8e11a67c94f70271f54971fcbc75a358abf01
+org/verapdf/feature-reporting/1.28.2/feature-reporting-1.28.2.jar b11601c1644fc06ac09190632b7fc172946a707b55e976acbe804a25ab8500be
+org/verapdf/apps/greenfield-apps/1.28.2/greenfield-apps-1.28.2.jar 687d4d8bcfec48c9f7e931cf78ed061f1eeccfba55d4cdc000ba9b4d8aa46ce6
+org/verapdf/apps/gui/1.28.2/gui-1.28.2.jar b3382c806dfc11f780cdc51d398bdacc7cc23c0ba1899d687ad26dbef533c114
+com/fasterxml/jackson/core/jackson-annotations/2.15.0/jackson-annotations-2.15.0.jar 91adcd3dcf5fd9a16499934e7536a23d456692a0093e3d4fd52f138c3936348c
+com/fasterxml/jackson/core/jackson-core/2.15.0/jackson-core-2.15.0.jar 5b483f68fa9dd6aa37da37d1f79dd5c4b9464238f4f0660a242cb6b5c724950c
+com/fasterxml/jackson/core/jackson-databind/2.15.0/jackson-databind-2.15.0.jar 00c5a5d5ae71ac8e8d5b8da606841e2251c806355939cb5d51c4cdc6b644a0dc
+javax/activation/javax.activation-api/1.2.0/javax.activation-api-1.2.0.jar 43fdef0b5b6ceb31b0424b208b930c74ab58fac2ceeb7b3f6fd3aeb8b5ca4393
+javax/xml/bind/jaxb-api/2.3.1/jaxb-api-2.3.1.jar 88b955a0df57880a26a74708bc34f74dcaf8ebf4e78843a28b50eae945732b06
+com/sun/xml/bind/jaxb-core/2.3.0.1/jaxb-core-2.3.0.1.jar d2ecba63615f317a11fb55c6468f6a9480f6411c10951d9881bafd9a9a8d0467
+com/sun/xml/bind/jaxb-impl/2.3.2/jaxb-impl-2.3.2.jar b3a3d3aeaa5503cadc24dca9539b87efcd7bc3bd8c48018887a1489f2a77bdc0
+com/beust/jcommander/1.81/jcommander-1.81.jar 9d8b42979c99f3daa99102fe9ba1fb25f52226cb48cf58bc18acb93132e41a05
+org/verapdf/metadata-fixer/1.28.2/metadata-fixer-1.28.2.jar 7a005db32a5781ea34502c0c4d99aeb0f97a742c7d6fd80756fd10e8a987862f
+org/verapdf/parser/1.28.2/parser-1.28.2.jar b51d39394b2d24f1e0303a0cffbaffc238604d4bb6010ea90a85150b4a2659f6
+org/verapdf/pdf-model/1.28.2/pdf-model-1.28.2.jar 7f4695701faefaa9efd3a39265f0020dc622edbc66d528e96118c392c03ec4d2
+org/mozilla/rhino/1.7.13/rhino-1.7.13.jar 931dda33789d8e004ff5b5478ee3d6d224305de330c48266df7c3e49d52fc606
+net/java/dev/stax-utils/stax-utils/20070216/stax-utils-20070216.jar 7c7fd0892cb3362ed2e43ce2f76c8f18f2d7ff1d371ed7490775b7368f3fee9a
+org/verapdf/validation-model/1.28.2/validation-model-1.28.2.jar 8d5891939a8302a9b5b1b4791fb63328ad5edb51728866e935bf89b3c6f469df
+org/verapdf/verapdf-xmp-core/1.28.2/verapdf-xmp-core-1.28.2.jar e7b827185f0480cc1a4347522eaea51a826e0177689d623b39646a02edfab421
+JARS
+}
+verapdf_missing=0
+while read -r jar sum; do
+  [ "$(sha256sum "$verapdf_dir/${jar##*/}" 2>/dev/null | cut -d' ' -f1)" = "$sum" ] || verapdf_missing=1
+done < <(verapdf_jars)
+if [ "$verapdf_missing" = 1 ] && [ "$(id -u)" -ne 0 ]; then
+  log "$verapdf_dir is missing (run as root to install it); validate is disabled"
+elif [ "$verapdf_missing" = 1 ]; then
+  log "installing veraPDF 1.28.2 (Maven Central) into $verapdf_dir"
+  tmp=$(mktemp -d)
+  while read -r jar sum; do
+    curl -fsSL "https://repo1.maven.org/maven2/$jar" -o "$tmp/${jar##*/}"
+    echo "$sum  $tmp/${jar##*/}" | sha256sum -c --quiet
+  done < <(verapdf_jars)
+  mkdir -p "$verapdf_dir"
+  chmod 0644 "$tmp"/*.jar
+  mv -f "$tmp"/*.jar "$verapdf_dir/"
+  rm -rf "$tmp"
+fi
 
 # npm ci only when package-lock.json changed since the last install.
 lock_sum=$(sha256sum package-lock.json | cut -d' ' -f1)

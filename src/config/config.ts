@@ -3,7 +3,7 @@
 import { isPlanVariable } from './plans.js';
 import { ConfigError, readSection, type Section, type SectionValues } from './section.js';
 import { type Accounts, accounts, resolveAccounts } from './sections/accounts.js';
-import { browser, type HeavyEngines, ocr, office } from './sections/heavy-engines.js';
+import { browser, type HeavyEngines, ocr, office, validator } from './sections/heavy-engines.js';
 import { http } from './sections/http.js';
 import { checkLimits, limits } from './sections/limits.js';
 import { recipes } from './sections/recipes.js';
@@ -23,6 +23,7 @@ const byName = {
   limits,
   ocr,
   office,
+  validator,
   browser,
   retention,
   accounts,
@@ -66,7 +67,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     signing: values.signing,
     transfers: values.transfers,
     uploads: values.uploads,
-    heavyEngines: { ...values.ocr, office: values.office, browser: values.browser },
+    heavyEngines: {
+      ...values.ocr,
+      office: values.office,
+      browser: values.browser,
+      validator: values.validator,
+    },
   };
 }
 

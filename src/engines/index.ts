@@ -15,6 +15,7 @@ import { pyhankoEngine } from './pyhanko/index.js';
 import { pymupdfEngine } from './pymupdf/index.js';
 import { qpdfEngine, qpdfOverlayEngine } from './qpdf/index.js';
 import type { EngineModule, EngineSettings, EngineStatus, HeavyEngineOptions } from './types.js';
+import { verapdfEngine } from './verapdf/index.js';
 
 export const engineModules = [
   qpdfEngine,
@@ -28,6 +29,7 @@ export const engineModules = [
   pymupdfEngine,
   pdf2docxEngine,
   pdfdiffEngine,
+  verapdfEngine,
 ] as const;
 
 /** What a tool may call: each module's adapter under the module's name. */
@@ -43,6 +45,7 @@ function defaultHeavy(timeoutMs: number): HeavyEngineOptions {
     ocrTimeoutMs: timeoutMs,
     office: { size: 1, recycleAfter: 50, timeoutMs },
     browser: { size: 1, recycleAfter: 50, timeoutMs },
+    validator: { size: 1, recycleAfter: 200, timeoutMs },
   };
 }
 

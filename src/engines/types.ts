@@ -15,6 +15,7 @@ export type EngineName =
   | 'pymupdf'
   | 'pdf2docx'
   | 'pdfdiff'
+  | 'verapdf'
   /** Not a program: whether engines can run in their own network namespace (reported, never required). */
   | 'netns';
 
@@ -27,7 +28,7 @@ export interface EngineStatus {
   languages?: string[];
 }
 
-/** Settings of the heavy engines (config: QUIRE_OCR_*, QUIRE_OFFICE_*, QUIRE_BROWSER_*). */
+/** Settings of the heavy engines (config: QUIRE_OCR_*, QUIRE_OFFICE_*, QUIRE_BROWSER_*, QUIRE_VALIDATOR_*). */
 export interface HeavyEngineOptions {
   /** From the netns probe: run ocrmypdf without any network (LibreOffice has its sandbox's). */
   isolateNetwork: boolean;
@@ -36,6 +37,7 @@ export interface HeavyEngineOptions {
   ocrTimeoutMs: number;
   office: { size: number; recycleAfter: number; timeoutMs: number };
   browser: { size: number; recycleAfter: number; recycleRssBytes?: number; timeoutMs: number };
+  validator: { size: number; recycleAfter: number; timeoutMs: number };
 }
 
 /** What every module's factory is given: the configured limits. */

@@ -7,6 +7,7 @@ import { QuireError } from '../errors/quire-error.js';
 import { extractSite } from './lib/html-bundle.js';
 import { checkPageLimit, onlyInput } from './lib/inputs.js';
 import { outputName, workFile } from './lib/output-name.js';
+import { identifyPdfua } from './lib/pdfua-identification.js';
 import { StringEnum } from './lib/schema.js';
 import { defineTool } from './lib/types.js';
 
@@ -30,6 +31,13 @@ const options = Type.Object(
     print_background: Type.Optional(
       Type.Boolean({ default: true, description: 'Print background colours and images.' }),
     ),
+    accessibility: Type.Optional(
+      StringEnum(['none', 'tagged', 'pdf-ua-1'], {
+        default: 'none',
+        description:
+          "`tagged`: Chromium's tagged PDF (a structure tree from the page's HTML: headings, paragraphs, lists, tables, images with their `alt`, links) with an outline from the headings. `pdf-ua-1`: the same, declared PDF/UA-1 in XMP metadata with the page's `<title>`; it passes PDF/UA-1 checks when the page itself is accessible (`lang`, `<title>`, `alt` text, table headers). Check the result with `validate`.",
+      }),
+    ),
     wait_ms: Type.Optional(
       Type.Integer({
         minimum: 0,
@@ -41,7 +49,11 @@ const options = Type.Object(
   },
   {
     additionalProperties: false,
-    examples: [{}, { page_size: 'letter', landscape: true, margin_mm: 15, wait_ms: 500 }],
+    examples: [
+      {},
+      { page_size: 'letter', landscape: true, margin_mm: 15, wait_ms: 500 },
+      { accessibility: 'pdf-ua-1' },
+    ],
   },
 );
 
@@ -80,6 +92,7 @@ export const htmlToPdfTool = defineTool({
         marginMm: o.margin_mm ?? 10,
         printBackground: o.print_background ?? true,
         waitMs: o.wait_ms ?? 0,
+        tagged: (o.accessibility ?? 'none') !== 'none',
       },
       call,
     );
@@ -89,11 +102,16 @@ export const htmlToPdfTool = defineTool({
     const pages = printed.pages ?? (await ctx.engines.qpdf.pageCount(output, call));
     if (pages < 1) throw new QuireError('engine_failed', 'Chromium produced an empty PDF');
     checkPageLimit(pages, ctx.limits.maxPages);
+    let result = output;
+    if (o.accessibility === 'pdf-ua-1') {
+      result = workFile(ctx.workDir, 'pdfua');
+      await identifyPdfua(ctx.engines.qpdf, output, result, call);
+    }
     return {
-      path: output,
+      path: result,
       name: outputName(input.name, 'printed'),
       contentType: 'application/pdf',
-      facts: { pages },
+      facts: { pages, accessibility: o.accessibility ?? 'none' },
     };
   },
 });

@@ -5,6 +5,7 @@ import { QuireError } from '../errors/quire-error.js';
 import { checkPageLimit, onlyInput } from './lib/inputs.js';
 import { outputName, workFile } from './lib/output-name.js';
 import { PageSelectionSchema, resolvePageList, toQpdfRange } from './lib/page-selection.js';
+import { StringEnum } from './lib/schema.js';
 import type { InputType } from './lib/types.js';
 import { defineTool } from './lib/types.js';
 
@@ -18,6 +19,13 @@ const options = Type.Object(
           'Lay text documents and spreadsheets out on landscape pages. Slides keep their own shape.',
       }),
     ),
+    accessibility: Type.Optional(
+      StringEnum(['none', 'tagged', 'pdf-ua-1'], {
+        default: 'none',
+        description:
+          "`tagged`: a tagged PDF (structure tree of headings, paragraphs, lists, tables, figures with their alternative text, and bookmarks). `pdf-ua-1`: tagged through LibreOffice's PDF/UA export, which also declares PDF/UA-1 and shows the document title; text documents only pass when the document itself is accessible (a title, alternative text on images). Check the result with `validate`.",
+      }),
+    ),
     password: Type.Optional(
       Type.String({
         minLength: 1,
@@ -27,7 +35,10 @@ const options = Type.Object(
       }),
     ),
   },
-  { additionalProperties: false, examples: [{}, { pages: '1', landscape: true }] },
+  {
+    additionalProperties: false,
+    examples: [{}, { pages: '1', landscape: true }, { accessibility: 'pdf-ua-1' }],
+  },
 );
 
 /** Every type the sniffer recognises as an office document or as text LibreOffice can lay out. */
@@ -69,6 +80,7 @@ export const officeToPdfTool = defineTool({
       converted,
       {
         landscape: ctx.options.landscape ?? false,
+        accessibility: ctx.options.accessibility ?? 'none',
         ...(ctx.options.password === undefined ? {} : { password: ctx.options.password }),
       },
       call,
@@ -88,7 +100,11 @@ export const officeToPdfTool = defineTool({
       path: output,
       name: outputName(input.name, 'converted'),
       contentType: 'application/pdf',
-      facts: { pages: selection?.length ?? total, source_pages: total },
+      facts: {
+        pages: selection?.length ?? total,
+        source_pages: total,
+        accessibility: ctx.options.accessibility ?? 'none',
+      },
     };
   },
 });

@@ -28,6 +28,7 @@ import { rotateTool } from './rotate.js';
 import { signTool } from './sign.js';
 import { splitTool } from './split.js';
 import { unlockTool } from './unlock.js';
+import { validateTool } from './validate.js';
 import { verifySignaturesTool } from './verify-signatures.js';
 import { watermarkTool } from './watermark.js';
 
@@ -52,6 +53,7 @@ export const tools: readonly AnyToolDefinition[] = [
   extractImagesTool,
   ocrTool,
   pdfaTool,
+  validateTool,
   officeToPdfTool,
   htmlToPdfTool,
   signTool,

@@ -24,6 +24,7 @@ const engines = createEngines({
     ocrTimeoutMs: 120_000,
     office: { size: 1, recycleAfter: 5, timeoutMs: 60_000 },
     browser: { size: 1, recycleAfter: 5, timeoutMs: 60_000 },
+    validator: { size: 1, recycleAfter: 5, timeoutMs: 120_000 },
   },
 });
 const cleanups: (() => Promise<void>)[] = [];
@@ -133,6 +134,13 @@ describe('pdfa', () => {
       const verdict = await verapdf(output.path, conformance);
       expect(verdict.failedRules).toEqual([]);
       expect(verdict.compliant).toBe(true);
+      // The tool's own verdict on its output, in its facts, is veraPDF's.
+      expect(output.facts?.validation).toEqual({
+        validator: 'veraPDF 1.28.2',
+        profile: `pdfa-${conformance}`,
+        compliant: true,
+        failed_rules: [],
+      });
     });
   }
 });

@@ -104,3 +104,53 @@ export function hangingCsv(): string {
   writeFileSync(at('hang.csv'), row.repeat(1_000_000));
   return at('hang.csv');
 }
+
+/** A page that is accessible in itself: language, title, headings, a list, a table with headers, alt text. */
+export const ACCESSIBLE_PAGE = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Quarterly report</title></head>
+<body>
+<h1>Quarterly report</h1>
+<p>This page is printed to a tagged PDF: a heading, a paragraph, a list, a table and an image with alternative text.</p>
+<h2>Highlights</h2>
+<ul><li>Revenue grew</li><li>Costs fell</li></ul>
+<table><caption>Figures</caption>
+<thead><tr><th scope="col">Quarter</th><th scope="col">Revenue</th></tr></thead>
+<tbody><tr><td>Q1</td><td>100</td></tr><tr><td>Q2</td><td>120</td></tr></tbody></table>
+<p><img alt="A blue square" width="40" height="40" src="data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' width='40' height='40'%3E%3Crect width='40' height='40' fill='blue'/%3E%3C/svg%3E"></p>
+</body></html>
+`;
+
+const ACCESSIBLE_FODT = `<?xml version="1.0" encoding="UTF-8"?>
+<office:document xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0" xmlns:dc="http://purl.org/dc/elements/1.1/" xmlns:style="urn:oasis:names:tc:opendocument:xmlns:style:1.0" xmlns:fo="urn:oasis:names:tc:opendocument:xmlns:xsl-fo-compatible:1.0" office:version="1.3" office:mimetype="application/vnd.oasis.opendocument.text">
+<office:meta><dc:title>Quarterly report</dc:title><dc:language>en-GB</dc:language></office:meta>
+<office:styles><style:default-style style:family="paragraph"><style:text-properties fo:language="en" fo:country="GB"/></style:default-style></office:styles>
+<office:body><office:text>
+<text:h text:outline-level="1">Quarterly report</text:h>
+<text:p>This document is converted to a tagged PDF: a heading, a paragraph, a list and a table.</text:p>
+<text:h text:outline-level="2">Highlights</text:h>
+<text:list><text:list-item><text:p>Revenue grew</text:p></text:list-item><text:list-item><text:p>Costs fell</text:p></text:list-item></text:list>
+<table:table table:name="Figures"><table:table-column table:number-columns-repeated="2"/>
+<table:table-header-rows><table:table-row><table:table-cell><text:p>Quarter</text:p></table:table-cell><table:table-cell><text:p>Revenue</text:p></table:table-cell></table:table-row></table:table-header-rows>
+<table:table-row><table:table-cell><text:p>Q1</text:p></table:table-cell><table:table-cell><text:p>100</text:p></table:table-cell></table:table-row>
+</table:table>
+</office:text></office:body></office:document>
+`;
+
+/** A DOCX with a title, language, headings, a list and a table with a header row (LibreOffice writes it from flat ODT). */
+export function accessibleDocx(): string {
+  writeFileSync(at('report.fodt'), ACCESSIBLE_FODT);
+  execFileSync(
+    'soffice',
+    [
+      `-env:UserInstallation=file://${at('lo-profile')}`,
+      '--headless',
+      '--convert-to',
+      'docx:MS Word 2007 XML',
+      '--outdir',
+      fixtureDir,
+      at('report.fodt'),
+    ],
+    { stdio: 'ignore', timeout: 120_000 },
+  );
+  return at('report.docx');
+}

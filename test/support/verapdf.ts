@@ -1,42 +1,32 @@
-// veraPDF, the PDF Association's reference PDF/A validator, fetched from Maven Central once into
-// .tmp/verapdf (reused by later runs) and run as a Java program on result files.
-import { execFile, execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
+// veraPDF, the PDF Association's reference PDF/A and PDF/UA validator, run directly as its own
+// command line (GreenfieldCliWrapper) from the pinned release scripts/setup.sh installs: the
+// yardstick that the `validate` tool's warm JVM worker and pdfa's verdict are held to.
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { promisify } from 'node:util';
-import { repoRoot } from './corpus.js';
 
 const VERSION = '1.28.2';
-const dir = path.join(repoRoot, '.tmp', 'verapdf');
-const lib = path.join(dir, `lib-${VERSION}`);
+const lib = `/opt/quire-verapdf/${VERSION}`;
 
-const POM = `<project xmlns="http://maven.apache.org/POM/4.0.0">
-  <modelVersion>4.0.0</modelVersion>
-  <groupId>dev.quire.test</groupId><artifactId>verapdf-fetch</artifactId><version>1</version>
-  <dependencies>
-    <dependency><groupId>org.verapdf.apps</groupId><artifactId>greenfield-apps</artifactId><version>${VERSION}</version></dependency>
-  </dependencies>
-</project>`;
-
-/** Downloads veraPDF's jars with Maven when they are not there yet; idempotent. */
+/** Fails with what to run when the release is not installed. */
 export function ensureVerapdf(): void {
-  if (existsSync(lib) && readdirSync(lib).some((f) => f.startsWith('greenfield-apps'))) return;
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(path.join(dir, 'pom.xml'), POM);
-  execFileSync('mvn', ['-q', '-B', 'dependency:copy-dependencies', `-DoutputDirectory=${lib}`], {
-    cwd: dir,
-    stdio: 'ignore',
-    timeout: 300_000,
-  });
+  if (!existsSync(`${lib}/greenfield-apps-${VERSION}.jar`))
+    throw new Error(`veraPDF is not installed in ${lib}: run scripts/setup.sh as root`);
 }
 
 export interface VerapdfVerdict {
   compliant: boolean;
+  /** `clause-test` of each failed rule, as the CLI prints them (`6.1.3-1`). */
   failedRules: string[];
 }
 
-/** Validates `file` against PDF/A flavour `flavour` (`1b`, `2b`, `3b`). */
+/** Validates `file` against flavour `flavour` (`1b`, `2b`, `ua1`, …; `0` lets veraPDF pick by the file's claim). */
 export async function verapdf(file: string, flavour: string): Promise<VerapdfVerdict> {
+  return (await verapdfReports(file, flavour))[0] ?? { compliant: false, failedRules: [] };
+}
+
+/** Every report the CLI prints for `file` (one per profile when the file claims several). */
+export async function verapdfReports(file: string, flavour: string): Promise<VerapdfVerdict[]> {
   ensureVerapdf();
   const { stdout } = await promisify(execFile)(
     'java',
@@ -53,8 +43,45 @@ export async function verapdf(file: string, flavour: string): Promise<VerapdfVer
     ],
     { maxBuffer: 16 * 1024 * 1024 },
   ).catch((err: { stdout?: string }) => ({ stdout: err.stdout ?? '' }));
-  return {
-    compliant: /^PASS /m.test(stdout),
-    failedRules: [...stdout.matchAll(/^\s+FAIL (\S+)/gm)].map((m) => m[1]!),
-  };
+  // One `PASS|FAIL <file> <flavour>` line per profile, its failed rules indented below it.
+  const reports: VerapdfVerdict[] = [];
+  for (const line of stdout.split('\n')) {
+    const head = /^(PASS|FAIL) /.exec(line);
+    if (head) reports.push({ compliant: head[1] === 'PASS', failedRules: [] });
+    const rule = /^\s+FAIL (\S+)/.exec(line);
+    if (rule && reports.length > 0) reports.at(-1)!.failedRules.push(rule[1]!);
+  }
+  return reports;
+}
+
+/** One CLI run over several files: each file's reports, by the path given. */
+export async function verapdfFiles(files: string[], flavour: string): Promise<Map<string, VerapdfVerdict[]>> {
+  ensureVerapdf();
+  const { stdout } = await promisify(execFile)(
+    'java',
+    [
+      '-cp',
+      `${lib}/*`,
+      'org.verapdf.apps.GreenfieldCliWrapper',
+      '--flavour',
+      flavour,
+      '--format',
+      'text',
+      '-v',
+      ...files,
+    ],
+    { maxBuffer: 64 * 1024 * 1024 },
+  ).catch((err: { stdout?: string }) => ({ stdout: err.stdout ?? '' }));
+  const byFile = new Map<string, VerapdfVerdict[]>();
+  let current: VerapdfVerdict | undefined;
+  for (const line of stdout.split('\n')) {
+    const head = /^(PASS|FAIL) (.+) (\S+)$/.exec(line);
+    if (head) {
+      current = { compliant: head[1] === 'PASS', failedRules: [] };
+      byFile.set(head[2]!, [...(byFile.get(head[2]!) ?? []), current]);
+    }
+    const rule = /^\s+FAIL (\S+)/.exec(line);
+    if (rule && current) current.failedRules.push(rule[1]!);
+  }
+  return byFile;
 }

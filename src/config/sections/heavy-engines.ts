@@ -1,4 +1,4 @@
-// The heavy engines' own time limits and pools (OCR, LibreOffice, Chromium): `config.heavyEngines`.
+// The heavy engines' own time limits and pools (OCR, LibreOffice, Chromium, veraPDF): `config.heavyEngines`.
 import { int, type Section, type SectionValues, setting } from '../section.js';
 
 export const ocr = {
@@ -77,7 +77,33 @@ export const browser = {
   ),
 } satisfies Section;
 
+export const validator = {
+  QUIRE_VALIDATOR_POOL_SIZE: setting(
+    'size',
+    int(
+      1,
+      64,
+      1,
+      "veraPDF JVMs kept running for `validate` and pdfa's verdict; validations beyond it queue.",
+    ),
+  ),
+  QUIRE_VALIDATOR_RECYCLE_AFTER: setting(
+    'recycleAfter',
+    int(1, 100_000, 200, "Validations after which a veraPDF JVM is replaced (bounds its heap's growth)."),
+  ),
+  QUIRE_VALIDATOR_TIMEOUT_MS: setting(
+    'timeoutMs',
+    int(
+      1_000,
+      86_400_000,
+      600_000,
+      'Wall time of one veraPDF validation; past it the JVM is killed and replaced (`timeout`).',
+    ),
+  ),
+} satisfies Section;
+
 export type HeavyEngines = SectionValues<typeof ocr> & {
   office: SectionValues<typeof office>;
   browser: SectionValues<typeof browser>;
+  validator: SectionValues<typeof validator>;
 };

@@ -44,6 +44,11 @@ export interface PrintOptions {
   printBackground: boolean;
   /** Extra time after `load` for scripts to finish drawing (bounded by the tool, ≤ 10 s). */
   waitMs: number;
+  /**
+   * Chromium's tagged printing (printToPDF `generateTaggedPDF`): a structure tree built from the
+   * page's accessibility tree, with the document outline from its headings.
+   */
+  tagged?: boolean;
 }
 
 /**
@@ -107,6 +112,7 @@ async function print(
     landscape: o.landscape,
     printBackground: o.printBackground,
     margin: { top: margin, right: margin, bottom: margin, left: margin },
+    ...(o.tagged ? { tagged: true, outline: true } : {}),
   });
   await writeFile(output, pdf);
   return skiaPageCount(pdf);

@@ -3,13 +3,15 @@
 import path from 'node:path';
 import { QuireError } from '../../errors/quire-error.js';
 import type { EngineCallOptions } from '../call-options.js';
-import { createOfficePool, type OfficePoolOptions } from './office-pool.js';
+import { type Accessibility, createOfficePool, type OfficePoolOptions } from './office-pool.js';
 
 export interface OfficeConvertOptions {
   /** Page styles in use turn landscape (text and spreadsheets; slides keep their own shape). */
   landscape: boolean;
   /** The password of an encrypted document (MediaDescriptor `Password`, sent over the bridge's socket). */
   password?: string;
+  /** `tagged`: a structure tree (UseTaggedPDF); `pdf-ua-1`: LibreOffice's PDF/UA export. */
+  accessibility?: Accessibility;
 }
 
 export interface LibreofficeOptions extends OfficePoolOptions {
@@ -29,6 +31,7 @@ export function createLibreoffice(opts: LibreofficeOptions) {
             input: path.resolve(input),
             output: path.resolve(output),
             landscape: o.landscape,
+            accessibility: o.accessibility ?? 'none',
             ...(o.password === undefined ? {} : { password: o.password }),
           },
           opts.timeoutMs,

@@ -4,7 +4,7 @@
 # limits, recycling, which files) stays in TypeScript.
 #
 # argv: <profile-dir> <socket-path>. Protocol on the Unix socket: one JSON request line
-# {"input", "output", "landscape", "password"?} -> one JSON reply line {"ok": true} or
+# {"input", "output", "landscape", "password"?, "accessibility"?} -> one JSON reply line {"ok": true} or
 # {"ok": false, "error": "<class>", "detail": "..."}. Prints "ready" on stdout once UNO answers.
 # The password of an encrypted document comes only this way (the socket is 0600), never in argv.
 import json
@@ -74,6 +74,27 @@ def apply_landscape(doc):
         style.Width, style.Height = max(width, height), min(width, height)
 
 
+# PDF export filter data (LibreOffice's filter/source/pdf/pdfexport.cxx): `tagged` writes the
+# structure tree; `pdf-ua-1` also asks the PDF/UA export, which adds the XMP identification and its
+# own accessibility checks, and shows the document's title rather than the file name (ISO 14289-1,
+# 7.1: DisplayDocTitle).
+ACCESSIBILITY = {
+    'none': (),
+    'tagged': (('UseTaggedPDF', True), ('ExportBookmarks', True)),
+    'pdf-ua-1': (('UseTaggedPDF', True), ('ExportBookmarks', True), ('PDFUACompliance', True),
+                 ('DisplayPDFDocumentTitle', True)),
+}
+
+
+def export_args(kind, accessibility):
+    args = [prop('FilterName', EXPORT_FILTER[kind])]
+    settings = ACCESSIBILITY[accessibility]
+    if settings:
+        data = tuple(prop(name, value) for name, value in settings)
+        args.append(prop('FilterData', uno.Any('[]com.sun.star.beans.PropertyValue', data)))
+    return tuple(args)
+
+
 def kind_of(doc):
     if doc.supportsService('com.sun.star.sheet.SpreadsheetDocument'):
         return 'sheet'
@@ -140,7 +161,7 @@ def convert(desktop, req):
             return {'ok': False, 'error': 'unreadable', 'detail': 'Not a text, spreadsheet or presentation'}
         if req.get('landscape') and kind != 'slides':
             apply_landscape(doc)
-        args = (prop('FilterName', EXPORT_FILTER[kind]),)
+        args = export_args(kind, req.get('accessibility', 'none'))
         uno.invoke(doc, 'storeToURL', (uno.systemPathToFileUrl(req['output']), args))
         return {'ok': True, 'kind': kind}
     finally:

@@ -44,7 +44,11 @@ export interface OfficeRequest {
   landscape: boolean;
   /** The password of an encrypted document; it reaches the bridge over its 0600 socket only. */
   password?: string;
+  /** Tagged PDF, or tagged PDF through LibreOffice's PDF/UA export (office-bridge.py). */
+  accessibility?: Accessibility;
 }
+
+export type Accessibility = 'none' | 'tagged' | 'pdf-ua-1';
 
 interface BridgeReply {
   ok: boolean;
@@ -133,6 +137,7 @@ class OfficeInstance implements PooledInstance {
           input: `${INSIDE.exchange}/${name}`,
           output: `${INSIDE.exchange}/output.pdf`,
           landscape: request.landscape,
+          accessibility: request.accessibility ?? 'none',
           ...(request.password === undefined ? {} : { password: request.password }),
         },
         timeoutMs,

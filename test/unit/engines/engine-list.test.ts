@@ -22,6 +22,7 @@ describe('engine list', () => {
       'pymupdf',
       'pdf2docx',
       'pdfdiff',
+      'verapdf',
     ]);
   });
 

@@ -1839,11 +1839,31 @@ export interface components {
             password?: string;
         };
         /**
+         * @description Options of `validate` (Validate PDF/UA or PDF/A conformance).
+         * @example {}
+         * @example {
+         *       "profile": "pdfua-1"
+         *     }
+         */
+        ValidateOptions: {
+            /**
+             * @description The profile to validate against. `auto` takes every conformance the file claims in its XMP metadata (PDF/A part and level, PDF/UA), or PDF/A-1b when it claims none, as veraPDF does.
+             * @default auto
+             * @enum {string}
+             */
+            profile?: "auto" | "pdfua-1" | "pdfua-2" | "pdfa-1a" | "pdfa-1b" | "pdfa-2a" | "pdfa-2b" | "pdfa-2u" | "pdfa-3a" | "pdfa-3b" | "pdfa-3u" | "pdfa-4" | "pdfa-4e" | "pdfa-4f";
+            /** @description The password of an encrypted input PDF; the runner opens and decrypts the input with it. Secret: redacted in every view. */
+            password?: string;
+        };
+        /**
          * @description Options of `office-to-pdf` (Convert an office document to PDF).
          * @example {}
          * @example {
          *       "pages": "1",
          *       "landscape": true
+         *     }
+         * @example {
+         *       "accessibility": "pdf-ua-1"
          *     }
          */
         OfficeToPdfOptions: {
@@ -1858,6 +1878,12 @@ export interface components {
              * @default false
              */
             landscape?: boolean;
+            /**
+             * @description `tagged`: a tagged PDF (structure tree of headings, paragraphs, lists, tables, figures with their alternative text, and bookmarks). `pdf-ua-1`: tagged through LibreOffice's PDF/UA export, which also declares PDF/UA-1 and shows the document title; text documents only pass when the document itself is accessible (a title, alternative text on images). Check the result with `validate`.
+             * @default none
+             * @enum {string}
+             */
+            accessibility?: "none" | "tagged" | "pdf-ua-1";
             /** @description The password of an encrypted document (Word, Excel, PowerPoint, OpenDocument). Secret: redacted in every view. */
             password?: string;
         };
@@ -1869,6 +1895,9 @@ export interface components {
          *       "landscape": true,
          *       "margin_mm": 15,
          *       "wait_ms": 500
+         *     }
+         * @example {
+         *       "accessibility": "pdf-ua-1"
          *     }
          */
         HtmlToPdfOptions: {
@@ -1893,6 +1922,12 @@ export interface components {
              * @default true
              */
             print_background?: boolean;
+            /**
+             * @description `tagged`: Chromium's tagged PDF (a structure tree from the page's HTML: headings, paragraphs, lists, tables, images with their `alt`, links) with an outline from the headings. `pdf-ua-1`: the same, declared PDF/UA-1 in XMP metadata with the page's `<title>`; it passes PDF/UA-1 checks when the page itself is accessible (`lang`, `<title>`, `alt` text, table headers). Check the result with `validate`.
+             * @default none
+             * @enum {string}
+             */
+            accessibility?: "none" | "tagged" | "pdf-ua-1";
             /**
              * @description Extra time after the page has loaded for scripts to finish, in milliseconds.
              * @default 0
@@ -2198,7 +2233,7 @@ export interface components {
         /** @description A step of a chained job: the tool runs on the previous step's output. */
         ChainStep: {
             /** @enum {string} */
-            tool: "merge" | "split" | "rotate" | "compress" | "protect" | "unlock" | "info" | "pages" | "linearize" | "repair" | "flatten" | "metadata" | "watermark" | "page-numbers" | "pdf-to-images" | "images-to-pdf" | "extract-text" | "extract-images" | "ocr" | "pdfa" | "office-to-pdf" | "html-to-pdf" | "sign" | "verify-signatures" | "form-fields" | "fill-form" | "redact" | "detect-pii" | "pdf-to-office" | "compare";
+            tool: "merge" | "split" | "rotate" | "compress" | "protect" | "unlock" | "info" | "pages" | "linearize" | "repair" | "flatten" | "metadata" | "watermark" | "page-numbers" | "pdf-to-images" | "images-to-pdf" | "extract-text" | "extract-images" | "ocr" | "pdfa" | "validate" | "office-to-pdf" | "html-to-pdf" | "sign" | "verify-signatures" | "form-fields" | "fill-form" | "redact" | "detect-pii" | "pdf-to-office" | "compare";
             /** @description Valid against the step's tool's options schema, as `options`. */
             options?: {
                 [key: string]: unknown;
@@ -2936,9 +2971,9 @@ export interface operations {
                      * @description A tool from `listTools`. Required unless `steps` is sent.
                      * @enum {string}
                      */
-                    tool?: "merge" | "split" | "rotate" | "compress" | "protect" | "unlock" | "info" | "pages" | "linearize" | "repair" | "flatten" | "metadata" | "watermark" | "page-numbers" | "pdf-to-images" | "images-to-pdf" | "extract-text" | "extract-images" | "ocr" | "pdfa" | "office-to-pdf" | "html-to-pdf" | "sign" | "verify-signatures" | "form-fields" | "fill-form" | "redact" | "detect-pii" | "pdf-to-office" | "compare";
-                    /** @description A JSON object valid against the options schema of the tool named in `tool`: `merge` → MergeOptions, `split` → SplitOptions, `rotate` → RotateOptions, `compress` → CompressOptions, `protect` → ProtectOptions, `unlock` → UnlockOptions, `info` → InfoOptions, `pages` → PagesOptions, `linearize` → LinearizeOptions, `repair` → RepairOptions, `flatten` → FlattenOptions, `metadata` → MetadataOptions, `watermark` → WatermarkOptions, `page-numbers` → PageNumbersOptions, `pdf-to-images` → PdfToImagesOptions, `images-to-pdf` → ImagesToPdfOptions, `extract-text` → ExtractTextOptions, `extract-images` → ExtractImagesOptions, `ocr` → OcrOptions, `pdfa` → PdfaOptions, `office-to-pdf` → OfficeToPdfOptions, `html-to-pdf` → HtmlToPdfOptions, `sign` → SignOptions, `verify-signatures` → VerifySignaturesOptions, `form-fields` → FormFieldsOptions, `fill-form` → FillFormOptions, `redact` → RedactOptions, `detect-pii` → DetectPiiOptions, `pdf-to-office` → PdfToOfficeOptions, `compare` → CompareOptions. Omitted means `{}`; defaults are filled in. */
-                    options?: components["schemas"]["MergeOptions"] | components["schemas"]["SplitOptions"] | components["schemas"]["RotateOptions"] | components["schemas"]["CompressOptions"] | components["schemas"]["ProtectOptions"] | components["schemas"]["UnlockOptions"] | components["schemas"]["InfoOptions"] | components["schemas"]["PagesOptions"] | components["schemas"]["LinearizeOptions"] | components["schemas"]["RepairOptions"] | components["schemas"]["FlattenOptions"] | components["schemas"]["MetadataOptions"] | components["schemas"]["WatermarkOptions"] | components["schemas"]["PageNumbersOptions"] | components["schemas"]["PdfToImagesOptions"] | components["schemas"]["ImagesToPdfOptions"] | components["schemas"]["ExtractTextOptions"] | components["schemas"]["ExtractImagesOptions"] | components["schemas"]["OcrOptions"] | components["schemas"]["PdfaOptions"] | components["schemas"]["OfficeToPdfOptions"] | components["schemas"]["HtmlToPdfOptions"] | components["schemas"]["SignOptions"] | components["schemas"]["VerifySignaturesOptions"] | components["schemas"]["FormFieldsOptions"] | components["schemas"]["FillFormOptions"] | components["schemas"]["RedactOptions"] | components["schemas"]["DetectPiiOptions"] | components["schemas"]["PdfToOfficeOptions"] | components["schemas"]["CompareOptions"];
+                    tool?: "merge" | "split" | "rotate" | "compress" | "protect" | "unlock" | "info" | "pages" | "linearize" | "repair" | "flatten" | "metadata" | "watermark" | "page-numbers" | "pdf-to-images" | "images-to-pdf" | "extract-text" | "extract-images" | "ocr" | "pdfa" | "validate" | "office-to-pdf" | "html-to-pdf" | "sign" | "verify-signatures" | "form-fields" | "fill-form" | "redact" | "detect-pii" | "pdf-to-office" | "compare";
+                    /** @description A JSON object valid against the options schema of the tool named in `tool`: `merge` → MergeOptions, `split` → SplitOptions, `rotate` → RotateOptions, `compress` → CompressOptions, `protect` → ProtectOptions, `unlock` → UnlockOptions, `info` → InfoOptions, `pages` → PagesOptions, `linearize` → LinearizeOptions, `repair` → RepairOptions, `flatten` → FlattenOptions, `metadata` → MetadataOptions, `watermark` → WatermarkOptions, `page-numbers` → PageNumbersOptions, `pdf-to-images` → PdfToImagesOptions, `images-to-pdf` → ImagesToPdfOptions, `extract-text` → ExtractTextOptions, `extract-images` → ExtractImagesOptions, `ocr` → OcrOptions, `pdfa` → PdfaOptions, `validate` → ValidateOptions, `office-to-pdf` → OfficeToPdfOptions, `html-to-pdf` → HtmlToPdfOptions, `sign` → SignOptions, `verify-signatures` → VerifySignaturesOptions, `form-fields` → FormFieldsOptions, `fill-form` → FillFormOptions, `redact` → RedactOptions, `detect-pii` → DetectPiiOptions, `pdf-to-office` → PdfToOfficeOptions, `compare` → CompareOptions. Omitted means `{}`; defaults are filled in. */
+                    options?: components["schemas"]["MergeOptions"] | components["schemas"]["SplitOptions"] | components["schemas"]["RotateOptions"] | components["schemas"]["CompressOptions"] | components["schemas"]["ProtectOptions"] | components["schemas"]["UnlockOptions"] | components["schemas"]["InfoOptions"] | components["schemas"]["PagesOptions"] | components["schemas"]["LinearizeOptions"] | components["schemas"]["RepairOptions"] | components["schemas"]["FlattenOptions"] | components["schemas"]["MetadataOptions"] | components["schemas"]["WatermarkOptions"] | components["schemas"]["PageNumbersOptions"] | components["schemas"]["PdfToImagesOptions"] | components["schemas"]["ImagesToPdfOptions"] | components["schemas"]["ExtractTextOptions"] | components["schemas"]["ExtractImagesOptions"] | components["schemas"]["OcrOptions"] | components["schemas"]["PdfaOptions"] | components["schemas"]["ValidateOptions"] | components["schemas"]["OfficeToPdfOptions"] | components["schemas"]["HtmlToPdfOptions"] | components["schemas"]["SignOptions"] | components["schemas"]["VerifySignaturesOptions"] | components["schemas"]["FormFieldsOptions"] | components["schemas"]["FillFormOptions"] | components["schemas"]["RedactOptions"] | components["schemas"]["DetectPiiOptions"] | components["schemas"]["PdfToOfficeOptions"] | components["schemas"]["CompareOptions"];
                     /** @description Instead of `tool` and `options`: a JSON array of 1–10 `ChainStep` (`[{"tool":"rotate","options":{"angle":90}},{"tool":"compress"}]`), the tools to run in order, each on the previous step's output (docs/api.md §2). The input `password` goes on the first step only; a later step's own secret options (protect's passwords) are scrubbed like the first's. */
                     steps?: string;
                     /** @description Instead of `tool` or `steps`: a saved recipe (`listRecipes`) by id or name, optionally `@version` (`scan-cleanup@2`); without a version, the newest. Its steps are checked against today’s tools, and the job records the version in `recipe` (docs/api.md §13). */
@@ -4305,9 +4340,9 @@ export interface operations {
                      * @description A tool from `listTools`. Required unless `steps` is sent.
                      * @enum {string}
                      */
-                    tool?: "merge" | "split" | "rotate" | "compress" | "protect" | "unlock" | "info" | "pages" | "linearize" | "repair" | "flatten" | "metadata" | "watermark" | "page-numbers" | "pdf-to-images" | "images-to-pdf" | "extract-text" | "extract-images" | "ocr" | "pdfa" | "office-to-pdf" | "html-to-pdf" | "sign" | "verify-signatures" | "form-fields" | "fill-form" | "redact" | "detect-pii" | "pdf-to-office" | "compare";
-                    /** @description A JSON object valid against the options schema of the tool named in `tool`: `merge` → MergeOptions, `split` → SplitOptions, `rotate` → RotateOptions, `compress` → CompressOptions, `protect` → ProtectOptions, `unlock` → UnlockOptions, `info` → InfoOptions, `pages` → PagesOptions, `linearize` → LinearizeOptions, `repair` → RepairOptions, `flatten` → FlattenOptions, `metadata` → MetadataOptions, `watermark` → WatermarkOptions, `page-numbers` → PageNumbersOptions, `pdf-to-images` → PdfToImagesOptions, `images-to-pdf` → ImagesToPdfOptions, `extract-text` → ExtractTextOptions, `extract-images` → ExtractImagesOptions, `ocr` → OcrOptions, `pdfa` → PdfaOptions, `office-to-pdf` → OfficeToPdfOptions, `html-to-pdf` → HtmlToPdfOptions, `sign` → SignOptions, `verify-signatures` → VerifySignaturesOptions, `form-fields` → FormFieldsOptions, `fill-form` → FillFormOptions, `redact` → RedactOptions, `detect-pii` → DetectPiiOptions, `pdf-to-office` → PdfToOfficeOptions, `compare` → CompareOptions. Omitted means `{}`; defaults are filled in. */
-                    options?: components["schemas"]["MergeOptions"] | components["schemas"]["SplitOptions"] | components["schemas"]["RotateOptions"] | components["schemas"]["CompressOptions"] | components["schemas"]["ProtectOptions"] | components["schemas"]["UnlockOptions"] | components["schemas"]["InfoOptions"] | components["schemas"]["PagesOptions"] | components["schemas"]["LinearizeOptions"] | components["schemas"]["RepairOptions"] | components["schemas"]["FlattenOptions"] | components["schemas"]["MetadataOptions"] | components["schemas"]["WatermarkOptions"] | components["schemas"]["PageNumbersOptions"] | components["schemas"]["PdfToImagesOptions"] | components["schemas"]["ImagesToPdfOptions"] | components["schemas"]["ExtractTextOptions"] | components["schemas"]["ExtractImagesOptions"] | components["schemas"]["OcrOptions"] | components["schemas"]["PdfaOptions"] | components["schemas"]["OfficeToPdfOptions"] | components["schemas"]["HtmlToPdfOptions"] | components["schemas"]["SignOptions"] | components["schemas"]["VerifySignaturesOptions"] | components["schemas"]["FormFieldsOptions"] | components["schemas"]["FillFormOptions"] | components["schemas"]["RedactOptions"] | components["schemas"]["DetectPiiOptions"] | components["schemas"]["PdfToOfficeOptions"] | components["schemas"]["CompareOptions"];
+                    tool?: "merge" | "split" | "rotate" | "compress" | "protect" | "unlock" | "info" | "pages" | "linearize" | "repair" | "flatten" | "metadata" | "watermark" | "page-numbers" | "pdf-to-images" | "images-to-pdf" | "extract-text" | "extract-images" | "ocr" | "pdfa" | "validate" | "office-to-pdf" | "html-to-pdf" | "sign" | "verify-signatures" | "form-fields" | "fill-form" | "redact" | "detect-pii" | "pdf-to-office" | "compare";
+                    /** @description A JSON object valid against the options schema of the tool named in `tool`: `merge` → MergeOptions, `split` → SplitOptions, `rotate` → RotateOptions, `compress` → CompressOptions, `protect` → ProtectOptions, `unlock` → UnlockOptions, `info` → InfoOptions, `pages` → PagesOptions, `linearize` → LinearizeOptions, `repair` → RepairOptions, `flatten` → FlattenOptions, `metadata` → MetadataOptions, `watermark` → WatermarkOptions, `page-numbers` → PageNumbersOptions, `pdf-to-images` → PdfToImagesOptions, `images-to-pdf` → ImagesToPdfOptions, `extract-text` → ExtractTextOptions, `extract-images` → ExtractImagesOptions, `ocr` → OcrOptions, `pdfa` → PdfaOptions, `validate` → ValidateOptions, `office-to-pdf` → OfficeToPdfOptions, `html-to-pdf` → HtmlToPdfOptions, `sign` → SignOptions, `verify-signatures` → VerifySignaturesOptions, `form-fields` → FormFieldsOptions, `fill-form` → FillFormOptions, `redact` → RedactOptions, `detect-pii` → DetectPiiOptions, `pdf-to-office` → PdfToOfficeOptions, `compare` → CompareOptions. Omitted means `{}`; defaults are filled in. */
+                    options?: components["schemas"]["MergeOptions"] | components["schemas"]["SplitOptions"] | components["schemas"]["RotateOptions"] | components["schemas"]["CompressOptions"] | components["schemas"]["ProtectOptions"] | components["schemas"]["UnlockOptions"] | components["schemas"]["InfoOptions"] | components["schemas"]["PagesOptions"] | components["schemas"]["LinearizeOptions"] | components["schemas"]["RepairOptions"] | components["schemas"]["FlattenOptions"] | components["schemas"]["MetadataOptions"] | components["schemas"]["WatermarkOptions"] | components["schemas"]["PageNumbersOptions"] | components["schemas"]["PdfToImagesOptions"] | components["schemas"]["ImagesToPdfOptions"] | components["schemas"]["ExtractTextOptions"] | components["schemas"]["ExtractImagesOptions"] | components["schemas"]["OcrOptions"] | components["schemas"]["PdfaOptions"] | components["schemas"]["ValidateOptions"] | components["schemas"]["OfficeToPdfOptions"] | components["schemas"]["HtmlToPdfOptions"] | components["schemas"]["SignOptions"] | components["schemas"]["VerifySignaturesOptions"] | components["schemas"]["FormFieldsOptions"] | components["schemas"]["FillFormOptions"] | components["schemas"]["RedactOptions"] | components["schemas"]["DetectPiiOptions"] | components["schemas"]["PdfToOfficeOptions"] | components["schemas"]["CompareOptions"];
                     /** @description Instead of `tool` and `options`: a JSON array of 1–10 `ChainStep` (`[{"tool":"rotate","options":{"angle":90}},{"tool":"compress"}]`), the tools to run in order, each on the previous step's output (docs/api.md §2). The input `password` goes on the first step only; a later step's own secret options (protect's passwords) are scrubbed like the first's. */
                     steps?: string;
                     /** @description Instead of `tool` or `steps`: a saved recipe (`listRecipes`) by id or name, optionally `@version` (`scan-cleanup@2`); without a version, the newest. Its steps are checked against today’s tools, and the job records the version in `recipe` (docs/api.md §13). */
