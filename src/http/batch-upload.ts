@@ -11,6 +11,7 @@ import type { ToolCatalog } from '../tools/lib/catalog.js';
 import { finish, type ReceivedJob, readField, storeFile, UploadState } from './upload.js';
 import { type FieldValue, fieldValue, fileText, partText, TEXT_PARTS } from './upload-fields.js';
 import type { UploadLimits } from './upload-guard.js';
+import { takeUploadPart, UPLOAD_ID_PART, type UploadSource } from './upload-ids.js';
 import { readTransferPart } from './upload-transfers.js';
 
 /**
@@ -29,12 +30,16 @@ interface PendingItem {
   state: UploadState;
 }
 
-/** Each item is one job with one file: `file_url` and `file` parts are counted against `maxJobs`. */
+/** The parts that each make one job of the batch. */
+const ITEM_PARTS = ['file', 'file_url', UPLOAD_ID_PART];
+
+/** Each item is one job with one file: `file`, `file_url` and `upload_id` parts count against `maxJobs`. */
 export async function receiveBatchUpload(
   request: FastifyRequest,
   catalog: ToolCatalog,
   blobs: BlobStore,
   limits: UploadLimits & { maxJobs: number },
+  uploads?: UploadSource,
 ): Promise<BatchItem[]> {
   // Without an Idempotency-Key no fingerprint is compared, so the files need no SHA-256.
   const template = new UploadState(request.idempotency !== undefined);
@@ -53,8 +58,8 @@ export async function receiveBatchUpload(
       },
     });
     for await (const part of parts) {
-      if (part.fieldname === 'file' || part.fieldname === 'file_url') {
-        const item = await receiveItem(part, template, items, blobs, limits);
+      if (ITEM_PARTS.includes(part.fieldname) && (part.fieldname !== UPLOAD_ID_PART || uploads)) {
+        const item = await receiveItem(part, template, items, { blobs, limits, uploads });
         batchBytes += item.state.inputs[0]?.size ?? 0;
         if (batchBytes > limits.maxTotalBytes) throw batchTooLarge(limits.maxTotalBytes);
       } else if (part.fieldname === 'export') {
@@ -101,12 +106,17 @@ export async function receiveBatchUpload(
   }
 }
 
+interface ItemSources {
+  blobs: BlobStore;
+  limits: UploadLimits & { maxJobs: number };
+  uploads: UploadSource | undefined;
+}
+
 async function receiveItem(
   part: MultipartFile | MultipartValue,
   template: UploadState,
   items: PendingItem[],
-  blobs: BlobStore,
-  limits: UploadLimits & { maxJobs: number },
+  { blobs, limits, uploads }: ItemSources,
 ): Promise<PendingItem> {
   if (items.length >= limits.maxJobs) {
     throw new QuireError('too_many_files', `At most ${limits.maxJobs} files per batch.`, {
@@ -121,6 +131,9 @@ async function receiveItem(
   if (part.type === 'file' && part.fieldname === 'file') {
     await storeFile(part, state, jobId, blobs, limits);
     await state.stored();
+  } else if (part.fieldname === UPLOAD_ID_PART && uploads) {
+    const text = partText(UPLOAD_ID_PART, await partValue(part));
+    await takeUploadPart(text, state, jobId, { ...limits, maxFiles: 1 }, uploads);
   } else {
     await readTransferPart('file_url', partText('file_url', await partValue(part)), state, jobFolder(jobId), {
       ...limits,
@@ -139,6 +152,7 @@ function withTextParts(template: UploadState, item: UploadState): UploadState {
     inputs: item.inputs,
     sha256: item.sha256,
     totalBytes: item.totalBytes,
+    uploadTakes: item.uploadTakes,
     transfers: item.transfers,
     storing: item.storing,
   });

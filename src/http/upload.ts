@@ -24,6 +24,7 @@ import {
 } from './upload-fields.js';
 import { UploadGuard, type UploadLimits } from './upload-guard.js';
 import { takeUploadPart, UPLOAD_ID_PART, type UploadSource } from './upload-ids.js';
+import type { UploadTake } from '../uploads/uploads.js';
 import {
   type ReceivedTransfers,
   readTransferPart,
@@ -44,6 +45,8 @@ export interface ReceivedJob {
   /** With a `steps` part: the steps after the first (`entry`, `options`). */
   nextSteps?: JobStep[];
   transfers: ReceivedTransfers;
+  /** `upload_id` parts: taken only when the job is stored (upload-ids.ts). */
+  uploadTakes: UploadTake[];
   /** Digest of the transfer parts, for the Idempotency-Key fingerprint. */
   transfersFingerprint: string;
 }
@@ -56,6 +59,7 @@ export class UploadState {
   readonly inputs: InputFile[] = [];
   readonly sha256: string[] = [];
   totalBytes = 0;
+  readonly uploadTakes: UploadTake[] = [];
   readonly seen = new Set<string>();
   nextSteps: JobStep[] | undefined;
   readonly transfers = new TransferParts();
@@ -101,7 +105,7 @@ export async function receiveJobUpload(
       } else if (part.fieldname === UPLOAD_ID_PART && uploads) {
         const text = partText(part.fieldname, value ?? (await fileText(part as MultipartFile)));
         const maxFiles = Math.min(limits.maxFiles, maxFilesOf(state.entry, limits));
-        await takeUploadPart(text, state, jobId, blobs, { ...limits, maxFiles }, uploads);
+        await takeUploadPart(text, state, jobId, { ...limits, maxFiles }, uploads);
       } else if (value) readField(part.fieldname, value, state, catalog);
       // Clients that send JSON as a Blob (FormData) produce a file part; read it as the text it is.
       else if (TEXT_PARTS.includes(part.fieldname))
@@ -236,7 +240,7 @@ export function finish(state: UploadState, catalog: ToolCatalog, plan: ChainLimi
   }
   const chain = [{ tool: entry.tool, options }, ...(state.nextSteps ?? []).map((s) => stepOf(catalog, s))];
   checkLeastOutput(chain, plan);
-  const { metadata, inputs, sha256, nextSteps } = state;
+  const { metadata, inputs, sha256, nextSteps, uploadTakes } = state;
   return {
     entry,
     options,
@@ -245,6 +249,7 @@ export function finish(state: UploadState, catalog: ToolCatalog, plan: ChainLimi
     sha256,
     ...(nextSteps ? { nextSteps } : {}),
     transfers: state.transfers.result(),
+    uploadTakes,
     transfersFingerprint: state.transfers.fingerprint(),
   };
 }

@@ -14,6 +14,7 @@ import { terminalStatuses } from '../../model/job.js';
 import { type BatchItem, receiveBatchUpload } from '../batch-upload.js';
 import type { AppDeps } from '../deps.js';
 import { completedResponse, fingerprintOf, sendReplay } from '../idempotency.js';
+import { takeUploads } from '../upload-ids.js';
 import { batchSchemas } from './batch-schemas.js';
 import { bytesOf, jobFingerprint, newJobOf } from './jobs.js';
 
@@ -74,12 +75,18 @@ function registerCreate(app: FastifyInstance, deps: AppDeps, service: JobService
       const replaying = request.idempotency?.completed !== undefined;
       const quotas = new AccountQuotas({ jobs: deps.db.jobs, uploads: deps.db.uploads });
       if (!replaying) await quotas.check(auth.accountId, limits.plan, { bytes: 0, jobs: 1 });
-      const items = await receiveBatchUpload(request, catalog, blobs, {
-        ...limits,
-        plan: limits.plan.name,
-        allowPrivateWebhooks: config.webhooks.allowPrivate,
-        maxJobs: config.transfers.batchMaxJobs,
-      });
+      const items = await receiveBatchUpload(
+        request,
+        catalog,
+        blobs,
+        {
+          ...limits,
+          plan: limits.plan.name,
+          allowPrivateWebhooks: config.webhooks.allowPrivate,
+          maxJobs: config.transfers.batchMaxJobs,
+        },
+        { uploads: deps.uploads, accountId: auth.accountId, replaying },
+      );
       const discard = () => Promise.all(items.map((i) => service.discardUpload(i.received.inputs)));
       const fingerprint = fingerprintOf({ batch: items.map((i) => jobFingerprint(i.received)) });
       let replay: ReturnType<typeof completedResponse>;
@@ -95,6 +102,8 @@ function registerCreate(app: FastifyInstance, deps: AppDeps, service: JobService
         if (replay || request.idempotency?.settled) await discard();
       }
       if (replay) return sendReplay(reply, replay);
+      const takes = items.flatMap((i) => i.received.uploadTakes);
+      await takeUploads({ uploads: deps.uploads, accountId: auth.accountId }, takes, discard);
       const batch = await createBatch(deps, service, auth.accountId, items);
       request.log.info({ batch: batch.id, jobs: items.length }, 'batch created');
       const jobs = await deps.db.batches.listJobs(auth.accountId, batch.id);
