@@ -96,11 +96,12 @@ export async function registerDocs(app: FastifyInstance, deps: AppDeps): Promise
     }
   });
   let document: Record<string, unknown> | undefined;
-  app.get('/openapi.json', { config: { scope: 'public' }, schema: opsSchemas.openapi }, async () => {
+  const built = () => {
     document ??= buildDocument(routes, deps.catalog);
     return document;
-  });
-  await registerDocsPage(app);
+  };
+  app.get('/openapi.json', { config: { scope: 'public' }, schema: opsSchemas.openapi }, async () => built());
+  await registerDocsPage(app, built);
 }
 
 export function buildDocument(
