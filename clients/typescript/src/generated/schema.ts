@@ -317,7 +317,7 @@ export interface paths {
         put?: never;
         /**
          * Create a batch of jobs
-         * @description The body is a job request’s (`createJob`): `tool` (or `steps`), `options`, `metadata` and `webhook_url` apply to every job, and each `file` or `file_url` part becomes one job (at most QUIRE_BATCH_MAX_JOBS, together within the plan’s upload total). `export` is refused: a presigned URL names one object. Any refusal refuses the whole batch and stores nothing. Each job is an ordinary job of the account: plan limits, concurrency and fair claiming apply to each.
+         * @description The body is a job request’s (`createJob`): `tool` (or `steps`), `options`, `metadata` and `webhook_url` apply to every job, and each `file`, `file_url` or `upload_id` part becomes one job (at most QUIRE_BATCH_MAX_JOBS, together within the plan’s upload total). `export` is refused: a presigned URL names one object. Any refusal refuses the whole batch and stores nothing. Each job is an ordinary job of the account: plan limits, concurrency and fair claiming apply to each.
          *
          *     Scope `jobs:write`.
          */
@@ -2723,7 +2723,7 @@ export interface operations {
                     webhook_url?: string;
                     /** @description The input files, in order: one `file` part each. How many and which types each tool takes: `listTools` (`inputs`). */
                     file?: Blob[];
-                    /** @description Finished resumable uploads (`createUpload`), each taking its place among the `file` parts in order. The upload is moved into the job and is gone afterwards; an unfinished one is 409 `upload_incomplete`. */
+                    /** @description Finished resumable uploads (`createUpload`), each taking its place among the `file` parts in order. The upload is moved into the job when the job is created and is gone afterwards; a refused request leaves it usable. An unfinished one is 409 `upload_incomplete`. */
                     upload_id?: string[];
                 };
             };
@@ -4088,6 +4088,8 @@ export interface operations {
                     webhook_url?: string;
                     /** @description One `file` part per job, in any mix with `file_url` parts: the batch holds one job per file, in upload order. */
                     file?: Blob[];
+                    /** @description Finished resumable uploads (`createUpload`): one job each, in order among the `file` and `file_url` parts. Taken when the batch is created; a refused batch leaves them usable. */
+                    upload_id?: string[];
                 };
             };
         };
@@ -4146,6 +4148,19 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem with `code` `not_found`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Problem with `code` `request_timeout`. */
             408: {
                 headers: {
@@ -4159,7 +4174,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem with `code` `idempotency_key_in_use`. */
+            /** @description Problem with `code` `upload_incomplete`, `idempotency_key_in_use`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4167,6 +4182,19 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with `code` `upload_expired`. */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5042,8 +5070,11 @@ export interface operations {
             content: {
                 "application/json": {
                     name: string;
-                    /** @description A configured plan name. */
-                    plan?: string;
+                    /**
+                     * @description A plan configured on this server (`listPlans`).
+                     * @enum {string}
+                     */
+                    plan?: "free" | "pro" | "business";
                 };
             };
         };
@@ -5272,8 +5303,11 @@ export interface operations {
             content: {
                 "application/json": {
                     name?: string;
-                    /** @description A configured plan name. */
-                    plan?: string;
+                    /**
+                     * @description A plan configured on this server (`listPlans`).
+                     * @enum {string}
+                     */
+                    plan?: "free" | "pro" | "business";
                 };
             };
         };
