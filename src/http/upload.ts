@@ -8,6 +8,7 @@ import { QuireError } from '../errors/quire-error.js';
 import type { InputFile, JobStep } from '../model/job.js';
 import type { CatalogEntry, ToolCatalog } from '../tools/lib/catalog.js';
 import { type ChainLimits, checkLeastOutput } from '../tools/lib/least-output.js';
+import type { UploadTake } from '../uploads/uploads.js';
 import { readStepsPart, underStep } from './steps-field.js';
 import {
   boundedObject,
@@ -24,7 +25,6 @@ import {
 } from './upload-fields.js';
 import { UploadGuard, type UploadLimits } from './upload-guard.js';
 import { takeUploadPart, UPLOAD_ID_PART, type UploadSource } from './upload-ids.js';
-import type { UploadTake } from '../uploads/uploads.js';
 import {
   type ReceivedTransfers,
   readTransferPart,
