@@ -14,6 +14,7 @@ const jobsMayImport = [
   'auth',
   'webhooks',
   'uploads',
+  'outbound',
 ];
 
 const allowed = {
@@ -27,7 +28,8 @@ const allowed = {
   blobs: ['errors', 'model', 'config'],
   store: ['errors', 'model', 'config'],
   auth: ['errors', 'model', 'config', 'store'],
-  webhooks: ['errors', 'model', 'config', 'observability', 'store', 'process'],
+  outbound: [],
+  webhooks: ['errors', 'model', 'config', 'observability', 'store', 'process', 'outbound'],
   uploads: ['errors', 'model', 'config', 'observability', 'store', 'blobs'],
   jobs: jobsMayImport,
   http: [...jobsMayImport, 'jobs'],
@@ -58,6 +60,14 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/' },
       to: { circular: true },
+    },
+    {
+      name: 'one-outbound-client',
+      comment:
+        'requests leave Quire only through src/outbound (the guarded client): no other module opens an http(s) or TLS client; net stays for local sockets (docs/architecture.md)',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/(outbound|http|cli)/' },
+      to: { dependencyTypes: ['core'], path: '^(node:)?(https?|http2|tls)$', dependencyTypesNot: ['type-only'] },
     },
     {
       name: 'known-folders-only',

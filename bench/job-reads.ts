@@ -1,13 +1,15 @@
 // Reads: `GET /api/v1/jobs/{id}` of a finished job under autocannon (10 keep-alive connections)
 // against `quire serve` on the embedded default, interleaved with `/healthz` on the same server, the
 // cheapest route there is and what a synchronous peer's status endpoint costs. Also the revalidation
-// a polling client makes with `If-None-Match` (304). Target (issue 16): ≥ 5,000 req/s with p99 < 10 ms.
+// a polling client makes with `If-None-Match` (304). Target (issues 16, 32): ≥ 5,000 req/s with p99 <
+// 10 ms at the default log level (info, an access line per request); the same read on a second
+// server at `warn` shows what the access lines cost.
 import os from 'node:os';
 import autocannon from 'autocannon';
 import { BenchClient } from './support/client.js';
 import { corpusFile } from './support/paths.js';
 import { treeCpuMs } from './support/process-tree.js';
-import { startServer } from './support/server.js';
+import { type BenchServer, startServer } from './support/server.js';
 import { fmt } from './support/stats.js';
 import type { BenchResult } from './types.js';
 
@@ -24,6 +26,7 @@ const TARGET_P99_MS = 10;
 const GENEROUS_PLAN = { QUIRE_PLAN_BUSINESS_REQUESTS_PER_WINDOW: '1000000' };
 
 interface Target {
+  server: BenchServer;
   label: string;
   path: string;
   headers: Record<string, string>;
@@ -58,38 +61,48 @@ async function hammer(baseUrl: string, target: Target): Promise<autocannon.Resul
   return Object.assign(result, { wrong });
 }
 
+/** A finished job on `server` and the targets reading it; `suffix` names the server in labels. */
+async function targetsOn(server: BenchServer, suffix: string, all: boolean): Promise<Target[]> {
+  const client = new BenchClient(server.baseUrl, server.key);
+  const created = await client.createJob('rotate', { angle: 90 }, [
+    corpusFile('pdf20ex__Simple_PDF_2.0_file.pdf'),
+  ]);
+  const job = await client.waitTerminal(created.id);
+  const auth = { authorization: `Bearer ${server.key}` };
+  const first = await fetch(`${server.baseUrl}/api/v1/jobs/${job.id}`, { headers: auth });
+  const etag = first.headers.get('etag');
+  await first.arrayBuffer();
+  const read = { server, path: `/api/v1/jobs/${job.id}`, headers: auth, expect: 200 };
+  if (!all) return [{ ...read, label: `GET /api/v1/jobs/{id}${suffix}` }];
+  const targets: Target[] = [
+    { server, label: '/healthz (reference)', path: '/healthz', headers: {}, expect: 200 },
+    { ...read, label: 'GET /api/v1/jobs/{id}' },
+  ];
+  if (etag)
+    targets.push({
+      ...read,
+      label: 'GET job, If-None-Match (304)',
+      headers: { ...auth, 'if-none-match': etag },
+      expect: 304,
+    });
+  return targets;
+}
+
 export async function jobReads(): Promise<BenchResult> {
-  const server = await startServer('serve', GENEROUS_PLAN);
+  // The default configuration (info), and a second server at warn for what the access lines cost.
+  const server = await startServer('serve', { ...GENEROUS_PLAN, QUIRE_LOG_LEVEL: 'info' });
+  const quiet = await startServer('serve', { ...GENEROUS_PLAN, QUIRE_LOG_LEVEL: 'warn' });
   try {
-    const client = new BenchClient(server.baseUrl, server.key);
-    const created = await client.createJob('rotate', { angle: 90 }, [
-      corpusFile('pdf20ex__Simple_PDF_2.0_file.pdf'),
-    ]);
-    const job = await client.waitTerminal(created.id);
-    const auth = { authorization: `Bearer ${server.key}` };
-    const first = await fetch(`${server.baseUrl}/api/v1/jobs/${job.id}`, { headers: auth });
-    const etag = first.headers.get('etag');
-    await first.arrayBuffer();
-    const targets: Target[] = [
-      { label: '/healthz (reference)', path: '/healthz', headers: {}, expect: 200 },
-      { label: 'GET /api/v1/jobs/{id}', path: `/api/v1/jobs/${job.id}`, headers: auth, expect: 200 },
-    ];
-    if (etag)
-      targets.push({
-        label: 'GET job, If-None-Match (304)',
-        path: `/api/v1/jobs/${job.id}`,
-        headers: { ...auth, 'if-none-match': etag },
-        expect: 304,
-      });
+    const targets = [...(await targetsOn(server, '', true)), ...(await targetsOn(quiet, ' at warn', false))];
     const measured = new Map<string, Measured>(
       targets.map((t) => [t.label, { requests: 0, cpuMs: 0, seconds: 0, p50: [], p99: [], wrong: 0 }]),
     );
     for (let round = 0; round < ROUNDS; round++) {
       for (const target of targets) {
-        const cpuBefore = treeCpuMs(server.pid);
-        const result = await hammer(server.baseUrl, target);
+        const cpuBefore = treeCpuMs(target.server.pid);
+        const result = await hammer(target.server.baseUrl, target);
         const m = measured.get(target.label)!;
-        m.cpuMs += treeCpuMs(server.pid) - cpuBefore;
+        m.cpuMs += treeCpuMs(target.server.pid) - cpuBefore;
         m.requests += result.requests.total;
         m.seconds += result.duration;
         m.p50.push(result.latency.p50);
@@ -100,6 +113,7 @@ export async function jobReads(): Promise<BenchResult> {
     return report(measured, os.loadavg()[0]!);
   } finally {
     await server.stop();
+    await quiet.stop();
   }
 }
 
@@ -107,7 +121,7 @@ function report(measured: Map<string, Measured>, load: number): BenchResult {
   const rate = (m: Measured) => m.requests / m.seconds;
   const [reference, job] = [...measured.values()];
   const lines = [
-    `${CONNECTIONS} connections, keep-alive, ${ROUNDS} × ${SECONDS} s per target, interleaved; load ${fmt(load, 2)}`,
+    `${CONNECTIONS} connections, keep-alive, ${ROUNDS} × ${SECONDS} s per target, interleaved; server at the default log level (info) unless named; load ${fmt(load, 2)}`,
   ];
   const summary: [string, string][] = [];
   for (const [label, m] of measured) {

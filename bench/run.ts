@@ -12,6 +12,7 @@ import { html } from './html.js';
 import { jobOverhead } from './job-overhead.js';
 import { jobReads } from './job-reads.js';
 import { mergeBench } from './merge.js';
+import { peer } from './peer.js';
 import { queueScaling } from './queue-scaling.js';
 import { rateLimit } from './rate-limit.js';
 import { render } from './render.js';
@@ -36,6 +37,7 @@ const BENCHMARKS: Record<string, () => Promise<BenchResult>> = {
   docx,
   render,
   uploads,
+  peer,
 };
 
 /** No benchmark should come close; past this the run is stuck and is abandoned. */

@@ -120,8 +120,9 @@ pip_pins() {
 # Python engines from PyPI, each in its own venv outside the checkout (the Docker image keeps the app
 # in /opt/quire), made from Debian's /usr/bin/python3 so the venv also runs inside the document
 # sandbox, which sees only /usr. Pinned; reinstalled only when the installed version differs.
-# PyMuPDF (AGPL-3.0) is the `redact` engine; pdf2docx (MIT) the `pdf-to-office` engine, with the
-# older PyMuPDF it needs (1.26 dropped the Rect.get_area it calls). See docs/tools.md.
+# PyMuPDF (AGPL-3.0) is the `redact` and `detect-pii` engine, with phonenumbers (Apache-2.0) and
+# python-stdnum (LGPL-2.1+) for the personal data it checks; pdf2docx (MIT) the `pdf-to-office`
+# engine, with the older PyMuPDF it needs (1.26 dropped the Rect.get_area it calls). See docs/tools.md.
 python_engine() { # venv, probe printing the version, wanted version, pip requirements...
   local venv=$1 probe=$2 version=$3; shift 3
   if [ "$("$venv/bin/python" -I -c "$probe" 2>/dev/null)" = "$version" ]; then return; fi
@@ -132,7 +133,9 @@ python_engine() { # venv, probe printing the version, wanted version, pip requir
   venv_ready "$venv" /usr/bin/python3
   "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "$@"
 }
-python_engine /opt/quire-pymupdf 'import pymupdf; print(pymupdf.VersionBind)' 1.26.5 "pymupdf==1.26.5"
+python_engine /opt/quire-pymupdf \
+  "import importlib.metadata as m; print(*(m.version(p) for p in ('pymupdf', 'phonenumbers', 'python-stdnum')))" \
+  "1.26.5 9.0.43 2.2" "pymupdf==1.26.5" "phonenumbers==9.0.43" "python-stdnum==2.2"
 python_engine /opt/quire-pdf2docx "import importlib.metadata as m; print(m.version('pdf2docx'))" 0.5.8 \
   "pdf2docx==0.5.8" "pymupdf==1.24.14"
 

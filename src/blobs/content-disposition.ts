@@ -3,7 +3,7 @@
 import contentDisposition from 'content-disposition';
 
 /**
- * `attachment; filename="…"; filename*=UTF-8''…`, as the contract shows. The quoted name is plain
+ * `attachment; filename="…"; filename*=UTF-8''…`, as docs/api.md shows. The quoted name is plain
  * ASCII (old clients mangle Latin-1); the library adds `filename*` only when the name is not ASCII,
  * so it is added here for the others. The whole value is ASCII, so it survives any header path.
  */

@@ -13,6 +13,7 @@ import type { EngineModule, EngineStatus } from '../engines/types.js';
 import { JobEvents } from '../model/job-change.js';
 import { createLogger, type Logger } from '../observability/logger.js';
 import { createMetrics, type Metrics } from '../observability/metrics.js';
+import { guardedLookup } from '../outbound/address-guard.js';
 import { EXEC_HELPER, execHelper } from '../process/limits.js';
 import { withLocalRateLimits } from '../store/local-rate-limiter.js';
 import { openDatabase } from '../store/open.js';
@@ -21,7 +22,6 @@ import { ToolCatalog } from '../tools/lib/catalog.js';
 import type { AnyToolDefinition } from '../tools/lib/types.js';
 import { tools } from '../tools/registry.js';
 import { openUploads, type Uploads } from '../uploads/uploads.js';
-import { guardedLookup } from '../webhooks/address-guard.js';
 
 export interface Runtime {
   config: Config;

@@ -6,6 +6,7 @@ import { type Accounts, accounts, resolveAccounts } from './sections/accounts.js
 import { browser, type HeavyEngines, ocr, office } from './sections/heavy-engines.js';
 import { http } from './sections/http.js';
 import { checkLimits, limits } from './sections/limits.js';
+import { recipes } from './sections/recipes.js';
 import { retention } from './sections/retention.js';
 import { resolveServer, type Server, server } from './sections/server.js';
 import { signing } from './sections/signing.js';
@@ -26,6 +27,7 @@ const byName = {
   retention,
   accounts,
   webhooks,
+  recipes,
   signing,
   transfers,
   uploads,
@@ -40,7 +42,7 @@ export type Config = Server &
   Accounts &
   Pick<
     Values,
-    'http' | 'worker' | 'limits' | 'retention' | 'webhooks' | 'signing' | 'transfers' | 'uploads'
+    'http' | 'worker' | 'limits' | 'retention' | 'webhooks' | 'recipes' | 'signing' | 'transfers' | 'uploads'
   > & {
     heavyEngines: HeavyEngines;
   };
@@ -60,6 +62,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     worker: values.worker,
     retention: values.retention,
     webhooks: values.webhooks,
+    recipes: values.recipes,
     signing: values.signing,
     transfers: values.transfers,
     uploads: values.uploads,

@@ -10,7 +10,7 @@ export interface Plan {
   name: string;
   /** Requests allowed per window (the `q` of RateLimit-Policy). */
   requestsPerWindow: number;
-  /** Window length in whole seconds (the `w`); 60 in the contract's table. */
+  /** Window length in whole seconds (the `w`); 60 in the table of docs/api.md §5. */
   windowSeconds: number;
   maxFileBytes: number;
   filesPerJob: number;
@@ -36,8 +36,7 @@ export interface Plan {
 const MINUTE = 60_000;
 
 /**
- * The contract's table; max pages and the whole-job and account quotas are ours (the contract leaves
- * them to the plan). The whole-job limits are set so the plan's largest honest job fits: a split of
+ * The plans of docs/api.md §5 (its table lists every field below). The whole-job limits are set so the plan's largest honest job fits: a split of
  * `max_pages` pages into as many parts, a result the size of a full upload several times over.
  */
 export const defaultPlans: Readonly<Record<string, Plan>> = {

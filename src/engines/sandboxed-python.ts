@@ -2,7 +2,7 @@
 // run: the engine's venv mounted read-only, and an exchange folder, the only writable path, holding
 // the job's input and the driver. Both are copied in so the sandbox user can read them (the job's
 // files and the checkout may be private to the service's user).
-import { chmod, copyFile, mkdir, readdir, stat } from 'node:fs/promises';
+import { chmod, copyFile, mkdir, mkdtemp, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { makeSandboxDir, requireSandbox, sandboxArgv, writeSandboxPasswd } from '../process/sandbox.js';
 
@@ -25,8 +25,8 @@ export async function sandboxedPython(
   run: SandboxedPythonRun,
 ): Promise<{ exchange: string; command: string; args: string[] }> {
   const identity = await requireSandbox(run.engine);
-  const dir = path.join(run.workDir, run.engine);
-  await mkdir(dir, { recursive: true, mode: 0o700 });
+  // A folder of its own per run: a tool may run the same engine twice in one job (detect-pii).
+  const dir = await mkdtemp(path.join(run.workDir, `${run.engine}-`));
   const exchange = await makeSandboxDir(path.join(dir, 'exchange'), identity);
   for (const [from, name] of run.copies) await copyReadable(from, path.join(exchange, name));
   const [command, args] = sandboxArgv(

@@ -60,6 +60,23 @@ export const errorCatalogue = {
     title: 'The webhook endpoint is disabled',
     retryable: false,
   },
+  // Recipes (docs/api.md §13).
+  recipe_not_found: { status: 404, title: 'No recipe of this account has this name or id', retryable: false },
+  recipe_name_taken: {
+    status: 409,
+    title: 'The account already has a recipe with this name',
+    retryable: false,
+  },
+  recipe_limit_exceeded: {
+    status: 409,
+    title: 'The account keeps as many recipes, or the recipe as many versions, as allowed',
+    retryable: false,
+  },
+  recipe_outdated: {
+    status: 422,
+    title: "The recipe's steps are no longer valid for the server's tools",
+    retryable: false,
+  },
   idempotency_key_in_use: {
     status: 409,
     title: 'A request with this Idempotency-Key is still in progress',

@@ -28,6 +28,7 @@ import { registerHomeRoute } from './routes/home.js';
 import { registerJobWebhookSecretRoutes } from './routes/job-webhook-secret.js';
 import { registerJobRoutes } from './routes/jobs.js';
 import { registerOpsRoutes } from './routes/ops.js';
+import { registerRecipeRoutes } from './routes/recipes.js';
 import { registerToolRoutes } from './routes/tools.js';
 import { registerWebhookRoutes } from './routes/webhooks.js';
 import { FIELD_READ_MAX_BYTES } from './upload-fields.js';
@@ -153,6 +154,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerToolRoutes(app, deps);
   registerJobRoutes(app, deps);
   registerBatchRoutes(app, deps);
+  registerRecipeRoutes(app, deps);
   registerJobWebhookSecretRoutes(app, deps);
   registerFileRoutes(app, deps);
   registerAccountRoutes(app, deps);

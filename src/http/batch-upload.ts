@@ -8,6 +8,7 @@ import { jobFolder } from '../blobs/keys.js';
 import type { BlobStore } from '../blobs/types.js';
 import { QuireError } from '../errors/quire-error.js';
 import type { ToolCatalog } from '../tools/lib/catalog.js';
+import { RECIPE_PART, type RecipeSource, readRecipePart } from './recipe-part.js';
 import { finish, type ReceivedJob, readField, storeFile, UploadState } from './upload.js';
 import { type FieldValue, fieldValue, fileText, partText, TEXT_PARTS } from './upload-fields.js';
 import type { UploadLimits } from './upload-guard.js';
@@ -39,6 +40,7 @@ export async function receiveBatchUpload(
   catalog: ToolCatalog,
   blobs: BlobStore,
   limits: UploadLimits & { maxJobs: number },
+  recipes?: RecipeSource,
   uploads?: UploadSource,
 ): Promise<BatchItem[]> {
   // Without an Idempotency-Key no fingerprint is compared, so the files need no SHA-256.
@@ -75,6 +77,8 @@ export async function receiveBatchUpload(
           ...limits,
           maxFiles: 0,
         });
+      } else if (part.fieldname === RECIPE_PART && recipes) {
+        await readRecipePart(partText(RECIPE_PART, await partValue(part)), template, catalog, recipes);
       } else if (part.type === 'field' || TEXT_PARTS.includes(part.fieldname)) {
         readField(part.fieldname, await partValue(part), template, catalog);
       } else {

@@ -1,4 +1,4 @@
-// Idempotency-Key on every keyed POST (docs/api.md §4): the key is claimed before the handler runs,
+// Idempotency-Key on every keyed POST and PUT (docs/api.md §4): the key is claimed before the handler runs,
 // the finished response is stored and replayed byte for byte, refusals release the key.
 // Routes whose fingerprint needs the body read first (the job upload) mark themselves `deferred`
 // and call `completedResponse` once they know it; every other POST is fingerprinted up front.
@@ -137,7 +137,8 @@ export function registerIdempotency(app: FastifyInstance, deps: AppDeps): void {
   // those never claim a key.
   app.addHook('preHandler', async (request, reply) => {
     const config = request.routeOptions.config;
-    if (request.method !== 'POST' || !request.auth || config.methodNotAllowed) return;
+    if ((request.method !== 'POST' && request.method !== 'PUT') || !request.auth || config.methodNotAllowed)
+      return;
     const key = parseIdempotencyKey(request.headers['idempotency-key']);
     if (key === undefined) return;
     const scope = {

@@ -4,7 +4,7 @@
 
 /** Far deeper than any tool's options schema; deep enough that nothing recursive is at risk. */
 export const JSON_MAX_DEPTH = 32;
-/** The contract's text-part limit (docs/api.md), applied to a part however it was sent. */
+/** The text-part limit of docs/api.md §2, applied to a part however it was sent. */
 export const JSON_MAX_BYTES = 64 * 1024;
 
 export interface JsonShapeError {

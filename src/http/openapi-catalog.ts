@@ -72,7 +72,7 @@ export function jobUploadBody(catalog: ToolCatalog, kind: UploadKind = 'job'): R
     type: 'object',
     // Not a oneOf of `required`: generators (openapi-python-client, Scalar's form) lose the body's
     // own model over it, and the server refuses both or neither with 400 invalid_request anyway.
-    description: 'Either `tool` (with `options`) or `steps`, never both; one of them is required.',
+    description: 'One of `tool` (with `options`), `steps` or `recipe`, never two; one of them is required.',
     properties: {
       tool: {
         type: 'string',
@@ -86,6 +86,12 @@ export function jobUploadBody(catalog: ToolCatalog, kind: UploadKind = 'job'): R
         anyOf: tools.map((t) => ref(optionsComponentName(t.name))),
       },
       steps: stepsPart,
+      recipe: {
+        type: 'string',
+        maxLength: 80,
+        description:
+          'Instead of `tool` or `steps`: a saved recipe (`listRecipes`) by id or name, optionally `@version` (`scan-cleanup@2`); without a version, the newest. Its steps are checked against today’s tools, and the job records the version in `recipe` (docs/api.md §13).',
+      },
       metadata: {
         type: 'object',
         description: 'Up to 16 string pairs (keys 1–40 characters, values up to 500), shown on the job.',
@@ -117,6 +123,7 @@ export function jobUploadBody(catalog: ToolCatalog, kind: UploadKind = 'job'): R
         encoding: {
           options: { contentType: 'application/json' },
           steps: { contentType: 'application/json' },
+          recipe: { contentType: 'text/plain' },
           metadata: { contentType: 'application/json' },
           file_url: transferEncoding,
           ...(kind === 'job' ? { export: transferEncoding } : {}),

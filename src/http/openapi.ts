@@ -19,6 +19,7 @@ import {
 } from './routes/common-schemas.js';
 import { jobComponents } from './routes/job-schemas.js';
 import { opsComponents, opsSchemas } from './routes/ops-schemas.js';
+import { recipeComponents } from './routes/recipe-schemas.js';
 import { transferComponents } from './routes/transfer-schemas.js';
 import { webhookComponents } from './routes/webhook-schemas.js';
 import { toolComponents } from './tool-list-schema.js';
@@ -64,6 +65,7 @@ const TAGS = [
     name: 'Uploads',
     description: 'Resumable uploads (tus 1.0) for large files, used by jobs as `upload_id`.',
   },
+  { name: 'Recipes', description: 'Saved, versioned chains of steps that jobs and batches name (§13).' },
   { name: 'Tools', description: 'The tool catalogue and the caller’s limits (§3).' },
   { name: 'Files', description: 'Temporary download links (§2); no API key.' },
   { name: 'Webhooks', description: 'Webhook endpoints and their deliveries (§6).' },
@@ -96,10 +98,7 @@ export async function registerDocs(app: FastifyInstance, deps: AppDeps): Promise
     }
   });
   let document: Record<string, unknown> | undefined;
-  const built = () => {
-    document ??= buildDocument(routes, deps.catalog);
-    return document;
-  };
+  const built = () => (document ??= buildDocument(routes, deps.catalog));
   app.get('/openapi.json', { config: { scope: 'public' }, schema: opsSchemas.openapi }, async () => built());
   await registerDocsPage(app, built);
 }
@@ -134,6 +133,7 @@ export function buildDocument(
         ...jobComponents,
         ...transferComponents,
         ...batchComponents,
+        ...recipeComponents,
         ...toolComponents,
         ...toolOptionComponents(catalog),
         ...accountComponents,
@@ -189,7 +189,7 @@ export function buildDocument(
 function operation(route: DocumentedRoute, catalog: ToolCatalog): Record<string, unknown> {
   const { schema, scope } = route;
   const keyed = scope !== undefined && scope !== 'public';
-  const idempotent = keyed && route.method === 'POST';
+  const idempotent = keyed && (route.method === 'POST' || route.method === 'PUT');
   const parameters = [
     ...parametersOf(schema.params, 'path'),
     ...parametersOf(schema.querystring, 'query'),

@@ -6,10 +6,10 @@ import { displayFileName } from '../model/file-name.js';
 import { escapePointer, JSON_MAX_BYTES, jsonShapeError } from './json-shape.js';
 
 export const TEXT_PARTS = ['tool', 'options', 'metadata', 'steps'];
-/** The contract's cap on a text part however it is sent (plain field, JSON-typed field or file). */
+/** docs/api.md's cap on a text part however it is sent (plain field, JSON-typed field or file). */
 const TEXT_PART_MAX_BYTES = JSON_MAX_BYTES;
 /**
- * What the multipart plugin reads of one field. Above the contract's cap so a JSON-typed part is
+ * What the multipart plugin reads of one field. Above that cap so a JSON-typed part is
  * never cut before the plugin parses it (a cut one fails without its name); the cap is ours.
  */
 export const FIELD_READ_MAX_BYTES = 4 * TEXT_PART_MAX_BYTES;

@@ -12,7 +12,7 @@ export interface UploadLimits {
   /** The plan's pages and fan-out, which a chain's least output is checked against (least-output.ts). */
   maxPages: number;
   job: { maxFanOut: number };
-  /** Named in the 413 so the client knows which limit it hit (contract §5). */
+  /** Named in the 413 so the client knows which limit it hit (docs/api.md §5). */
   plan: string;
   /** QUIRE_WEBHOOKS_ALLOW_PRIVATE, for a `webhook_url` part. */
   allowPrivateWebhooks?: boolean;

@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import { QuireError } from '../errors/quire-error.js';
 import type { InputFile, JobTransferSecrets, JobTransfers, TransferTarget } from '../model/job.js';
-import { urlRefusal } from '../webhooks/address-guard.js';
+import { urlRefusal } from '../outbound/address-guard.js';
 import { tooManyFiles } from './upload-fields.js';
 
 export const TRANSFER_PARTS = ['file_url', 'export', 'webhook_url'];

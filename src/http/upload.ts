@@ -5,10 +5,17 @@ import type { FastifyRequest } from 'fastify';
 import { jobFolder } from '../blobs/keys.js';
 import type { BlobStore } from '../blobs/types.js';
 import { QuireError } from '../errors/quire-error.js';
-import type { InputFile, JobStep } from '../model/job.js';
+import type { InputFile, JobRecipe, JobStep } from '../model/job.js';
 import type { CatalogEntry, ToolCatalog } from '../tools/lib/catalog.js';
 import { type ChainLimits, checkLeastOutput } from '../tools/lib/least-output.js';
 import type { UploadTake } from '../uploads/uploads.js';
+import {
+  conflictingForm,
+  conflictsWithRecipe,
+  RECIPE_PART,
+  type RecipeSource,
+  readRecipePart,
+} from './recipe-part.js';
 import { readStepsPart, underStep } from './steps-field.js';
 import {
   boundedObject,
@@ -44,6 +51,9 @@ export interface ReceivedJob {
   sha256: string[];
   /** With a `steps` part: the steps after the first (`entry`, `options`). */
   nextSteps?: JobStep[];
+  /** With a `recipe` part: the version it named, and the part as sent (for the fingerprint). */
+  recipe?: JobRecipe;
+  recipeRef?: string;
   transfers: ReceivedTransfers;
   /** `upload_id` parts: taken only when the job is stored (upload-ids.ts). */
   uploadTakes: UploadTake[];
@@ -62,6 +72,8 @@ export class UploadState {
   readonly uploadTakes: UploadTake[] = [];
   readonly seen = new Set<string>();
   nextSteps: JobStep[] | undefined;
+  recipe: JobRecipe | undefined;
+  recipeRef: string | undefined;
   readonly transfers = new TransferParts();
   /**
    * Files whose bytes are all read but whose last write, close and rename may still be in flight:
@@ -92,6 +104,7 @@ export async function receiveJobUpload(
   blobs: BlobStore,
   limits: UploadLimits,
   uploads?: UploadSource,
+  recipes?: RecipeSource,
 ): Promise<ReceivedJob> {
   // Without an Idempotency-Key no fingerprint is compared, so the files need no SHA-256.
   const state = new UploadState(request.idempotency !== undefined);
@@ -106,6 +119,9 @@ export async function receiveJobUpload(
         const text = partText(part.fieldname, value ?? (await fileText(part as MultipartFile)));
         const maxFiles = Math.min(limits.maxFiles, maxFilesOf(state.entry, limits));
         await takeUploadPart(text, state, jobId, { ...limits, maxFiles }, uploads);
+      } else if (part.fieldname === RECIPE_PART && recipes) {
+        const text = partText(part.fieldname, value ?? (await fileText(part as MultipartFile)));
+        await readRecipePart(text, state, catalog, recipes);
       } else if (value) readField(part.fieldname, value, state, catalog);
       // Clients that send JSON as a Blob (FormData) produce a file part; read it as the text it is.
       else if (TEXT_PARTS.includes(part.fieldname))
@@ -137,6 +153,7 @@ export function readField(name: string, value: FieldValue, state: UploadState, c
       errors: [{ field: name, detail: 'appears twice' }],
     });
   }
+  if (conflictsWithRecipe(name, state.seen)) throw conflictingForm(name);
   state.seen.add(name);
   if (name === 'steps' || (state.seen.has('steps') && (name === 'tool' || name === 'options'))) {
     readStepsPart(name, value, state, catalog);
@@ -209,7 +226,7 @@ export async function storeFile(
 export function finish(state: UploadState, catalog: ToolCatalog, plan: ChainLimits): ReceivedJob {
   const entry = state.entry;
   if (!entry)
-    throw new QuireError('invalid_request', 'The "tool" part is required.', {
+    throw new QuireError('invalid_request', 'The "tool" part (or "steps", or "recipe") is required.', {
       errors: [{ field: 'tool', detail: 'is required' }],
     });
   const options = state.options ?? checkOptions(state, catalog);
@@ -240,7 +257,7 @@ export function finish(state: UploadState, catalog: ToolCatalog, plan: ChainLimi
   }
   const chain = [{ tool: entry.tool, options }, ...(state.nextSteps ?? []).map((s) => stepOf(catalog, s))];
   checkLeastOutput(chain, plan);
-  const { metadata, inputs, sha256, nextSteps, uploadTakes } = state;
+  const { metadata, inputs, sha256, nextSteps, recipe, recipeRef, uploadTakes } = state;
   return {
     entry,
     options,
@@ -248,6 +265,7 @@ export function finish(state: UploadState, catalog: ToolCatalog, plan: ChainLimi
     inputs,
     sha256,
     ...(nextSteps ? { nextSteps } : {}),
+    ...(recipe && recipeRef !== undefined ? { recipe, recipeRef } : {}),
     transfers: state.transfers.result(),
     uploadTakes,
     transfersFingerprint: state.transfers.fingerprint(),

@@ -5,6 +5,7 @@ import type { BlobStore } from '../blobs/types.js';
 import type { Config } from '../config/config.js';
 import { QuireError } from '../errors/quire-error.js';
 import type { JobResult, TransferTarget } from '../model/job.js';
+import { readExcerpt } from '../outbound/request.js';
 import type { ClaimedJob, JobStore } from '../store/types.js';
 import { classify, exchange, TransferError, transferSignals } from './transfer-http.js';
 
@@ -40,7 +41,7 @@ export async function exportResult(
       body: { stream: await deps.blobs.get(result.blobKey), length: result.size },
     });
     const status = response.statusCode ?? 0;
-    const excerpt = await readExcerpt(response);
+    const excerpt = (await readExcerpt(response, EXCERPT_BYTES)) ?? '';
     if (status < 200 || status >= 300) {
       const code = /<Code>([A-Za-z]+)<\/Code>/.exec(excerpt)?.[1];
       throw new QuireError(
@@ -82,18 +83,6 @@ export async function dropUnkeptResult(
   if (claim.job.transfers.export?.keepResult !== false) return;
   await deps.blobs.delete(result.blobKey);
   await deps.jobs.markResultDeleted(claim.job.id);
-}
-
-async function readExcerpt(response: AsyncIterable<Buffer> & { destroy(): void }): Promise<string> {
-  const chunks: Buffer[] = [];
-  let kept = 0;
-  for await (const chunk of response) {
-    chunks.push(chunk);
-    kept += chunk.length;
-    if (kept >= EXCERPT_BYTES) break;
-  }
-  response.destroy();
-  return Buffer.concat(chunks).subarray(0, EXCERPT_BYTES).toString('utf8');
 }
 
 function exportError(error: unknown, jobSignal: AbortSignal, deadline: AbortSignal): unknown {

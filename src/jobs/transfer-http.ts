@@ -1,11 +1,10 @@
-// One guarded HTTP exchange for a worker's transfers (URL imports, exports): http(s) only, literal
-// addresses judged before connecting and every resolved name judged at connect time by the webhook
-// SSRF guard (webhooks/address-guard.ts), a fresh connection each time so no pooled socket skips it.
-import http from 'node:http';
-import https from 'node:https';
-import net from 'node:net';
+// A worker's transfers (URL imports, exports) over the one guarded outbound client
+// (outbound/request.ts): the job's signal with the transfer's time limit and stall watch, and every
+// failure mapped to a stable reason that becomes the job error of its direction.
+import type http from 'node:http';
+import type net from 'node:net';
 import type { Readable } from 'node:stream';
-import { guardedLookup, hostOf, isPublicAddress } from '../webhooks/address-guard.js';
+import { SchemeError, sendOutbound } from '../outbound/request.js';
 
 /** Why a transfer did not get an answer; each maps to the job error of its direction. */
 export class TransferError extends Error {
@@ -35,41 +34,27 @@ export interface TransferRequest {
 const USER_AGENT = 'Quire-Transfers/1';
 
 /** Resolves with the response once its head arrives; the caller reads or destroys the body. */
-export function exchange(request: TransferRequest): Promise<http.IncomingMessage> {
-  const { url } = request;
-  if (url.protocol !== 'http:' && url.protocol !== 'https:')
-    return Promise.reject(new TransferError('scheme', 'only http and https URLs are fetched'));
-  const host = hostOf(url);
-  // Literal addresses never reach `lookup`; `2130706433` and `[::ffff:127.0.0.1]` arrive here already
-  // parsed by WHATWG URL into the addresses they are.
-  if (!request.allowPrivate && net.isIP(host) && !isPublicAddress(host))
-    return Promise.reject(new TransferError('forbidden_address', 'the URL points to a non-public address'));
-  const client = url.protocol === 'https:' ? https : http;
-  return new Promise((resolve, reject) => {
-    const outgoing = client.request(url, {
+export async function exchange(request: TransferRequest): Promise<http.IncomingMessage> {
+  try {
+    return await sendOutbound({
       method: request.method,
-      headers: {
-        'user-agent': USER_AGENT,
-        ...(request.body ? { 'content-length': String(request.body.length) } : {}),
-        ...request.headers,
-      },
-      agent: false,
-      lookup: guardedLookup(request.allowPrivate),
+      url: request.url,
+      headers: request.headers,
       signal: request.signal,
+      allowPrivate: request.allowPrivate,
+      userAgent: USER_AGENT,
+      onSocket: request.watch,
+      ...(request.body ? { body: request.body } : {}),
     });
-    outgoing.once('socket', request.watch);
-    outgoing.once('error', (error) => reject(classify(error, request)));
-    outgoing.once('response', resolve);
-    if (request.body) {
-      request.body.stream.once('error', (error) => outgoing.destroy(error));
-      request.body.stream.pipe(outgoing);
-    } else outgoing.end();
-  });
+  } catch (error) {
+    throw classify(error, request);
+  }
 }
 
 /** A stable reason for whatever a request or its body stream failed with. */
 export function classify(error: unknown, request: Pick<TransferRequest, 'deadline'>): Error {
   if (error instanceof TransferError) return error;
+  if (error instanceof SchemeError) return new TransferError('scheme', error.message);
   const e = error as { code?: string; name?: string };
   if (e.code === 'EBLOCKEDADDRESS')
     return new TransferError('forbidden_address', 'the host resolves to a non-public address');

@@ -1,6 +1,6 @@
 // A batch (docs/api.md §11): one request's files, each an ordinary job of the account under one id,
 // and the batch's public view — counts by status and overall progress, computed from its jobs.
-import { type JobRecord, type JobStatus, terminalStatuses } from './job.js';
+import { type JobRecord, type JobStatus, jobStatuses, terminalStatuses } from './job.js';
 import { jobView, rfc3339 } from './job-view.js';
 
 export interface BatchRecord {
@@ -12,14 +12,12 @@ export interface BatchRecord {
   createdAt: number;
 }
 
-const statuses: readonly JobStatus[] = ['queued', 'processing', 'succeeded', 'failed', 'canceled'];
-
 /**
  * `status`: `processing` while any job is active, else `completed`. Progress is the mean of the
  * jobs' progress, an ended job counting as 100 whatever its outcome (it will not move again).
  */
 export function batchView(batch: BatchRecord, jobs: readonly JobRecord[], withJobs = true) {
-  const counts = Object.fromEntries(statuses.map((s) => [s, 0])) as Record<JobStatus, number>;
+  const counts = Object.fromEntries(jobStatuses.map((s) => [s, 0])) as Record<JobStatus, number>;
   let progress = 0;
   for (const job of jobs) {
     counts[job.status] += 1;

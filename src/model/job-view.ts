@@ -3,7 +3,7 @@ import { type JobRecord, jobSteps } from './job.js';
 import { scrubSecretOptions } from './redact.js';
 import { firstStepOptions } from './step-secrets.js';
 
-/** RFC 3339 UTC without milliseconds, as the contract writes timestamps. */
+/** RFC 3339 UTC without milliseconds, as docs/api.md writes timestamps. */
 export const rfc3339 = (ms: number | null) =>
   ms === null ? undefined : new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
@@ -73,6 +73,7 @@ function importView(job: JobRecord, index: number): Record<string, unknown> {
 function transfersView(job: JobRecord): Record<string, unknown> {
   const view: Record<string, unknown> = {};
   if (job.batchId) view.batch_id = job.batchId;
+  if (job.recipe) view.recipe = { id: job.recipe.id, name: job.recipe.name, version: job.recipe.version };
   const target = job.transfers.export;
   if (target) view.export = { host: target.host, keep_result: target.keepResult };
   if (job.transfers.webhookHost) view.webhook = { host: job.transfers.webhookHost };

@@ -1,7 +1,10 @@
 // The job as the domain knows it: its statuses, its record, its input files, result and error. Every
 // layer (stores, workers, HTTP, webhooks, metrics) speaks these types.
 
-export type JobStatus = 'queued' | 'processing' | 'succeeded' | 'failed' | 'canceled';
+/** Every status a job can have, in the order a job moves through them; the one list of them. */
+export const jobStatuses = ['queued', 'processing', 'succeeded', 'failed', 'canceled'] as const;
+export type JobStatus = (typeof jobStatuses)[number];
+export const activeStatuses: readonly JobStatus[] = ['queued', 'processing'];
 export const terminalStatuses: readonly JobStatus[] = ['succeeded', 'failed', 'canceled'];
 
 export interface InputFile {
@@ -43,6 +46,13 @@ export interface StepRef {
   tool: string;
 }
 
+/** What a job records of the recipe it ran (docs/api.md §13): its id, its name then, the version. */
+export interface JobRecipe {
+  id: string;
+  name: string;
+  version: number;
+}
+
 export interface JobRecord {
   id: string; // job_<ulid>
   accountId: string;
@@ -78,6 +88,8 @@ export interface JobRecord {
   currentStep: number | null;
   /** The batch the job was created in (docs/api.md §11), or null. */
   batchId: string | null;
+  /** The recipe version whose steps the job runs (docs/api.md §13), or null. */
+  recipe: JobRecipe | null;
   transfers: JobTransfers;
   /** Null once the job has ended (or when it never had any). */
   transferSecrets: JobTransferSecrets | null;
@@ -120,3 +132,17 @@ export interface JobTransferSecrets {
 }
 
 export const noTransfers: JobTransfers = { imports: [], export: null, webhookHost: null };
+
+/**
+ * Whether a job's result can still be downloaded until `until` (ms since the epoch): it succeeded,
+ * its result was not deleted, and its retention does not end first. The one statement of that rule,
+ * for a job's download link and a batch's ZIP.
+ */
+export function resultUsableUntil(job: JobRecord, until: number): job is JobRecord & { result: JobResult } {
+  return (
+    job.status === 'succeeded' &&
+    job.result !== null &&
+    job.resultDeletedAt === null &&
+    (job.expiresAt === null || job.expiresAt > until)
+  );
+}

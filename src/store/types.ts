@@ -6,6 +6,7 @@ import type { BatchRecord } from '../model/batch.js';
 import type {
   InputFile,
   JobError,
+  JobRecipe,
   JobRecord,
   JobResult,
   JobStatus,
@@ -15,6 +16,7 @@ import type {
 } from '../model/job.js';
 import type { JobChangeNotice } from '../model/job-change.js';
 import type { JobQuotaStore } from './quota-types.js';
+import type { RecipeStore } from './recipe-types.js';
 import type { UploadStore } from './upload-types.js';
 import type { WebhookStore } from './webhook-types.js';
 
@@ -62,6 +64,7 @@ export type NewJob = Pick<
   /** The steps after the first (`tool`, `options`); none for a one-tool job. */
   nextSteps?: JobStep[];
   batchId?: string;
+  recipe?: JobRecipe;
   transfers?: JobTransfers;
   transferSecrets?: JobTransferSecrets;
   webhookUrl?: string;
@@ -271,6 +274,7 @@ export interface Database {
   uploads: UploadStore;
   jobs: JobStore;
   batches: BatchStore;
+  recipes: RecipeStore;
   webhooks: WebhookStore;
   accounts: AccountStore;
   idempotency: IdempotencyStore;

@@ -7,6 +7,7 @@ import type { FieldError } from '../errors/quire-error.js';
 import { QuireError } from '../errors/quire-error.js';
 import { engineCall, onlyPdf } from './lib/inputs.js';
 import { outputName, workFile } from './lib/output-name.js';
+import { piiKinds, piiOcr, piiRegion, recognisePages, textlessPages } from './lib/pii.js';
 import { StringEnum } from './lib/schema.js';
 import { defineTool } from './lib/types.js';
 
@@ -43,6 +44,13 @@ const options = Type.Object(
     ),
     texts: terms('Literal texts removed wherever they occur.'),
     patterns: terms('Regular expressions (Python `re` syntax) removed wherever they match.'),
+    detect: Type.Optional(
+      piiKinds(
+        'Kinds of personal data found (as detect-pii finds them) and removed like `texts`, everywhere they occur.',
+      ),
+    ),
+    region: piiRegion(),
+    ocr: piiOcr('off'),
     ignore_case: Type.Optional(
       Type.Boolean({ default: false, description: 'Match `texts` and `patterns` regardless of case.' }),
     ),
@@ -63,9 +71,10 @@ const options = Type.Object(
   },
   {
     additionalProperties: false,
-    description: 'At least one of `areas`, `texts`, `patterns`.',
+    description: 'At least one of `areas`, `texts`, `patterns`, `detect`.',
     examples: [
       { texts: ['information'], fill: 'black' },
+      { detect: ['email', 'phone', 'iban', 'card', 'ip', 'national_id'], region: 'US' },
       { patterns: ['\\b[0-9]{3}-[0-9]{2}-[0-9]{4}\\b'], ignore_case: false, max_matches: 500 },
       { areas: [{ page: 1, rect: [72, 600, 300, 700] }], fill: 'none' },
     ],
@@ -76,8 +85,8 @@ type Options = Static<typeof options>;
 
 function checkRequest(o: Options): FieldError[] {
   const errors: FieldError[] = [];
-  if (!o.areas?.length && !o.texts?.length && !o.patterns?.length) {
-    errors.push({ pointer: '/options', detail: 'needs at least one of areas, texts, patterns' });
+  if (!o.areas?.length && !o.texts?.length && !o.patterns?.length && !o.detect?.length) {
+    errors.push({ pointer: '/options', detail: 'needs at least one of areas, texts, patterns, detect' });
   }
   for (const [i, area] of (o.areas ?? []).entries()) {
     const [x1, y1, x2, y2] = area.rect as [number, number, number, number];
@@ -107,8 +116,10 @@ export const redactTool = defineTool({
   secretOptions: ['texts', 'patterns'],
   checkRequest,
   output: { contentType: 'application/pdf' },
-  engines: ['qpdf', 'pymupdf'],
-  steps: { inspect: 10, redact: 90 },
+  // ocrmypdf only for `ocr: auto` on a document with scanned pages: without it, that job fails with
+  // engine_unavailable and redact stays available.
+  engines: ['qpdf', 'pymupdf', 'poppler'],
+  steps: { inspect: 10, ocr: 40, redact: 50 },
   async run(ctx) {
     const { input, pageCount } = onlyPdf(ctx);
     const o = ctx.options;
@@ -119,10 +130,17 @@ export const redactTool = defineTool({
         `An area is on page ${outside.page}; the document has ${pageCount}`,
       );
     }
+    // Scanned pages get a text layer first, whose matches MuPDF then removes with the pixels under them.
+    const scanned = o.ocr === 'auto' ? await textlessPages(ctx, input.path, pageCount) : [];
+    let source = input.path;
+    if (scanned.length > 0) {
+      ctx.progress.step('ocr');
+      source = await recognisePages(ctx, input.path, pageCount);
+    }
     ctx.progress.step('redact');
     const output = workFile(ctx.workDir, 'redacted');
     const report = await ctx.engines.pymupdf.redact(
-      input.path,
+      source,
       output,
       {
         areas: (o.areas ?? []).map((a) => ({
@@ -134,6 +152,8 @@ export const redactTool = defineTool({
         ignoreCase: o.ignore_case ?? false,
         fill: o.fill ?? 'black',
         maxMatches: o.max_matches ?? 1_000,
+        detect: o.detect ?? [],
+        region: o.region ?? 'US',
       },
       engineCall(ctx),
     );
@@ -154,6 +174,9 @@ export const redactTool = defineTool({
         removed: report.removed,
         rasterized_pages: report.pages.filter((p) => p.rasterized).map((p) => p.page),
         redacted_pages: report.pages,
+        // Counts per kind of personal data in the page text (with `detect`), never the values.
+        ...(o.detect?.length ? { detected: report.detected } : {}),
+        ...(o.ocr === 'auto' ? { ocr_pages: scanned } : {}),
       },
     };
   },

@@ -1,5 +1,6 @@
 // The list of tools this server offers; the catalogue, validation and OpenAPI are derived from it.
 import { compressTool } from './compress.js';
+import { detectPiiTool } from './detect-pii.js';
 import { extractImagesTool } from './extract-images.js';
 import { extractTextTool } from './extract-text.js';
 import { fillFormTool } from './fill-form.js';
@@ -57,5 +58,6 @@ export const tools: readonly AnyToolDefinition[] = [
   formFieldsTool,
   fillFormTool,
   redactTool,
+  detectPiiTool,
   pdfToOfficeTool,
 ];

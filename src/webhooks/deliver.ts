@@ -1,10 +1,8 @@
-// One webhook attempt over HTTP: POST the stored bytes with the signature headers, through the SSRF
-// guard, within the time limit, never following redirects, keeping at most a short response excerpt.
-import http from 'node:http';
-import https from 'node:https';
-import net from 'node:net';
+// One webhook attempt: POST the stored bytes with the signature headers through the one guarded
+// outbound client (outbound/request.ts): SSRF guard, time limit, no redirects followed, at most a
+// short response excerpt kept.
 import { performance } from 'node:perf_hooks';
-import { guardedLookup, hostOf, isPublicAddress } from './address-guard.js';
+import { readExcerpt, sendOutbound } from '../outbound/request.js';
 
 export interface AttemptResult {
   statusCode: number | null;
@@ -35,71 +33,41 @@ export async function postWebhook(
     ...partial,
     latencyMs: performance.now() - started,
   });
-  const url = new URL(rawUrl);
-  const host = hostOf(url);
-  // Literal addresses never go through `lookup`, so they are judged here; they cannot re-resolve.
-  if (!options.allowPrivate && net.isIP(host) && !isPublicAddress(host)) {
-    return done(failure('blocked_address'));
-  }
   try {
-    return done(await send(url, headers, body, options));
+    return done(await send(new URL(rawUrl), headers, body, options));
   } catch (error) {
     return done(failure(errorClassOf(error)));
   }
 }
 
-function send(
+async function send(
   url: URL,
   headers: Record<string, string>,
   body: Buffer,
   options: DeliverOptions,
 ): Promise<Omit<AttemptResult, 'latencyMs'>> {
-  const client = url.protocol === 'https:' ? https : http;
-  return new Promise((resolve, reject) => {
-    const request = client.request(url, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'content-length': String(body.length),
-        'user-agent': USER_AGENT,
-        ...headers,
-      },
-      // A fresh connection per attempt, each through the guarded lookup: a pooled socket would skip
-      // the address check, and attempts to one endpoint are minutes apart anyway.
-      agent: false,
-      lookup: guardedLookup(options.allowPrivate),
-      signal: AbortSignal.timeout(options.timeoutMs),
-    });
-    request.once('error', reject);
-    request.once('response', (response) => {
-      const chunks: Buffer[] = [];
-      let kept = 0;
-      const finish = () => {
-        const status = response.statusCode ?? 0;
-        const excerpt = Buffer.concat(chunks).subarray(0, EXCERPT_BYTES).toString('utf8');
-        resolve({
-          statusCode: status,
-          // Redirects are failures and are not followed (docs/api.md §6): the target was validated,
-          // a Location was not.
-          errorClass:
-            status >= 200 && status < 300 ? null : status >= 300 && status < 400 ? 'redirect' : 'http_status',
-          responseExcerpt: excerpt === '' ? null : excerpt,
-          retryAfter: response.headers['retry-after'],
-        });
-        response.destroy();
-      };
-      response.on('data', (chunk: Buffer) => {
-        if (kept < EXCERPT_BYTES) chunks.push(chunk);
-        kept += chunk.length;
-        if (kept >= EXCERPT_BYTES) finish();
-      });
-      response.once('end', finish);
-      // The status arrived in time: a body cut short by the time limit still counts as answered.
-      response.once('error', finish);
-      response.once('aborted', finish);
-    });
-    request.end(body);
+  // A fresh connection per attempt (sendOutbound), each through the guarded lookup: attempts to one
+  // endpoint are minutes apart anyway. The status arrived in time: a body cut short by the time
+  // limit still counts as answered.
+  const response = await sendOutbound({
+    method: 'POST',
+    url,
+    headers: { 'content-type': 'application/json', ...headers },
+    body,
+    signal: AbortSignal.timeout(options.timeoutMs),
+    allowPrivate: options.allowPrivate,
+    userAgent: USER_AGENT,
   });
+  const status = response.statusCode ?? 0;
+  return {
+    statusCode: status,
+    // Redirects are failures and are not followed (docs/api.md §6): the target was validated, a
+    // Location was not.
+    errorClass:
+      status >= 200 && status < 300 ? null : status >= 300 && status < 400 ? 'redirect' : 'http_status',
+    retryAfter: response.headers['retry-after'],
+    responseExcerpt: await readExcerpt(response, EXCERPT_BYTES),
+  };
 }
 
 function failure(errorClass: string): Omit<AttemptResult, 'latencyMs'> {

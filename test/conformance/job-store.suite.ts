@@ -10,6 +10,7 @@ import { describeIdempotencyConformance } from './idempotency.suite.js';
 import { describeLeaseConformance } from './job-lease.suite.js';
 import { describeQuotaConformance } from './job-quotas.suite.js';
 import { describeRetentionConformance } from './job-retention.suite.js';
+import { describeRecipeConformance } from './recipe-store.suite.js';
 import { describeStepSecretsConformance } from './step-secrets.suite.js';
 import {
   ALICE,
@@ -48,6 +49,7 @@ export function describeJobStoreConformance(
     describeWorkflowsIoConformance(open);
     describeStepSecretsConformance(open);
     describeUploadConformance(open);
+    describeRecipeConformance(open);
     describeMigrationConformance(open, options);
   });
 }

@@ -262,7 +262,9 @@ describe('redact', () => {
     expect(keptBottom / (485 * row)).toBeGreaterThan(0.99);
     // PyMuPDF ran in the document sandbox: it wrote its output as the sandbox's user, into the
     // exchange folder that holds only the input, the driver and the output (the job came on stdin).
-    const exchange = path.join(ctx.workDir, 'pymupdf', 'exchange');
+    const runs = readdirSync(ctx.workDir).filter((name) => name.startsWith('pymupdf-'));
+    expect(runs).toHaveLength(1);
+    const exchange = path.join(ctx.workDir, runs[0]!, 'exchange');
     expect(readdirSync(exchange).sort()).toEqual(['input.pdf', 'output.pdf', 'redact']);
     const { uid } = await requireSandbox('test');
     expect(statSync(path.join(exchange, 'output.pdf')).uid).toBe(uid);

@@ -10,9 +10,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { pyhankoOutcome, REFUSED_EXIT } from '../../src/engines/pyhanko/failure.js';
 import type { SignatureReport } from '../../src/engines/pyhanko/pyhanko.js';
 import { createPyhanko } from '../../src/engines/pyhanko/pyhanko.js';
+import { guardedLookup } from '../../src/outbound/address-guard.js';
 import { signTool } from '../../src/tools/sign.js';
 import { verifySignaturesTool } from '../../src/tools/verify-signatures.js';
-import { guardedLookup } from '../../src/webhooks/address-guard.js';
 import { pageText } from '../support/pdf-checks.js';
 import {
   damageSignatureContents,

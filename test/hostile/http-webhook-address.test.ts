@@ -2,7 +2,7 @@
 // (deprecated), NAT64, 6to4 and Teredo are refused on create and on update, over real HTTP; real
 // public IPv6 and IPv4 targets stay allowed.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isPublicAddress } from '../../src/webhooks/address-guard.js';
+import { isPublicAddress } from '../../src/outbound/address-guard.js';
 import { Client } from '../support/client.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 

@@ -28,9 +28,16 @@ describe('operations', () => {
     expect(new Set(ids).size).toBe(ids.length);
     for (const { op } of operations) {
       expect(op.operationId).toMatch(/^[a-z][a-zA-Z]+$/);
-      expect(['Jobs', 'Uploads', 'Tools', 'Files', 'Webhooks', 'Accounts', 'Operations']).toContain(
-        op.tags[0],
-      );
+      expect([
+        'Jobs',
+        'Uploads',
+        'Recipes',
+        'Tools',
+        'Files',
+        'Webhooks',
+        'Accounts',
+        'Operations',
+      ]).toContain(op.tags[0]);
       expect(op.summary).toBeTruthy();
     }
     expect(ids).toEqual(

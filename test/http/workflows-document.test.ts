@@ -92,7 +92,9 @@ describe('the job upload', () => {
     );
     // Either part may name the job: neither is required by the schema; the description says so.
     expect(media.schema.required ?? []).not.toContain('tool');
-    expect(media.schema.description).toContain('Either `tool`');
+    expect(media.schema.description).toContain('One of `tool` (with `options`), `steps` or `recipe`');
+    expect(parts.recipe).toMatchObject({ type: 'string' });
+    expect(media.encoding.recipe).toEqual({ contentType: 'text/plain' });
     // `steps` is one part holding a JSON array (generators send an array property as a part per item).
     expect(parts.steps.type).toBe('string');
     expect(parts.steps.contentMediaType).toBe('application/json');

@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, test } from 'vitest';
-import { isPublicAddress } from '../../src/webhooks/address-guard.js';
+import { isPublicAddress } from '../../src/outbound/address-guard.js';
 import { JITTER, nextAfterFailure, parseRetryAfter } from '../../src/webhooks/schedule.js';
 import { decryptSecret, encryptSecret, newWebhookSecret } from '../../src/webhooks/secrets.js';
 import { sign, webhookHeaders } from '../../src/webhooks/signature.js';

@@ -21,6 +21,7 @@ REPLACEMENTS = {
     "AsyncJobs": "Jobs",
     "AsyncTools": "Tools",
     "AsyncBatches": "Batches",
+    "AsyncRecipes": "Recipes",
     "AsyncUploads": "Uploads",
     "AsyncWebhooks": "Webhooks",
     "AsyncAccounts": "Accounts",

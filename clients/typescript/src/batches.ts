@@ -6,17 +6,17 @@ import { pipeline } from 'node:stream/promises';
 import { type Api, data } from './api.js';
 import type { components } from './generated/schema.js';
 import type { InputSource } from './inputs.js';
-import { countingBody, type Jobs, textParts } from './jobs.js';
+import { countingBody, type JobSpec, type Jobs, textParts } from './jobs.js';
 import { multipartBody } from './multipart.js';
-import type { AnyToolName, ToolOptions } from './tool-options.js';
+import type { AnyToolName } from './tool-options.js';
 import type { Transport } from './transport.js';
 import type { UploadProgress } from './uploads.js';
 
 export type Batch = components['schemas']['Batch'];
 
-export interface CreateBatchParams<T extends AnyToolName = AnyToolName> {
-  tool: T;
-  options?: ToolOptions<T>;
+export type CreateBatchParams<T extends AnyToolName = AnyToolName> = JobSpec<T> & BatchCommon;
+
+interface BatchCommon {
   /** One job per input. */
   inputs: InputSource[];
   metadata?: Record<string, string>;

@@ -5,6 +5,7 @@ import { Batches } from './batches.js';
 import type { DownloadResult } from './download.js';
 import type { InputSource } from './inputs.js';
 import { type Job, Jobs } from './jobs.js';
+import { Recipes } from './recipes.js';
 import { Accounts, Keys, Tools, Webhooks } from './resources.js';
 import type { AnyToolName, Step, ToolOptions } from './tool-options.js';
 import { type RateLimitState, type RetryPolicy, Transport } from './transport.js';
@@ -41,6 +42,7 @@ function env(name: string): string | undefined {
 export class Quire {
   readonly jobs: Jobs;
   readonly batches: Batches;
+  readonly recipes: Recipes;
   readonly uploads: TusUploads;
   readonly tools: Tools;
   readonly webhooks: Webhooks;
@@ -67,6 +69,7 @@ export class Quire {
     );
     this.jobs = new Jobs(this.#transport, api, this.uploads);
     this.batches = new Batches(this.#transport, api, this.jobs);
+    this.recipes = new Recipes(api);
     this.tools = new Tools(api);
     this.webhooks = new Webhooks(api);
     this.accounts = new Accounts(api);
@@ -104,6 +107,16 @@ export class Quire {
     options: RunOptions = {},
   ): Promise<{ job: Job; download?: DownloadResult }> {
     const created = await this.jobs.create({ steps, inputs, ...common(options) });
+    return this.#finish(created, options);
+  }
+
+  /** `run` for a saved recipe: `runRecipe('scan-cleanup@2', ['in.pdf'], { to: 'out.pdf' })`. */
+  async runRecipe(
+    recipe: string,
+    inputs: InputSource[],
+    options: RunOptions = {},
+  ): Promise<{ job: Job; download?: DownloadResult }> {
+    const created = await this.jobs.create({ recipe, inputs, ...common(options) });
     return this.#finish(created, options);
   }
 

@@ -28,14 +28,20 @@ interface CreateCommon {
   onUploadProgress?: (progress: UploadProgress) => void;
 }
 
-export type CreateJobParams<T extends AnyToolName = AnyToolName> = CreateCommon &
-  ({ tool: T; options?: ToolOptions<T>; steps?: never } | { steps: Step[]; tool?: never; options?: never });
+/** What a job runs: one tool, a chain of steps, or a saved recipe (`name`, `name@2` or its id). */
+export type JobSpec<T extends AnyToolName = AnyToolName> =
+  | { tool: T; options?: ToolOptions<T>; steps?: never; recipe?: never }
+  | { steps: Step[]; tool?: never; options?: never; recipe?: never }
+  | { recipe: string; tool?: never; options?: never; steps?: never };
+
+export type CreateJobParams<T extends AnyToolName = AnyToolName> = CreateCommon & JobSpec<T>;
 
 /** Text parts in the order the server wants them: spec first, files last (docs/api.md §2). */
 export function textParts(params: {
   tool?: string;
   options?: unknown;
   steps?: Step[];
+  recipe?: string;
   metadata?: Record<string, string>;
   webhookUrl?: string;
   export?: ExportTarget;
@@ -44,6 +50,7 @@ export function textParts(params: {
   if (params.tool !== undefined) text.push(['tool', params.tool]);
   if (params.options !== undefined) text.push(['options', JSON.stringify(params.options)]);
   if (params.steps !== undefined) text.push(['steps', JSON.stringify(params.steps)]);
+  if (params.recipe !== undefined) text.push(['recipe', params.recipe]);
   if (params.metadata !== undefined) text.push(['metadata', JSON.stringify(params.metadata)]);
   if (params.webhookUrl !== undefined) text.push(['webhook_url', params.webhookUrl]);
   if (params.export !== undefined)
@@ -98,7 +105,7 @@ export class Jobs {
     return parts;
   }
 
-  /** `POST /api/v1/jobs`: one tool or a chain of steps on `inputs`, the body streamed. */
+  /** `POST /api/v1/jobs`: one tool, a chain of steps or a recipe on `inputs`, the body streamed. */
   async create<T extends AnyToolName>(params: CreateJobParams<T>): Promise<Job> {
     const parts = await this.parts(params.inputs, params);
     const form = multipartBody(textParts(params), parts);

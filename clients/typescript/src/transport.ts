@@ -1,4 +1,4 @@
-// Every request the SDK sends: the key header, an Idempotency-Key on each POST, and retries of network
+// Every request the SDK sends: the key header, an Idempotency-Key on each POST and PUT, and retries of network
 // errors, 409 in flight, 429 and 5xx with `Retry-After` honoured and jittered back-off, within a budget.
 import { errorFromResponse, networkError, QuireError, retryableStatus } from './errors.js';
 import { streamingFetch } from './node-http.js';
@@ -105,7 +105,10 @@ export class Transport {
   /** Sends `attempt`, retrying what is worth retrying; a refused answer throws QuireError. */
   async send(attempt: Attempt): Promise<Response> {
     const headers: Record<string, string> = { ...this.authHeaders(), ...attempt.headers };
-    if (attempt.method === 'POST' && !Object.keys(headers).some((h) => h.toLowerCase() === 'idempotency-key'))
+    if (
+      (attempt.method === 'POST' || attempt.method === 'PUT') &&
+      !Object.keys(headers).some((h) => h.toLowerCase() === 'idempotency-key')
+    )
       headers['Idempotency-Key'] = crypto.randomUUID();
     const started = Date.now();
     for (let retry = 0; ; retry++) {

@@ -32,7 +32,7 @@ export const retention = {
       60_000,
       30 * DAY,
       DAY,
-      'How long an `Idempotency-Key` and its stored response are kept (contract: 24 h).',
+      'How long an `Idempotency-Key` and its stored response are kept (docs/api.md §4: 24 h).',
     ),
   ),
 } satisfies Section;

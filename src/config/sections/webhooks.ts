@@ -4,7 +4,7 @@ import { int, type Section, setting } from '../section.js';
 
 const DAY = 86_400_000;
 
-/** Contract §6: 0, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h — about three days in all. */
+/** docs/api.md §6: 0, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h — about three days in all. */
 const DEFAULT_RETRY_SCHEDULE = [
   0, 5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 50_400_000, 72_000_000, 86_400_000,
 ];

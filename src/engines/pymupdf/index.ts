@@ -1,5 +1,5 @@
-// The pymupdf module of the engine list: PyMuPDF (AGPL-3.0) in its own venv, used for redaction,
-// sandboxed like LibreOffice and pdf2docx.
+// The pymupdf module of the engine list: PyMuPDF (AGPL-3.0) in its own venv, used for redaction and
+// personal-data detection (with phonenumbers and python-stdnum), sandboxed like LibreOffice and pdf2docx.
 import { requireSandbox } from '../../process/sandbox.js';
 import { engineDefaults } from '../call-options.js';
 import { guarded } from '../program.js';
@@ -9,9 +9,15 @@ import { createPymupdf, PYMUPDF_VENV, type Pymupdf } from './pymupdf.js';
 
 function probePymupdf(): Promise<EngineStatus> {
   return guarded('pymupdf', async () => {
-    const version = (await installedVersions(PYMUPDF_VENV, ['pymupdf']))?.[0];
+    // The driver's personal-data module needs both libraries (redact's terms import it too).
+    const packages = ['pymupdf', 'phonenumbers', 'python-stdnum'];
+    const version = (await installedVersions(PYMUPDF_VENV, packages))?.[0];
     if (!version) {
-      return { name: 'pymupdf', available: false, reason: `PyMuPDF is not installed in ${PYMUPDF_VENV}` };
+      return {
+        name: 'pymupdf',
+        available: false,
+        reason: `PyMuPDF, phonenumbers or python-stdnum is not installed in ${PYMUPDF_VENV}`,
+      };
     }
     // Never run unsandboxed: without bubblewrap the engine is missing, with the reason (guarded).
     await requireSandbox('pymupdf');

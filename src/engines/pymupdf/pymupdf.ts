@@ -12,6 +12,7 @@ import type { EngineCallOptions, EngineDefaults } from '../call-options.js';
 import { toRunOptions } from '../call-options.js';
 import { describeExit } from '../program.js';
 import { EXCHANGE, sandboxedPython } from '../sandboxed-python.js';
+import type { DetectJob, DetectSummary, PiiKind } from './detect.js';
 
 /** The venv scripts/setup.sh installs PyMuPDF into (kept apart from Debian's Python packages). */
 export const PYMUPDF_VENV = '/opt/quire-pymupdf';
@@ -37,6 +38,9 @@ export interface RedactJob {
   ignoreCase: boolean;
   fill: 'black' | 'none';
   maxMatches: number;
+  /** Kinds of personal data found and removed like `patterns` (detect.ts), phone numbers read for `region`. */
+  detect?: readonly PiiKind[];
+  region?: string;
 }
 
 export interface RedactPage {
@@ -80,6 +84,8 @@ export interface RedactReport {
   pages: RedactPage[];
   removed: Record<RedactionPlace, number>;
   metadata_entries: number;
+  /** With `detect`: how many of each kind the page text held. */
+  detected: Partial<Record<PiiKind, number>>;
 }
 
 function redactFailure(result: RunResult, maxMatches: number): QuireError | undefined {
@@ -107,6 +113,37 @@ function redactFailure(result: RunResult, maxMatches: number): QuireError | unde
   }
 }
 
+/** One run of the driver in the sandbox on `input`, with `body` (paths added) on its stdin. */
+async function runDriver(
+  defaults: EngineDefaults,
+  input: string,
+  body: Record<string, unknown>,
+  call: EngineCallOptions,
+): Promise<{ exchange: string; result: RunResult }> {
+  const { exchange, command, args } = await sandboxedPython({
+    engine: 'pymupdf',
+    workDir: call.workDir,
+    venv: PYMUPDF_VENV,
+    copies: [
+      [input, 'input.pdf'],
+      [DRIVER, 'redact'],
+    ],
+    args: ['-I', `${EXCHANGE}/redact`],
+  });
+  const job = { input: `${EXCHANGE}/input.pdf`, ...body };
+  // bwrap's own empty network namespace stands in for the runner's `network: false`.
+  const result = await run(
+    command,
+    args,
+    toRunOptions(defaults, call, {
+      stdin: JSON.stringify(job),
+      captureStdout: true,
+      stdoutMaxBytes: REPORT_MAX_BYTES,
+    }),
+  );
+  return { exchange, result };
+}
+
 export function createPymupdf(defaults: EngineDefaults) {
   return {
     /** Redacts `input` into `output` and returns what was removed, as counts per page and place. */
@@ -116,18 +153,7 @@ export function createPymupdf(defaults: EngineDefaults) {
       job: RedactJob,
       call: EngineCallOptions,
     ): Promise<RedactReport> {
-      const { exchange, command, args } = await sandboxedPython({
-        engine: 'pymupdf',
-        workDir: call.workDir,
-        venv: PYMUPDF_VENV,
-        copies: [
-          [input, 'input.pdf'],
-          [DRIVER, 'redact'],
-        ],
-        args: ['-I', `${EXCHANGE}/redact`],
-      });
       const body = {
-        input: `${EXCHANGE}/input.pdf`,
         output: `${EXCHANGE}/output.pdf`,
         areas: job.areas,
         texts: job.texts,
@@ -135,23 +161,31 @@ export function createPymupdf(defaults: EngineDefaults) {
         ignore_case: job.ignoreCase,
         fill: job.fill,
         max_matches: job.maxMatches,
+        detect: job.detect ?? [],
+        region: job.region ?? null,
       };
-      // bwrap's own empty network namespace stands in for the runner's `network: false`.
-      const result = await run(
-        command,
-        args,
-        toRunOptions(defaults, call, {
-          stdin: JSON.stringify(body),
-          captureStdout: true,
-          stdoutMaxBytes: REPORT_MAX_BYTES,
-        }),
-      );
+      const { exchange, result } = await runDriver(defaults, input, body, call);
       const failure = redactFailure(result, job.maxMatches);
       if (failure) throw failure;
       await copyFile(path.join(exchange, 'output.pdf'), output).catch(() => {
         throw new QuireError('engine_failed', 'PyMuPDF wrote no document');
       });
       return JSON.parse(result.stdout) as RedactReport;
+    },
+
+    /**
+     * Finds personal data in `input` (the driver's pii.py); the matches, full values included, are
+     * written to `output` (JSON) and only counts come back.
+     */
+    async detect(input: string, output: string, job: DetectJob, call: EngineCallOptions) {
+      const body = { action: 'detect', output: `${EXCHANGE}/output.json`, ...job };
+      const { exchange, result } = await runDriver(defaults, input, body, call);
+      const failure = redactFailure(result, 0);
+      if (failure) throw failure;
+      await copyFile(path.join(exchange, 'output.json'), output).catch(() => {
+        throw new QuireError('engine_failed', 'PyMuPDF wrote no report');
+      });
+      return JSON.parse(result.stdout) as DetectSummary;
     },
   };
 }

@@ -1,8 +1,8 @@
 // Route schemas for /batches (docs/api.md §11): they validate params and feed the OpenAPI document,
 // with the batch object as `batchView` builds it. The upload is the job upload's (its parts, refusals).
 import { Type } from '@sinclair/typebox';
+import { jobStatuses } from '../../model/job.js';
 import { type DocResponse, json, problem, ref } from './common-schemas.js';
-import { jobStatuses } from './job-schemas.js';
 import { uploadRefusals } from './upload-refusals.js';
 import { uploadIdRefusals } from './upload-schemas.js';
 
@@ -53,7 +53,7 @@ export const batchSchemas = {
     tags,
     summary: 'Create a batch of jobs',
     description:
-      'The body is a job request’s (`createJob`): `tool` (or `steps`), `options`, `metadata` and `webhook_url` apply to every job, and each `file`, `file_url` or `upload_id` part becomes one job (at most QUIRE_BATCH_MAX_JOBS, together within the plan’s upload total). `export` is refused: a presigned URL names one object. Any refusal refuses the whole batch and stores nothing. Each job is an ordinary job of the account: plan limits, concurrency and fair claiming apply to each.',
+      'The body is a job request’s (`createJob`): `tool` (or `steps`, or `recipe`), `options`, `metadata` and `webhook_url` apply to every job, and each `file`, `file_url` or `upload_id` part becomes one job (at most QUIRE_BATCH_MAX_JOBS, together within the plan’s upload total). `export` is refused: a presigned URL names one object. Any refusal refuses the whole batch and stores nothing. Each job is an ordinary job of the account: plan limits, concurrency and fair claiming apply to each.',
     multipartBody: 'batch',
     responses: {
       201: json('The batch, its jobs queued.', ref('Batch'), ['Location']),

@@ -10,7 +10,7 @@ import { AccountQuotas } from '../../jobs/account-quotas.js';
 import { JobService } from '../../jobs/job-service.js';
 import { type BatchRecord, batchView } from '../../model/batch.js';
 import type { JobRecord } from '../../model/job.js';
-import { terminalStatuses } from '../../model/job.js';
+import { resultUsableUntil, terminalStatuses } from '../../model/job.js';
 import { type BatchItem, receiveBatchUpload } from '../batch-upload.js';
 import type { AppDeps } from '../deps.js';
 import { completedResponse, fingerprintOf, sendReplay } from '../idempotency.js';
@@ -85,6 +85,7 @@ function registerCreate(app: FastifyInstance, deps: AppDeps, service: JobService
           allowPrivateWebhooks: config.webhooks.allowPrivate,
           maxJobs: config.transfers.batchMaxJobs,
         },
+        { recipes: deps.db.recipes, accountId: auth.accountId },
         { uploads: deps.uploads, accountId: auth.accountId, replaying },
       );
       const discard = () => Promise.all(items.map((i) => service.discardUpload(i.received.inputs)));
@@ -159,9 +160,8 @@ async function loadBatch(deps: AppDeps, accountId: string, id: string) {
 function sendZip(reply: FastifyReply, deps: AppDeps, batch: BatchRecord, jobs: JobRecord[]): FastifyReply {
   const ready = jobs
     .map((job, index) => ({ job, index }))
-    .filter(({ job }) => job.status === 'succeeded' && job.result && job.resultDeletedAt === null)
     // Past retention, a result may be deleted by the sweeper mid-archive: left out, as its download is.
-    .filter(({ job }) => job.expiresAt === null || job.expiresAt > Date.now());
+    .filter(({ job }) => resultUsableUntil(job, Date.now()));
   if (ready.length === 0)
     throw new QuireError('job_not_ready', 'No job of this batch has a result to download yet.');
   const zip = new yazl.ZipFile();

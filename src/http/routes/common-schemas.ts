@@ -61,7 +61,7 @@ export const ProblemSchema = Type.Object(
     limit: Type.Optional(
       Type.String({
         description:
-          'Which limit: 429 `requests`, `failed_authentication`, `concurrent_uploads`, `concurrent_streams`, `queued_jobs`, `jobs_per_window`; 413 `stored_bytes`; 422 `job_limit_exceeded` `fan_out`, `output_bytes`, `work_bytes`, `engine_time`.',
+          'Which limit: 429 `requests`, `failed_authentication`, `concurrent_uploads`, `concurrent_streams`, `queued_jobs`, `jobs_per_window`; 413 `stored_bytes`; 422 `job_limit_exceeded` `fan_out`, `output_bytes`, `work_bytes`, `engine_time`; 409 `recipe_limit_exceeded` `recipes`, `versions`.',
       }),
     ),
     policy: Type.Optional(Type.String()),
@@ -70,6 +70,9 @@ export const ProblemSchema = Type.Object(
     retry_after_seconds: Type.Optional(Type.Integer()),
     resets_at: Type.Optional(Type.String({ format: 'date-time' })),
     higher_plan: Type.Optional(Type.String()),
+    recipe: Type.Optional(
+      Type.String({ description: 'recipe_outdated: the recipe version named (`name@version`).' }),
+    ),
   },
   {
     description: 'RFC 9457 problem document. Members beyond these may be added within v1; switch on `code`.',

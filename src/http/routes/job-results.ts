@@ -4,7 +4,7 @@ import type { OutgoingHttpHeaders } from 'node:http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { QuireError } from '../../errors/quire-error.js';
 import { nextChange } from '../../jobs/wait.js';
-import { type JobRecord, type JobResult, terminalStatuses } from '../../model/job.js';
+import { type JobRecord, type JobResult, resultUsableUntil, terminalStatuses } from '../../model/job.js';
 import { jobView, rfc3339 } from '../../model/job-view.js';
 import type { AppDeps } from '../deps.js';
 import type { OpenStreams } from '../stream-slots.js';
@@ -107,13 +107,8 @@ function downloadableResult(job: JobRecord, usableUntil: number): JobResult {
     case 'canceled':
       throw new QuireError('job_canceled', 'The job was canceled.', { extras: { job_status: job.status } });
     case 'succeeded':
-      if (
-        !job.result ||
-        job.resultDeletedAt !== null ||
-        (job.expiresAt !== null && job.expiresAt <= usableUntil)
-      ) {
+      if (!resultUsableUntil(job, usableUntil))
         throw new QuireError('result_expired', 'The result was deleted at the end of its retention period.');
-      }
       return job.result;
   }
 }

@@ -1,6 +1,7 @@
 // Route schemas for /jobs: they validate params and queries and feed the OpenAPI document, with the
 // job object (docs/api.md §2) as the component every job answer and webhook event references.
 import { Type } from '@sinclair/typebox';
+import { jobStatuses } from '../../model/job.js';
 import { type DocResponse, jobIdParams, json, noContent, problem, ref } from './common-schemas.js';
 import { conditionalAnswers, ifNoneMatchHeader } from './job-answer.js';
 import { jobEventsSchema, streamRefusal } from './job-stream-schemas.js';
@@ -8,7 +9,6 @@ import { inputSource, jobTransferFields } from './transfer-schemas.js';
 import { uploadRefusals } from './upload-refusals.js';
 import { uploadIdRefusals } from './upload-schemas.js';
 
-export const jobStatuses = ['queued', 'processing', 'succeeded', 'failed', 'canceled'] as const;
 const time = (description: string) => Type.String({ format: 'date-time', description });
 const stepRef = (description: string) =>
   Type.Object(
@@ -66,6 +66,16 @@ export const JobSchema = Type.Object(
       ),
     ),
     step: Type.Optional(stepRef('Jobs of several steps, while processing: the step running.')),
+    recipe: Type.Optional(
+      Type.Object(
+        {
+          id: Type.String({ description: '`rcp_` + ULID.' }),
+          name: Type.String({ description: 'The recipe’s name when the job was created.' }),
+          version: Type.Integer({ minimum: 1, description: 'The version whose steps the job runs.' }),
+        },
+        { description: 'Jobs created with a `recipe` part: the recipe version they run (docs/api.md §13).' },
+      ),
+    ),
     error: Type.Optional(
       Type.Object(
         {
@@ -118,7 +128,7 @@ export const jobComponents = {
 
 // Workflows (docs/api.md §2): steps and Prefer: wait on job creation, kept apart from the rest.
 const workflowsDescription =
-  "A `steps` part (JSON array of `{tool, options}`, 1–10) replaces `tool` and `options`: each step runs on the previous step's output. A `file_url` part takes an input's place (the worker fetches it); `export` names a presigned PUT URL for the result and `webhook_url` receives the job's end; a failed import or export fails the job (`import_failed`, `import_too_large`, `import_forbidden_address`, `import_timeout`, `export_failed`), never the request. `Prefer: wait=N` holds the response until the job ends or N seconds pass (capped by QUIRE_PREFER_WAIT_MAX_S); `Preference-Applied` says the wait honoured.";
+  "A `steps` part (JSON array of `{tool, options}`, 1–10) replaces `tool` and `options`: each step runs on the previous step's output. A `recipe` part (a saved recipe's name or id, optionally `@version`; `listRecipes`) replaces them too: the job runs that version's steps and records it in `recipe`. A `file_url` part takes an input's place (the worker fetches it); `export` names a presigned PUT URL for the result and `webhook_url` receives the job's end; a failed import or export fails the job (`import_failed`, `import_too_large`, `import_forbidden_address`, `import_timeout`, `export_failed`), never the request. `Prefer: wait=N` holds the response until the job ends or N seconds pass (capped by QUIRE_PREFER_WAIT_MAX_S); `Preference-Applied` says the wait honoured.";
 
 const tags = ['Jobs'];
 const jobAnswer = (description: string): DocResponse => json(description, ref('Job'));
@@ -142,6 +152,8 @@ export const jobSchemas = {
       ]),
       ...uploadRefusals,
       ...uploadIdRefusals,
+      // An `upload_id` or a `recipe` naming nothing of the account.
+      404: problem(['not_found', 'recipe_not_found']),
     },
   },
   list: {

@@ -76,6 +76,7 @@ function registerCreate(
           accountId: auth.accountId,
           replaying,
         },
+        { recipes: deps.db.recipes, accountId: auth.accountId },
       );
       let replay: StoredResponse | undefined;
       try {
@@ -204,9 +205,21 @@ function registerChanges(app: FastifyInstance, service: JobService): void {
   });
 }
 
-/** docs/api.md §4: tool, options, the steps after the first, metadata, each file's SHA-256 in order, and the transfer parts. */
+/**
+ * docs/api.md §4: tool, options, the steps after the first (or the `recipe` part as sent, so a retry
+ * after the recipe was replaced is still the same request), metadata, each file's SHA-256 in order,
+ * and the transfer parts.
+ */
 export function jobFingerprint(received: ReceivedJob): string {
   const { nextSteps } = received;
+  if (received.recipeRef !== undefined) {
+    return fingerprintOf({
+      recipe: received.recipeRef,
+      metadata: received.metadata,
+      files: received.sha256,
+      transfers: received.transfersFingerprint,
+    });
+  }
   return fingerprintOf({
     tool: received.entry.tool.name,
     options: received.options,
@@ -243,6 +256,7 @@ export async function newJobOf(
     inputs: received.inputs,
     createdAt: Date.now(),
     ...(batchId ? { batchId } : {}),
+    ...(received.recipe ? { recipe: received.recipe } : {}),
     ...(hasSecrets || webhookUrl ? { transfers } : {}),
     ...(hasSecrets ? { transferSecrets: secrets } : {}),
     ...(webhookUrl ? { webhookUrl } : {}),

@@ -15,11 +15,14 @@ export const uploadRefusals = {
     'missing_file',
     'webhook_url_not_allowed',
   ]),
+  // A `recipe` part naming no recipe of the account (docs/api.md §13).
+  404: problem(['recipe_not_found']),
   408: problem(['request_timeout']),
   413: problem(['payload_too_large', 'storage_quota_exceeded']),
   415: problem(['unsupported_media_type']),
   // A chain of steps that makes more than the plan allows even from a one-page input (api.md §5).
-  422: problem(['limit_pages_exceeded', 'job_limit_exceeded']),
+  // A saved recipe whose steps today's tools refuse (api.md §13).
+  422: problem(['limit_pages_exceeded', 'job_limit_exceeded', 'recipe_outdated']),
   429: problem(
     ['concurrent_uploads_exceeded', 'queued_jobs_exceeded', 'jobs_per_window_exceeded'],
     ['Retry-After'],

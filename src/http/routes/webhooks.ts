@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { QuireError } from '../../errors/quire-error.js';
 import { rfc3339 } from '../../model/job-view.js';
 import type { WebhookAttempt, WebhookEndpoint, WebhookMessage } from '../../model/webhook.js';
-import { urlRefusal } from '../../webhooks/address-guard.js';
+import { urlRefusal } from '../../outbound/address-guard.js';
 import { newEndpoint } from '../../webhooks/new-endpoint.js';
 import { encryptSecret, newWebhookSecret } from '../../webhooks/secrets.js';
 import type { AppDeps } from '../deps.js';

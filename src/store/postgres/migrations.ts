@@ -10,6 +10,7 @@ import type { Migration } from '../sql/dialect.js';
 import type { Tables } from '../sql/rows.js';
 import { eventWriterMigration } from './event-writer-migration.js';
 import { quotaMigration } from './quota-migration.js';
+import { recipesMigration } from './recipes-migration.js';
 
 export const migrations: readonly Migration[] = [
   {
@@ -249,6 +250,7 @@ export const migrations: readonly Migration[] = [
   },
   eventWriterMigration,
   quotaMigration,
+  recipesMigration,
 ];
 
 /** One fixed key for pg_advisory_lock: every Quire process migrating this database takes it. */

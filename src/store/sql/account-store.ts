@@ -1,9 +1,9 @@
 // The account store (SQLite and PostgreSQL): accounts and their API keys (stored as keyed hashes, looked up by the
 // public key id embedded in the key string, docs/api.md §1).
-import type { Kysely } from 'kysely';
-import type { Account, ApiKeyRecord } from '../../model/account.js';
+import type { Insertable, Kysely, Selectable } from 'kysely';
+import type { Account, ApiKeyRecord, Scope } from '../../model/account.js';
 import type { AccountStore } from '../types.js';
-import { fromAccount, fromApiKey, type Tables, toAccount, toApiKey } from './rows.js';
+import type { AccountsTable, ApiKeysTable, Tables } from './rows.js';
 
 export class SqlAccountStore implements AccountStore {
   constructor(private readonly db: Kysely<Tables>) {}
@@ -75,4 +75,42 @@ export class SqlAccountStore implements AccountStore {
       .executeTakeFirst();
     return result.numUpdatedRows > 0n;
   }
+}
+
+function toAccount(row: Selectable<AccountsTable>): Account {
+  return { id: row.id, name: row.name, plan: row.plan, createdAt: row.created_at };
+}
+
+function fromAccount(account: Account): Insertable<AccountsTable> {
+  return { id: account.id, name: account.name, plan: account.plan, created_at: account.createdAt };
+}
+
+function toApiKey(row: Selectable<ApiKeysTable>): ApiKeyRecord {
+  return {
+    id: row.id,
+    keyId: row.key_id,
+    accountId: row.account_id,
+    name: row.name,
+    secretHash: row.secret_hash,
+    scopes: JSON.parse(row.scopes) as Scope[],
+    mode: row.mode,
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+    revokedAt: row.revoked_at,
+  };
+}
+
+function fromApiKey(key: ApiKeyRecord): Insertable<ApiKeysTable> {
+  return {
+    id: key.id,
+    key_id: key.keyId,
+    account_id: key.accountId,
+    name: key.name,
+    secret_hash: key.secretHash,
+    scopes: JSON.stringify(key.scopes),
+    mode: key.mode,
+    created_at: key.createdAt,
+    expires_at: key.expiresAt,
+    revoked_at: key.revokedAt,
+  };
 }

@@ -1,7 +1,7 @@
 // What an account holds against its plan's quotas (docs/api.md §5) — bytes of jobs' files, jobs
 // active, jobs created in the window — and the expiry of job records with the sweeper.
 import { type Kysely, sql } from 'kysely';
-import type { JobRecord } from '../../model/job.js';
+import { activeStatuses, type JobRecord, terminalStatuses } from '../../model/job.js';
 import type { AccountUsage } from '../quota-types.js';
 import { type Tables, toJob } from './rows.js';
 
@@ -39,7 +39,7 @@ export async function accountUsage(
     ])
     .where('account_id', '=', accountId)
     // Through jobs_account_created: only jobs of the window or still active matter here.
-    .where((eb) => eb.or([eb('created_at', '>=', since), eb('status', 'in', ['queued', 'processing'])]))
+    .where((eb) => eb.or([eb('created_at', '>=', since), eb('status', 'in', activeStatuses)]))
     .executeTakeFirst();
   return {
     storedBytes,
@@ -73,7 +73,7 @@ export async function deleteRecords(db: Kysely<Tables>, ids: readonly string[]):
   const result = await db
     .deleteFrom('jobs')
     .where('id', 'in', ids)
-    .where('status', 'in', ['succeeded', 'failed', 'canceled'])
+    .where('status', 'in', terminalStatuses)
     .executeTakeFirst();
   return Number(result.numDeletedRows);
 }

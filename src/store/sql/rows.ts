@@ -1,12 +1,12 @@
-// Row shapes (as Kysely sees them, the same on SQLite and PostgreSQL) and the one mapping between
-// snake_case rows and the camelCase records of src/model/. Times are integer epoch ms
+// Row shapes (as Kysely sees them, the same on SQLite and PostgreSQL) and the mapping between job
+// rows and the job records of src/model/ (a store with its own rows maps them itself). Times are integer epoch ms
 // (PostgreSQL bigint, read back as numbers); JSON columns are TEXT on both, so the bytes stored are
 // the bytes read.
 import type { Generated, Insertable, Selectable } from 'kysely';
-import type { Account, ApiKeyRecord, Scope } from '../../model/account.js';
 import {
   type InputFile,
   type JobError,
+  type JobRecipe,
   type JobRecord,
   type JobResult,
   type JobStatus,
@@ -18,6 +18,7 @@ import {
 import type { JobEventType } from '../../model/job-event.js';
 import type { WebhookMessageStatus } from '../../model/webhook.js';
 import type { NewJob } from '../types.js';
+import type { RecipesTable, RecipeVersionsTable } from './recipe-rows.js';
 
 export interface AccountsTable {
   id: string;
@@ -94,6 +95,8 @@ export interface JobsTable {
   /** JSON JobTransferSecrets; null once the job has ended. */
   transfer_secrets: Generated<string | null>;
   webhook_url: Generated<string | null>;
+  /** JSON JobRecipe: the recipe version the job runs; null when it names none. */
+  recipe: Generated<string | null>;
 }
 
 export interface BatchesTable {
@@ -180,6 +183,8 @@ export interface Tables {
   api_keys: ApiKeysTable;
   jobs: JobsTable;
   batches: BatchesTable;
+  recipes: RecipesTable;
+  recipe_versions: RecipeVersionsTable;
   idempotency_keys: IdempotencyKeysTable;
   rate_limits: RateLimitsTable;
   uploads: UploadsTable;
@@ -194,44 +199,6 @@ export type JobRow = Selectable<JobsTable>;
 
 /** The columns that end a lease: a terminal or requeued job has no holder. */
 export const noLease = { lease_token: null, lease_expires_at: null, worker_id: null } as const;
-
-export function toAccount(row: Selectable<AccountsTable>): Account {
-  return { id: row.id, name: row.name, plan: row.plan, createdAt: row.created_at };
-}
-
-export function fromAccount(account: Account): Insertable<AccountsTable> {
-  return { id: account.id, name: account.name, plan: account.plan, created_at: account.createdAt };
-}
-
-export function toApiKey(row: Selectable<ApiKeysTable>): ApiKeyRecord {
-  return {
-    id: row.id,
-    keyId: row.key_id,
-    accountId: row.account_id,
-    name: row.name,
-    secretHash: row.secret_hash,
-    scopes: JSON.parse(row.scopes) as Scope[],
-    mode: row.mode,
-    createdAt: row.created_at,
-    expiresAt: row.expires_at,
-    revokedAt: row.revoked_at,
-  };
-}
-
-export function fromApiKey(key: ApiKeyRecord): Insertable<ApiKeysTable> {
-  return {
-    id: key.id,
-    key_id: key.keyId,
-    account_id: key.accountId,
-    name: key.name,
-    secret_hash: key.secretHash,
-    scopes: JSON.stringify(key.scopes),
-    mode: key.mode,
-    created_at: key.createdAt,
-    expires_at: key.expiresAt,
-    revoked_at: key.revokedAt,
-  };
-}
 
 export function toJob(row: JobRow): JobRecord {
   return {
@@ -261,6 +228,8 @@ export function toJob(row: JobRow): JobRecord {
     transfers: row.transfers ? (JSON.parse(row.transfers) as JobTransfers) : noTransfers,
     transferSecrets: row.transfer_secrets ? (JSON.parse(row.transfer_secrets) as JobTransferSecrets) : null,
     webhookUrl: row.webhook_url ?? null,
+    // Absent in an event's job state written before the recipes migration.
+    recipe: row.recipe ? (JSON.parse(row.recipe) as JobRecipe) : null,
   };
 }
 
@@ -295,5 +264,6 @@ export function fromNewJob(job: NewJob): Insertable<JobsTable> {
     transfers: job.transfers ? JSON.stringify(job.transfers) : null,
     transfer_secrets: job.transferSecrets ? JSON.stringify(job.transferSecrets) : null,
     webhook_url: job.webhookUrl ?? null,
+    recipe: job.recipe ? JSON.stringify(job.recipe) : null,
   };
 }

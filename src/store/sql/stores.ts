@@ -9,6 +9,7 @@ import { SqlIdempotencyStore } from './idempotency-store.js';
 import { SqlJobStore } from './job-store.js';
 import { QueuedMessages } from './queued-messages.js';
 import { SqlRateLimiter } from './rate-limiter.js';
+import { SqlRecipeStore } from './recipe-store.js';
 import type { Tables } from './rows.js';
 import { SqlUploadStore } from './upload-store.js';
 import { SqlWebhookStore } from './webhook-store.js';
@@ -21,10 +22,14 @@ export function sqlStores(
   db: Kysely<Tables>,
   dialect: SqlDialect,
   messages = new QueuedMessages(),
-): Pick<Database, 'jobs' | 'batches' | 'webhooks' | 'accounts' | 'idempotency' | 'rateLimits' | 'uploads'> {
+): Pick<
+  Database,
+  'jobs' | 'batches' | 'recipes' | 'webhooks' | 'accounts' | 'idempotency' | 'rateLimits' | 'uploads'
+> {
   return {
     jobs: new SqlJobStore(db, dialect, messages),
     batches: new SqlBatchStore(db),
+    recipes: new SqlRecipeStore(db, dialect),
     webhooks: new SqlWebhookStore(db, dialect, messages),
     accounts: new SqlAccountStore(db),
     idempotency: new SqlIdempotencyStore(db),

@@ -3,6 +3,7 @@
 import { type Kysely, sql } from 'kysely';
 import type { Migration } from '../sql/dialect.js';
 import type { Tables } from '../sql/rows.js';
+import { recipesMigration } from './recipes-migration.js';
 
 export const migrations: readonly Migration[] = [
   {
@@ -259,6 +260,7 @@ export const migrations: readonly Migration[] = [
       'CREATE INDEX uploads_account ON uploads (account_id, expires_at)',
     ],
   },
+  recipesMigration,
 ];
 
 /**

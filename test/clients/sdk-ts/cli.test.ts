@@ -156,6 +156,44 @@ describe('quirectl', () => {
     ]);
   });
 
+  it('saves, lists, shows and deletes recipes, and runs one by name with --recipe (name@1 after a new version)', async () => {
+    const save = await quirectl(
+      ['recipes', 'save', 'cli-turn', '--steps', 'rotate angle=90', '--json'],
+      withKey(),
+    );
+    expect(save.code, save.stderr).toBe(0);
+    expect(JSON.parse(save.stdout)).toMatchObject({ name: 'cli-turn', version: 1 });
+    const again = await quirectl(
+      ['recipes', 'save', 'cli-turn', '--steps-json', '[{"tool":"rotate","options":{"angle":180}}]'],
+      withKey(),
+    );
+    expect(again.stdout).toMatch(/^cli-turn@2 saved \(rcp_/);
+    const list = await quirectl(['recipes', 'list', '--json'], withKey());
+    expect(lines(list.stdout)).toContainEqual(expect.objectContaining({ name: 'cli-turn', version: 2 }));
+    const shown = await quirectl(['recipes', 'show', 'cli-turn@1', '--json'], withKey());
+    expect(JSON.parse(shown.stdout)).toMatchObject({
+      version: 1,
+      steps: [{ tool: 'rotate', options: { angle: 90 } }],
+    });
+
+    const run = await quirectl(
+      ['run', '--recipe', 'cli-turn@1', 'a.pdf', '-o', 'turned.pdf', '--json'],
+      withKey(),
+    );
+    expect(run.code, run.stderr).toBe(0);
+    const [job] = lines(run.stdout);
+    expect(job).toMatchObject({ status: 'succeeded', tool: 'rotate', output: 'turned.pdf' });
+    const ran = JSON.parse((await quirectl(['jobs', 'show', String(job?.id), '--json'], withKey())).stdout);
+    expect(ran).toMatchObject({ recipe: { name: 'cli-turn', version: 1 }, options: { angle: 90 } });
+
+    expect((await quirectl(['recipes', 'delete', 'cli-turn'], withKey())).code).toBe(0);
+    const gone = await quirectl(['run', '--recipe', 'cli-turn', 'a.pdf'], withKey());
+    expect(gone.code).toBe(2);
+    expect(gone.stderr).toContain('not_found');
+    const both = await quirectl(['run', '--recipe', 'x', '--steps', 'rotate', 'a.pdf'], withKey());
+    expect(both.code).toBe(2);
+  });
+
   it('runs one job per file with -o a directory, one JSON object per job', async () => {
     const run = await quirectl(
       ['compress', 'a.pdf', 'b.pdf', 'c.pdf', '-o', 'many/', '--concurrency', '2', '--json'],

@@ -113,6 +113,11 @@ Step = Union[Mapping[str, Any], tuple[str, Mapping[str, Any]], str]
 
 
 def steps_json(steps: Sequence[Step]) -> str:
+    return json.dumps(steps_list(steps))
+
+
+def steps_list(steps: Sequence[Step]) -> list[dict[str, Any]]:
+    """Steps as the API takes them: `"compress"`, `("rotate", {"angle": 90})` or a mapping."""
     out: list[dict[str, Any]] = []
     for step in steps:
         if isinstance(step, str):
@@ -121,7 +126,7 @@ def steps_json(steps: Sequence[Step]) -> str:
             out.append({"tool": step[0], "options": dict(step[1])})
         else:
             out.append(dict(step))
-    return json.dumps(out)
+    return out
 
 
 PartValue = Union[tuple[None, str], tuple[str, IO[bytes], str]]

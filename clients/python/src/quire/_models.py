@@ -42,6 +42,14 @@ class StepSpec(Model):
     options: dict[str, Any] = {}
 
 
+class JobRecipe(Model):
+    """The recipe version a job runs (docs/api.md §13)."""
+
+    id: str
+    name: str
+    version: int
+
+
 class JobErrorInfo(Model):
     code: str
     message: str
@@ -77,6 +85,7 @@ class Job(Model):
     step: StepRef | None = None
     error: JobErrorInfo | None = None
     result: JobResult | None = None
+    recipe: JobRecipe | None = None
 
     @property
     def terminal(self) -> bool:
@@ -153,6 +162,19 @@ class Batch(Model):
     @property
     def terminal(self) -> bool:
         return self.status == "completed"
+
+
+class Recipe(Model):
+    """A saved chain of steps at one version (docs/api.md §13); versions never change."""
+
+    id: str
+    object: str = "recipe"
+    name: str
+    version: int
+    latest_version: int
+    steps: list[StepSpec]
+    created_at: datetime
+    version_created_at: datetime
 
 
 class Upload(Model):

@@ -5,9 +5,10 @@ import { Command, CommanderError } from 'commander';
 import type { Tool } from '../resources.js';
 import { addFixedCommands, client } from './commands.js';
 import { describe, EXIT, exitCodeOf } from './exit-codes.js';
+import { addRecipeCommands } from './recipe-commands.js';
 import { addToolCommands } from './tool-commands.js';
 
-const FIXED = new Set(['login', 'tools', 'jobs', 'batches', 'uploads', 'config-path']);
+const FIXED = new Set(['login', 'tools', 'jobs', 'batches', 'uploads', 'recipes', 'config-path']);
 
 /** The catalogue, needed unless the command is a fixed one; `--help` alone shows what it can. */
 async function catalogueFor(argv: string[]): Promise<Tool[]> {
@@ -32,6 +33,7 @@ async function main(argv: string[]): Promise<number> {
     .showHelpAfterError()
     .exitOverride();
   addFixedCommands(program, () => Boolean(program.opts().json));
+  addRecipeCommands(program, () => Boolean(program.opts().json));
   addToolCommands(program, await catalogueFor(argv), (c) => {
     code = c;
   });

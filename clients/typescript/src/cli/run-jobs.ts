@@ -1,4 +1,4 @@
-// Running a tool (or a chain of steps) over files from the command line: one job for a tool that
+// Running a tool (a chain of steps, or a saved recipe) over files from the command line: one job for a tool that
 // takes several files (merge), else one job per file with bounded concurrency; each result written
 // to -o (a file for one result, a directory for several) and reported per job.
 import { mkdir, stat } from 'node:fs/promises';
@@ -14,6 +14,8 @@ export interface RunSpec {
   tool?: string;
   options?: Record<string, unknown>;
   steps?: Step[];
+  /** A saved recipe by name or id, optionally @version. */
+  recipe?: string;
   files: string[];
   /** Whether one job takes all files (a tool with max_files > 1, first step of a chain included). */
   together: boolean;
@@ -48,9 +50,11 @@ async function runOne(quire: Quire, spec: RunSpec, inputs: string[], jobs: numbe
       onUploadProgress: (p: { bytesSent: number; bytesTotal: number }) =>
         spec.reporter.upload(label, p.bytesSent, p.bytesTotal),
     };
-    const created = spec.steps
-      ? await quire.jobs.create({ steps: spec.steps, ...common })
-      : await quire.jobs.create({ tool: spec.tool ?? '', options: spec.options ?? {}, ...common });
+    const created = spec.recipe
+      ? await quire.jobs.create({ recipe: spec.recipe, ...common })
+      : spec.steps
+        ? await quire.jobs.create({ steps: spec.steps, ...common })
+        : await quire.jobs.create({ tool: spec.tool ?? '', options: spec.options ?? {}, ...common });
     job = created;
     job = await quire.jobs.wait(created.id, { onProgress: (p) => spec.reporter.job(label, p) });
     const to = await destination(spec, jobs, job);

@@ -1,9 +1,10 @@
 // One command per tool of the live catalogue (GET /api/v1/tools), with a flag per option: a tool the
-// server gains shows up here without a new quirectl. Plus `run --steps` for chains.
+// server gains shows up here without a new quirectl. Plus `run --steps` for chains and `run --recipe`.
 import type { Command } from 'commander';
 import type { Tool } from '../resources.js';
 import type { Step } from '../tool-options.js';
 import { client } from './commands.js';
+import { UsageError } from './exit-codes.js';
 import { collectOptions, optionsOf, parseSteps } from './options.js';
 import { reporterFor } from './progress.js';
 import { runJobs } from './run-jobs.js';
@@ -51,16 +52,24 @@ export function addToolCommands(program: Command, catalogue: Tool[], exit: (code
   common(
     program
       .command('run <files...>')
-      .description("run a chain of steps: --steps 'rotate angle=90 | compress level=high'"),
+      .description(
+        "run a chain of steps (--steps 'rotate angle=90 | compress level=high') or a saved recipe (--recipe NAME)",
+      ),
   )
-    .requiredOption('--steps <chain>', 'tools separated by |, each followed by option=value pairs')
-    .action(async (files: string[], flags: CommonFlags & { steps: string }) => {
+    .option('--steps <chain>', 'tools separated by |, each followed by option=value pairs')
+    .option('--recipe <ref>', 'a saved recipe by name or id, optionally @version (scan-cleanup@2)')
+    .action(async (files: string[], flags: CommonFlags & { steps?: string; recipe?: string }) => {
       const json = Boolean(flags.json ?? program.opts().json);
-      const steps = parseSteps(flags.steps, catalogue) as Step[];
-      const first = catalogue.find((t) => t.name === steps[0]?.tool);
+      if ((flags.steps === undefined) === (flags.recipe === undefined))
+        throw new UsageError('give either --steps or --recipe');
+      const quire = await client();
+      // The first step decides whether the files go to one job (merge) or one job each.
+      const steps = flags.steps === undefined ? undefined : (parseSteps(flags.steps, catalogue) as Step[]);
+      const firstTool = steps ? steps[0]?.tool : (await quire.recipes.get(flags.recipe ?? '')).steps[0]?.tool;
+      const first = catalogue.find((t) => t.name === firstTool);
       exit(
-        await runJobs(await client(), {
-          steps,
+        await runJobs(quire, {
+          ...(steps ? { steps } : { recipe: flags.recipe ?? '' }),
           files,
           together: (first?.inputs.max_files ?? 1) > 1,
           concurrency: Number(flags.concurrency),

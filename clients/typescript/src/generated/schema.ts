@@ -145,7 +145,7 @@ export interface paths {
         put?: never;
         /**
          * Create a job
-         * @description Uploads the files and queues the tool run. The body is `multipart/form-data`: `tool`, then `options` and `metadata` (JSON objects), then one `file` part per input, in order. Send the text parts first so that a bad tool or bad options are refused before the upload is read (docs/api.md §2). A `steps` part (JSON array of `{tool, options}`, 1–10) replaces `tool` and `options`: each step runs on the previous step's output. A `file_url` part takes an input's place (the worker fetches it); `export` names a presigned PUT URL for the result and `webhook_url` receives the job's end; a failed import or export fails the job (`import_failed`, `import_too_large`, `import_forbidden_address`, `import_timeout`, `export_failed`), never the request. `Prefer: wait=N` holds the response until the job ends or N seconds pass (capped by QUIRE_PREFER_WAIT_MAX_S); `Preference-Applied` says the wait honoured.
+         * @description Uploads the files and queues the tool run. The body is `multipart/form-data`: `tool`, then `options` and `metadata` (JSON objects), then one `file` part per input, in order. Send the text parts first so that a bad tool or bad options are refused before the upload is read (docs/api.md §2). A `steps` part (JSON array of `{tool, options}`, 1–10) replaces `tool` and `options`: each step runs on the previous step's output. A `recipe` part (a saved recipe's name or id, optionally `@version`; `listRecipes`) replaces them too: the job runs that version's steps and records it in `recipe`. A `file_url` part takes an input's place (the worker fetches it); `export` names a presigned PUT URL for the result and `webhook_url` receives the job's end; a failed import or export fails the job (`import_failed`, `import_too_large`, `import_forbidden_address`, `import_timeout`, `export_failed`), never the request. `Prefer: wait=N` holds the response until the job ends or N seconds pass (capped by QUIRE_PREFER_WAIT_MAX_S); `Preference-Applied` says the wait honoured.
          *
          *     Scope `jobs:write`.
          */
@@ -317,7 +317,7 @@ export interface paths {
         put?: never;
         /**
          * Create a batch of jobs
-         * @description The body is a job request’s (`createJob`): `tool` (or `steps`), `options`, `metadata` and `webhook_url` apply to every job, and each `file`, `file_url` or `upload_id` part becomes one job (at most QUIRE_BATCH_MAX_JOBS, together within the plan’s upload total). `export` is refused: a presigned URL names one object. Any refusal refuses the whole batch and stores nothing. Each job is an ordinary job of the account: plan limits, concurrency and fair claiming apply to each.
+         * @description The body is a job request’s (`createJob`): `tool` (or `steps`, or `recipe`), `options`, `metadata` and `webhook_url` apply to every job, and each `file`, `file_url` or `upload_id` part becomes one job (at most QUIRE_BATCH_MAX_JOBS, together within the plan’s upload total). `export` is refused: a presigned URL names one object. Any refusal refuses the whole batch and stores nothing. Each job is an ordinary job of the account: plan limits, concurrency and fair claiming apply to each.
          *
          *     Scope `jobs:write`.
          */
@@ -389,6 +389,68 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/recipes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List recipes
+         * @description The account’s recipes at their newest version, newest recipe first.
+         *
+         *     Scope `jobs:read`.
+         */
+        get: operations["listRecipes"];
+        put?: never;
+        /**
+         * Save a recipe
+         * @description Saves version 1 of a named chain of steps. The name is unique in the account: 1–64 characters of a–z, 0–9, `.`, `_` and `-`, starting with a letter or digit, not with `rcp_`.
+         *
+         *     Scope `jobs:write`.
+         */
+        post: operations["createRecipe"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/recipes/{ref}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a recipe
+         * @description The newest version, or the version named with `@version`.
+         *
+         *     Scope `jobs:read`.
+         */
+        get: operations["getRecipe"];
+        /**
+         * Replace a recipe’s steps
+         * @description Saves the steps as the next version (latest + 1); earlier versions stay as they were and can still be run as `name@version`. Name the recipe without `@version`.
+         *
+         *     Scope `jobs:write`.
+         */
+        put: operations["replaceRecipe"];
+        post?: never;
+        /**
+         * Delete a recipe
+         * @description Deletes the recipe with every version; the name is free again. Jobs that ran it keep their `recipe` (id, name, version). Name the recipe without `@version`.
+         *
+         *     Scope `jobs:write`.
+         */
+        delete: operations["deleteRecipe"];
         options?: never;
         head?: never;
         patch?: never;
@@ -819,7 +881,7 @@ export interface components {
          * @description A stable code from the error catalogue (docs/errors.md). Within v1 codes are only added, so handle unknown ones as their HTTP status.
          * @enum {string}
          */
-        ErrorCode: "invalid_request" | "unknown_tool" | "tool_unavailable" | "invalid_options" | "invalid_metadata" | "unsupported_file" | "too_many_files" | "missing_file" | "invalid_multipart" | "invalid_cursor" | "invalid_idempotency_key" | "unauthenticated" | "invalid_api_key" | "insufficient_scope" | "link_invalid" | "not_found" | "method_not_allowed" | "not_acceptable" | "job_not_ready" | "job_failed" | "job_canceled" | "job_state_conflict" | "webhook_url_not_allowed" | "webhook_endpoint_limit_exceeded" | "webhook_endpoint_disabled" | "idempotency_key_in_use" | "idempotency_key_reused" | "upload_offset_mismatch" | "upload_expired" | "tus_version_unsupported" | "checksum_mismatch" | "upload_incomplete" | "request_timeout" | "result_expired" | "payload_too_large" | "uri_too_long" | "range_not_satisfiable" | "unsupported_media_type" | "rate_limited" | "concurrent_uploads_exceeded" | "storage_quota_exceeded" | "queued_jobs_exceeded" | "jobs_per_window_exceeded" | "too_many_streams" | "headers_too_large" | "internal_error" | "overloaded" | "not_ready" | "pdf_encrypted" | "invalid_password" | "office_encrypted" | "pdf_corrupt" | "invalid_certificate" | "timestamp_failed" | "page_range_invalid" | "xfa_not_supported" | "form_fields_invalid" | "limit_form_fields_exceeded" | "redaction_matches_exceeded" | "limit_pages_exceeded" | "limit_page_pixels_exceeded" | "job_limit_exceeded" | "timeout" | "engine_memory_exceeded" | "engine_failed" | "engine_unavailable" | "worker_lost" | "import_failed" | "import_too_large" | "import_forbidden_address" | "import_timeout" | "export_failed";
+        ErrorCode: "invalid_request" | "unknown_tool" | "tool_unavailable" | "invalid_options" | "invalid_metadata" | "unsupported_file" | "too_many_files" | "missing_file" | "invalid_multipart" | "invalid_cursor" | "invalid_idempotency_key" | "unauthenticated" | "invalid_api_key" | "insufficient_scope" | "link_invalid" | "not_found" | "method_not_allowed" | "not_acceptable" | "job_not_ready" | "job_failed" | "job_canceled" | "job_state_conflict" | "webhook_url_not_allowed" | "webhook_endpoint_limit_exceeded" | "webhook_endpoint_disabled" | "recipe_not_found" | "recipe_name_taken" | "recipe_limit_exceeded" | "recipe_outdated" | "idempotency_key_in_use" | "idempotency_key_reused" | "upload_offset_mismatch" | "upload_expired" | "tus_version_unsupported" | "checksum_mismatch" | "upload_incomplete" | "request_timeout" | "result_expired" | "payload_too_large" | "uri_too_long" | "range_not_satisfiable" | "unsupported_media_type" | "rate_limited" | "concurrent_uploads_exceeded" | "storage_quota_exceeded" | "queued_jobs_exceeded" | "jobs_per_window_exceeded" | "too_many_streams" | "headers_too_large" | "internal_error" | "overloaded" | "not_ready" | "pdf_encrypted" | "invalid_password" | "office_encrypted" | "pdf_corrupt" | "invalid_certificate" | "timestamp_failed" | "page_range_invalid" | "xfa_not_supported" | "form_fields_invalid" | "limit_form_fields_exceeded" | "redaction_matches_exceeded" | "limit_pages_exceeded" | "limit_page_pixels_exceeded" | "job_limit_exceeded" | "timeout" | "engine_memory_exceeded" | "engine_failed" | "engine_unavailable" | "worker_lost" | "import_failed" | "import_too_large" | "import_forbidden_address" | "import_timeout" | "export_failed";
         /** @description RFC 9457 problem document. Members beyond these may be added within v1; switch on `code`. */
         Problem: {
             /**
@@ -865,7 +927,7 @@ export interface components {
             stored_bytes?: number;
             /** @description The caller’s plan. */
             plan?: string;
-            /** @description Which limit: 429 `requests`, `failed_authentication`, `concurrent_uploads`, `concurrent_streams`, `queued_jobs`, `jobs_per_window`; 413 `stored_bytes`; 422 `job_limit_exceeded` `fan_out`, `output_bytes`, `work_bytes`, `engine_time`. */
+            /** @description Which limit: 429 `requests`, `failed_authentication`, `concurrent_uploads`, `concurrent_streams`, `queued_jobs`, `jobs_per_window`; 413 `stored_bytes`; 422 `job_limit_exceeded` `fan_out`, `output_bytes`, `work_bytes`, `engine_time`; 409 `recipe_limit_exceeded` `recipes`, `versions`. */
             limit?: string;
             policy?: string;
             quota?: number;
@@ -874,6 +936,8 @@ export interface components {
             /** Format: date-time */
             resets_at?: string;
             higher_plan?: string;
+            /** @description recipe_outdated: the recipe version named (`name@version`). */
+            recipe?: string;
         };
         /** @enum {string} */
         JobStatus: "queued" | "processing" | "succeeded" | "failed" | "canceled";
@@ -965,6 +1029,15 @@ export interface components {
                 /** @description From 0. */
                 index: number;
                 tool: string;
+            };
+            /** @description Jobs created with a `recipe` part: the recipe version they run (docs/api.md §13). */
+            recipe?: {
+                /** @description `rcp_` + ULID. */
+                id: string;
+                /** @description The recipe’s name when the job was created. */
+                name: string;
+                /** @description The version whose steps the job runs. */
+                version: number;
             };
             /** @description Failed jobs only. */
             error?: {
@@ -1071,6 +1144,52 @@ export interface components {
             };
             /** @description Its jobs, in upload order. */
             jobs: components["schemas"]["Job"][];
+        };
+        /** @description A recipe: a named chain of job steps, versioned; versions never change. */
+        Recipe: {
+            /** @description `rcp_` + ULID. */
+            id: string;
+            /** @constant */
+            object: "recipe";
+            name: string;
+            /** @description The version shown: the newest unless one was named. */
+            version: number;
+            /** @description The newest version. */
+            latest_version: number;
+            /** @description The steps of `version`, as saved (defaults not filled in). */
+            steps: ({
+                /** @description A tool name from `listTools`. */
+                tool: string;
+                /** @description The tool’s options; omitted means `{}`. */
+                options?: {
+                    [key: string]: unknown;
+                };
+            } & {
+                [key: string]: unknown;
+            })[];
+            /**
+             * Format: date-time
+             * @description When version 1 was saved.
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When `version` was saved.
+             */
+            version_created_at: string;
+            links: {
+                self: string;
+                /** @description This version’s own path (`/api/v1/recipes/{id}@{version}`). */
+                version: string;
+            };
+        };
+        RecipeList: {
+            /** @constant */
+            object: "list";
+            /** @description Each recipe at its newest version. */
+            data: components["schemas"]["Recipe"][];
+            /** @description Fetch the next page with `starting_after=<last id>`. */
+            has_more: boolean;
         };
         Tool: {
             /** @description Tool name (kebab-case). */
@@ -1893,6 +2012,17 @@ export interface components {
          *       "fill": "black"
          *     }
          * @example {
+         *       "detect": [
+         *         "email",
+         *         "phone",
+         *         "iban",
+         *         "card",
+         *         "ip",
+         *         "national_id"
+         *       ],
+         *       "region": "US"
+         *     }
+         * @example {
          *       "patterns": [
          *         "\\b[0-9]{3}-[0-9]{2}-[0-9]{4}\\b"
          *       ],
@@ -1926,6 +2056,19 @@ export interface components {
             texts?: string[];
             /** @description Regular expressions (Python `re` syntax) removed wherever they match. */
             patterns?: string[];
+            /** @description Kinds of personal data found (as detect-pii finds them) and removed like `texts`, everywhere they occur. */
+            detect?: ("email" | "phone" | "iban" | "card" | "ip" | "national_id")[];
+            /**
+             * @description ISO 3166-1 alpha-2 region that phone numbers written without a country code are read for (`+` numbers are found whatever it is).
+             * @default US
+             */
+            region?: string;
+            /**
+             * @description `auto`: pages without any text (scans) are recognised first (ocrmypdf, English), so their values are found too; `off`: only the existing text is read.
+             * @default off
+             * @enum {string}
+             */
+            ocr?: "auto" | "off";
             /**
              * @description Match `texts` and `patterns` regardless of case.
              * @default false
@@ -1942,6 +2085,48 @@ export interface components {
              * @default 1000
              */
             max_matches?: number;
+            /** @description The password of an encrypted input PDF; the runner opens and decrypts the input with it. Secret: redacted in every view. */
+            password?: string;
+        };
+        /**
+         * @description Options of `detect-pii` (Find personal data).
+         * @example {
+         *       "ocr": "off"
+         *     }
+         * @example {
+         *       "kinds": [
+         *         "email",
+         *         "iban",
+         *         "card"
+         *       ],
+         *       "region": "DE",
+         *       "ocr": "auto"
+         *     }
+         */
+        DetectPiiOptions: {
+            /**
+             * @description The kinds to look for; all when omitted.
+             * @default [
+             *       "email",
+             *       "phone",
+             *       "iban",
+             *       "card",
+             *       "ip",
+             *       "national_id"
+             *     ]
+             */
+            kinds?: ("email" | "phone" | "iban" | "card" | "ip" | "national_id")[];
+            /**
+             * @description ISO 3166-1 alpha-2 region that phone numbers written without a country code are read for (`+` numbers are found whatever it is).
+             * @default US
+             */
+            region?: string;
+            /**
+             * @description `auto`: pages without any text (scans) are recognised first (ocrmypdf, English), so their values are found too; `off`: only the existing text is read.
+             * @default auto
+             * @enum {string}
+             */
+            ocr?: "auto" | "off";
             /** @description The password of an encrypted input PDF; the runner opens and decrypts the input with it. Secret: redacted in every view. */
             password?: string;
         };
@@ -1965,7 +2150,7 @@ export interface components {
         /** @description A step of a chained job: the tool runs on the previous step's output. */
         ChainStep: {
             /** @enum {string} */
-            tool: "merge" | "split" | "rotate" | "compress" | "protect" | "unlock" | "info" | "pages" | "linearize" | "repair" | "flatten" | "metadata" | "watermark" | "page-numbers" | "pdf-to-images" | "images-to-pdf" | "extract-text" | "extract-images" | "ocr" | "pdfa" | "office-to-pdf" | "html-to-pdf" | "sign" | "verify-signatures" | "form-fields" | "fill-form" | "redact" | "pdf-to-office";
+            tool: "merge" | "split" | "rotate" | "compress" | "protect" | "unlock" | "info" | "pages" | "linearize" | "repair" | "flatten" | "metadata" | "watermark" | "page-numbers" | "pdf-to-images" | "images-to-pdf" | "extract-text" | "extract-images" | "ocr" | "pdfa" | "office-to-pdf" | "html-to-pdf" | "sign" | "verify-signatures" | "form-fields" | "fill-form" | "redact" | "detect-pii" | "pdf-to-office";
             /** @description Valid against the step's tool's options schema, as `options`. */
             options?: {
                 [key: string]: unknown;
@@ -2703,11 +2888,13 @@ export interface operations {
                      * @description A tool from `listTools`. Required unless `steps` is sent.
                      * @enum {string}
                      */
-                    tool?: "merge" | "split" | "rotate" | "compress" | "protect" | "unlock" | "info" | "pages" | "linearize" | "repair" | "flatten" | "metadata" | "watermark" | "page-numbers" | "pdf-to-images" | "images-to-pdf" | "extract-text" | "extract-images" | "ocr" | "pdfa" | "office-to-pdf" | "html-to-pdf" | "sign" | "verify-signatures" | "form-fields" | "fill-form" | "redact" | "pdf-to-office";
-                    /** @description A JSON object valid against the options schema of the tool named in `tool`: `merge` → MergeOptions, `split` → SplitOptions, `rotate` → RotateOptions, `compress` → CompressOptions, `protect` → ProtectOptions, `unlock` → UnlockOptions, `info` → InfoOptions, `pages` → PagesOptions, `linearize` → LinearizeOptions, `repair` → RepairOptions, `flatten` → FlattenOptions, `metadata` → MetadataOptions, `watermark` → WatermarkOptions, `page-numbers` → PageNumbersOptions, `pdf-to-images` → PdfToImagesOptions, `images-to-pdf` → ImagesToPdfOptions, `extract-text` → ExtractTextOptions, `extract-images` → ExtractImagesOptions, `ocr` → OcrOptions, `pdfa` → PdfaOptions, `office-to-pdf` → OfficeToPdfOptions, `html-to-pdf` → HtmlToPdfOptions, `sign` → SignOptions, `verify-signatures` → VerifySignaturesOptions, `form-fields` → FormFieldsOptions, `fill-form` → FillFormOptions, `redact` → RedactOptions, `pdf-to-office` → PdfToOfficeOptions. Omitted means `{}`; defaults are filled in. */
-                    options?: components["schemas"]["MergeOptions"] | components["schemas"]["SplitOptions"] | components["schemas"]["RotateOptions"] | components["schemas"]["CompressOptions"] | components["schemas"]["ProtectOptions"] | components["schemas"]["UnlockOptions"] | components["schemas"]["InfoOptions"] | components["schemas"]["PagesOptions"] | components["schemas"]["LinearizeOptions"] | components["schemas"]["RepairOptions"] | components["schemas"]["FlattenOptions"] | components["schemas"]["MetadataOptions"] | components["schemas"]["WatermarkOptions"] | components["schemas"]["PageNumbersOptions"] | components["schemas"]["PdfToImagesOptions"] | components["schemas"]["ImagesToPdfOptions"] | components["schemas"]["ExtractTextOptions"] | components["schemas"]["ExtractImagesOptions"] | components["schemas"]["OcrOptions"] | components["schemas"]["PdfaOptions"] | components["schemas"]["OfficeToPdfOptions"] | components["schemas"]["HtmlToPdfOptions"] | components["schemas"]["SignOptions"] | components["schemas"]["VerifySignaturesOptions"] | components["schemas"]["FormFieldsOptions"] | components["schemas"]["FillFormOptions"] | components["schemas"]["RedactOptions"] | components["schemas"]["PdfToOfficeOptions"];
+                    tool?: "merge" | "split" | "rotate" | "compress" | "protect" | "unlock" | "info" | "pages" | "linearize" | "repair" | "flatten" | "metadata" | "watermark" | "page-numbers" | "pdf-to-images" | "images-to-pdf" | "extract-text" | "extract-images" | "ocr" | "pdfa" | "office-to-pdf" | "html-to-pdf" | "sign" | "verify-signatures" | "form-fields" | "fill-form" | "redact" | "detect-pii" | "pdf-to-office";
+                    /** @description A JSON object valid against the options schema of the tool named in `tool`: `merge` → MergeOptions, `split` → SplitOptions, `rotate` → RotateOptions, `compress` → CompressOptions, `protect` → ProtectOptions, `unlock` → UnlockOptions, `info` → InfoOptions, `pages` → PagesOptions, `linearize` → LinearizeOptions, `repair` → RepairOptions, `flatten` → FlattenOptions, `metadata` → MetadataOptions, `watermark` → WatermarkOptions, `page-numbers` → PageNumbersOptions, `pdf-to-images` → PdfToImagesOptions, `images-to-pdf` → ImagesToPdfOptions, `extract-text` → ExtractTextOptions, `extract-images` → ExtractImagesOptions, `ocr` → OcrOptions, `pdfa` → PdfaOptions, `office-to-pdf` → OfficeToPdfOptions, `html-to-pdf` → HtmlToPdfOptions, `sign` → SignOptions, `verify-signatures` → VerifySignaturesOptions, `form-fields` → FormFieldsOptions, `fill-form` → FillFormOptions, `redact` → RedactOptions, `detect-pii` → DetectPiiOptions, `pdf-to-office` → PdfToOfficeOptions. Omitted means `{}`; defaults are filled in. */
+                    options?: components["schemas"]["MergeOptions"] | components["schemas"]["SplitOptions"] | components["schemas"]["RotateOptions"] | components["schemas"]["CompressOptions"] | components["schemas"]["ProtectOptions"] | components["schemas"]["UnlockOptions"] | components["schemas"]["InfoOptions"] | components["schemas"]["PagesOptions"] | components["schemas"]["LinearizeOptions"] | components["schemas"]["RepairOptions"] | components["schemas"]["FlattenOptions"] | components["schemas"]["MetadataOptions"] | components["schemas"]["WatermarkOptions"] | components["schemas"]["PageNumbersOptions"] | components["schemas"]["PdfToImagesOptions"] | components["schemas"]["ImagesToPdfOptions"] | components["schemas"]["ExtractTextOptions"] | components["schemas"]["ExtractImagesOptions"] | components["schemas"]["OcrOptions"] | components["schemas"]["PdfaOptions"] | components["schemas"]["OfficeToPdfOptions"] | components["schemas"]["HtmlToPdfOptions"] | components["schemas"]["SignOptions"] | components["schemas"]["VerifySignaturesOptions"] | components["schemas"]["FormFieldsOptions"] | components["schemas"]["FillFormOptions"] | components["schemas"]["RedactOptions"] | components["schemas"]["DetectPiiOptions"] | components["schemas"]["PdfToOfficeOptions"];
                     /** @description Instead of `tool` and `options`: a JSON array of 1–10 `ChainStep` (`[{"tool":"rotate","options":{"angle":90}},{"tool":"compress"}]`), the tools to run in order, each on the previous step's output (docs/api.md §2). The input `password` goes on the first step only; a later step's own secret options (protect's passwords) are scrubbed like the first's. */
                     steps?: string;
+                    /** @description Instead of `tool` or `steps`: a saved recipe (`listRecipes`) by id or name, optionally `@version` (`scan-cleanup@2`); without a version, the newest. Its steps are checked against today’s tools, and the job records the version in `recipe` (docs/api.md §13). */
+                    recipe?: string;
                     /** @description Up to 16 string pairs (keys 1–40 characters, values up to 500), shown on the job. */
                     metadata?: {
                         [key: string]: string;
@@ -2784,7 +2971,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem with `code` `not_found`. */
+            /** @description Problem with `code` `not_found`, `recipe_not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2863,7 +3050,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem with `code` `limit_pages_exceeded`, `job_limit_exceeded`, `idempotency_key_reused`. */
+            /** @description Problem with `code` `limit_pages_exceeded`, `job_limit_exceeded`, `recipe_outdated`, `idempotency_key_reused`. */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4070,11 +4257,13 @@ export interface operations {
                      * @description A tool from `listTools`. Required unless `steps` is sent.
                      * @enum {string}
                      */
-                    tool?: "merge" | "split" | "rotate" | "compress" | "protect" | "unlock" | "info" | "pages" | "linearize" | "repair" | "flatten" | "metadata" | "watermark" | "page-numbers" | "pdf-to-images" | "images-to-pdf" | "extract-text" | "extract-images" | "ocr" | "pdfa" | "office-to-pdf" | "html-to-pdf" | "sign" | "verify-signatures" | "form-fields" | "fill-form" | "redact" | "pdf-to-office";
-                    /** @description A JSON object valid against the options schema of the tool named in `tool`: `merge` → MergeOptions, `split` → SplitOptions, `rotate` → RotateOptions, `compress` → CompressOptions, `protect` → ProtectOptions, `unlock` → UnlockOptions, `info` → InfoOptions, `pages` → PagesOptions, `linearize` → LinearizeOptions, `repair` → RepairOptions, `flatten` → FlattenOptions, `metadata` → MetadataOptions, `watermark` → WatermarkOptions, `page-numbers` → PageNumbersOptions, `pdf-to-images` → PdfToImagesOptions, `images-to-pdf` → ImagesToPdfOptions, `extract-text` → ExtractTextOptions, `extract-images` → ExtractImagesOptions, `ocr` → OcrOptions, `pdfa` → PdfaOptions, `office-to-pdf` → OfficeToPdfOptions, `html-to-pdf` → HtmlToPdfOptions, `sign` → SignOptions, `verify-signatures` → VerifySignaturesOptions, `form-fields` → FormFieldsOptions, `fill-form` → FillFormOptions, `redact` → RedactOptions, `pdf-to-office` → PdfToOfficeOptions. Omitted means `{}`; defaults are filled in. */
-                    options?: components["schemas"]["MergeOptions"] | components["schemas"]["SplitOptions"] | components["schemas"]["RotateOptions"] | components["schemas"]["CompressOptions"] | components["schemas"]["ProtectOptions"] | components["schemas"]["UnlockOptions"] | components["schemas"]["InfoOptions"] | components["schemas"]["PagesOptions"] | components["schemas"]["LinearizeOptions"] | components["schemas"]["RepairOptions"] | components["schemas"]["FlattenOptions"] | components["schemas"]["MetadataOptions"] | components["schemas"]["WatermarkOptions"] | components["schemas"]["PageNumbersOptions"] | components["schemas"]["PdfToImagesOptions"] | components["schemas"]["ImagesToPdfOptions"] | components["schemas"]["ExtractTextOptions"] | components["schemas"]["ExtractImagesOptions"] | components["schemas"]["OcrOptions"] | components["schemas"]["PdfaOptions"] | components["schemas"]["OfficeToPdfOptions"] | components["schemas"]["HtmlToPdfOptions"] | components["schemas"]["SignOptions"] | components["schemas"]["VerifySignaturesOptions"] | components["schemas"]["FormFieldsOptions"] | components["schemas"]["FillFormOptions"] | components["schemas"]["RedactOptions"] | components["schemas"]["PdfToOfficeOptions"];
+                    tool?: "merge" | "split" | "rotate" | "compress" | "protect" | "unlock" | "info" | "pages" | "linearize" | "repair" | "flatten" | "metadata" | "watermark" | "page-numbers" | "pdf-to-images" | "images-to-pdf" | "extract-text" | "extract-images" | "ocr" | "pdfa" | "office-to-pdf" | "html-to-pdf" | "sign" | "verify-signatures" | "form-fields" | "fill-form" | "redact" | "detect-pii" | "pdf-to-office";
+                    /** @description A JSON object valid against the options schema of the tool named in `tool`: `merge` → MergeOptions, `split` → SplitOptions, `rotate` → RotateOptions, `compress` → CompressOptions, `protect` → ProtectOptions, `unlock` → UnlockOptions, `info` → InfoOptions, `pages` → PagesOptions, `linearize` → LinearizeOptions, `repair` → RepairOptions, `flatten` → FlattenOptions, `metadata` → MetadataOptions, `watermark` → WatermarkOptions, `page-numbers` → PageNumbersOptions, `pdf-to-images` → PdfToImagesOptions, `images-to-pdf` → ImagesToPdfOptions, `extract-text` → ExtractTextOptions, `extract-images` → ExtractImagesOptions, `ocr` → OcrOptions, `pdfa` → PdfaOptions, `office-to-pdf` → OfficeToPdfOptions, `html-to-pdf` → HtmlToPdfOptions, `sign` → SignOptions, `verify-signatures` → VerifySignaturesOptions, `form-fields` → FormFieldsOptions, `fill-form` → FillFormOptions, `redact` → RedactOptions, `detect-pii` → DetectPiiOptions, `pdf-to-office` → PdfToOfficeOptions. Omitted means `{}`; defaults are filled in. */
+                    options?: components["schemas"]["MergeOptions"] | components["schemas"]["SplitOptions"] | components["schemas"]["RotateOptions"] | components["schemas"]["CompressOptions"] | components["schemas"]["ProtectOptions"] | components["schemas"]["UnlockOptions"] | components["schemas"]["InfoOptions"] | components["schemas"]["PagesOptions"] | components["schemas"]["LinearizeOptions"] | components["schemas"]["RepairOptions"] | components["schemas"]["FlattenOptions"] | components["schemas"]["MetadataOptions"] | components["schemas"]["WatermarkOptions"] | components["schemas"]["PageNumbersOptions"] | components["schemas"]["PdfToImagesOptions"] | components["schemas"]["ImagesToPdfOptions"] | components["schemas"]["ExtractTextOptions"] | components["schemas"]["ExtractImagesOptions"] | components["schemas"]["OcrOptions"] | components["schemas"]["PdfaOptions"] | components["schemas"]["OfficeToPdfOptions"] | components["schemas"]["HtmlToPdfOptions"] | components["schemas"]["SignOptions"] | components["schemas"]["VerifySignaturesOptions"] | components["schemas"]["FormFieldsOptions"] | components["schemas"]["FillFormOptions"] | components["schemas"]["RedactOptions"] | components["schemas"]["DetectPiiOptions"] | components["schemas"]["PdfToOfficeOptions"];
                     /** @description Instead of `tool` and `options`: a JSON array of 1–10 `ChainStep` (`[{"tool":"rotate","options":{"angle":90}},{"tool":"compress"}]`), the tools to run in order, each on the previous step's output (docs/api.md §2). The input `password` goes on the first step only; a later step's own secret options (protect's passwords) are scrubbed like the first's. */
                     steps?: string;
+                    /** @description Instead of `tool` or `steps`: a saved recipe (`listRecipes`) by id or name, optionally `@version` (`scan-cleanup@2`); without a version, the newest. Its steps are checked against today’s tools, and the job records the version in `recipe` (docs/api.md §13). */
+                    recipe?: string;
                     /** @description Up to 16 string pairs (keys 1–40 characters, values up to 500), shown on the job. */
                     metadata?: {
                         [key: string]: string;
@@ -4227,7 +4416,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem with `code` `limit_pages_exceeded`, `job_limit_exceeded`, `idempotency_key_reused`. */
+            /** @description Problem with `code` `limit_pages_exceeded`, `job_limit_exceeded`, `recipe_outdated`, `idempotency_key_reused`. */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4584,6 +4773,577 @@ export interface operations {
             };
             /** @description Problem with `code` `job_not_ready`. */
             409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with `code` `rate_limited`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with `code` `internal_error`. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listRecipes: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description The last recipe id of the previous page. */
+                starting_after?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of recipes. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecipeList"];
+                };
+            };
+            /** @description Problem with `code` `invalid_request`, `invalid_cursor`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with `code` `unauthenticated`, `invalid_api_key`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with `code` `insufficient_scope`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with `code` `rate_limited`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with `code` `internal_error`. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createRecipe: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: 1–255 printable ASCII characters. A finished request with the same key is answered again with `Idempotent-Replayed: true` (docs/api.md §4). */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    /** @description The steps, as a job's `steps` part takes them (1–10), checked the same way. Secret options (passwords, certificates) are refused: a recipe keeps no secret. */
+                    steps: {
+                        tool: string;
+                        options?: {
+                            [key: string]: unknown;
+                        };
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description The recipe at version 1. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Recipe"];
+                };
+            };
+            /** @description Problem with `code` `invalid_request`, `invalid_options`, `unknown_tool`, `tool_unavailable`, `invalid_idempotency_key`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with `code` `unauthenticated`, `invalid_api_key`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with `code` `insufficient_scope`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with `code` `recipe_name_taken`, `recipe_limit_exceeded`, `idempotency_key_in_use`. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with `code` `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with `code` `rate_limited`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with `code` `internal_error`. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getRecipe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The recipe’s id (`rcp_…`) or name; on a read, optionally `@version` (`scan-cleanup@2`). */
+                ref: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The recipe. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Recipe"];
+                };
+            };
+            /** @description Problem with `code` `invalid_request`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with `code` `unauthenticated`, `invalid_api_key`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with `code` `insufficient_scope`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with `code` `not_found`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with `code` `rate_limited`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with `code` `internal_error`. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    replaceRecipe: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: 1–255 printable ASCII characters. A finished request with the same key is answered again with `Idempotent-Replayed: true` (docs/api.md §4). */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The recipe’s id (`rcp_…`) or name; on a read, optionally `@version` (`scan-cleanup@2`). */
+                ref: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The steps, as a job's `steps` part takes them (1–10), checked the same way. Secret options (passwords, certificates) are refused: a recipe keeps no secret. */
+                    steps: {
+                        tool: string;
+                        options?: {
+                            [key: string]: unknown;
+                        };
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description The recipe at its new version. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Recipe"];
+                };
+            };
+            /** @description Problem with `code` `invalid_request`, `invalid_options`, `unknown_tool`, `tool_unavailable`, `invalid_idempotency_key`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with `code` `unauthenticated`, `invalid_api_key`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with `code` `insufficient_scope`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with `code` `not_found`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with `code` `recipe_limit_exceeded`, `idempotency_key_in_use`. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with `code` `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with `code` `rate_limited`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with `code` `internal_error`. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteRecipe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The recipe’s id (`rcp_…`) or name; on a read, optionally `@version` (`scan-cleanup@2`). */
+                ref: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Problem with `code` `invalid_request`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with `code` `unauthenticated`, `invalid_api_key`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with `code` `insufficient_scope`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with `code` `not_found`. */
+            404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     RateLimit: components["headers"]["RateLimit"];

@@ -1,5 +1,6 @@
 # Redaction driver of the pymupdf engine, run inside the document sandbox: reads the job (areas,
-# literal texts, regular expressions) as JSON on stdin, never on argv; removes what they cover from
+# literal texts, regular expressions, kinds of personal data to detect) as JSON on stdin, never on
+# argv (`"action": "detect"` runs detect-pii instead, detect.py); removes what they cover from
 # the pages (annotations and form fields first, then text and pixels) and from every other place a
 # text can live (document_walk.py); writes the result and prints a report of counts on stdout. It
 # never prints matched text: it may be what is being hidden.
@@ -9,9 +10,10 @@ import sys
 import pymupdf
 
 from annotations import clean_annotations, clean_widgets
+from detect import detect
 from document_walk import DocumentWalk
 from layers import Layers
-from page_text import count_matches, redact_text
+from page_text import count_matches, page_chars, redact_text
 from pdf_objects import indirect_annotations
 from terms import Terms
 
@@ -70,9 +72,22 @@ def more_page_text(page, job, terms, report, removed):
             "outside_box": report["outside_box"] + outside, "rasterized": report["rasterized"] or rasterised}
 
 
+def detected_kinds(doc, terms):
+    """How many of each kind of personal data `detect` finds in the page text (counts, no values)."""
+    counts = {kind: 0 for kind in terms.detector.kinds}
+    for page in doc:
+        for found in terms.detector.found(page_chars(page)[0]):
+            counts[found.kind] += 1
+    return counts
+
+
 def main():
     job = json.load(sys.stdin)
-    terms = Terms(job["texts"], job["patterns"], job.get("ignore_case"))
+    if job.get("action") == "detect":
+        detect(job)
+        return
+    terms = Terms(job["texts"], job["patterns"], job.get("ignore_case"), job.get("detect", []),
+                  job.get("region"))
     try:
         doc = pymupdf.open(job["input"])
     except Exception:
@@ -80,6 +95,7 @@ def main():
     layers = Layers(doc)
     if layers:
         doc = layers.switched(doc, on=True)
+    detected = detected_kinds(doc, terms) if terms.detector else {}
     total = sum(count_matches(page, terms) for page in doc)
     if total > job["max_matches"]:
         sys.stderr.write(json.dumps({"matches": total}) + "\n")
@@ -113,7 +129,8 @@ def main():
         counts[key] += n
     changed = [p for p in pages if p["text_matches"] or p["outside_box"] or p["areas"] or p["annotations"]
                or p["fields"]]
-    report = {"pages": changed, "removed": counts, "metadata_entries": sum(counts[k] for k in METADATA)}
+    report = {"pages": changed, "removed": counts, "metadata_entries": sum(counts[k] for k in METADATA),
+              "detected": detected}
     json.dump(report, sys.stdout)
 
 

@@ -29,28 +29,32 @@ def page_chars(page):
     return "".join(text), boxes
 
 
+def pieces(boxes, start, end):
+    """The rectangles of the characters start..end, one per line piece: a new piece at a line end,
+    and where a dehyphenated word goes on on the next line."""
+    found, line, previous = [], pymupdf.Rect(), None
+    for box in (None if b is None else pymupdf.Rect(b) for b in boxes[start:end]):
+        if box is None or (previous is not None and abs(box.y0 - previous.y0) > previous.height / 2):
+            if not line.is_empty:
+                found.append(line)
+            line = pymupdf.Rect()
+        if box is not None:
+            line |= box
+        previous = box
+    if not line.is_empty:
+        found.append(line)
+    return found
+
+
 def match_rects(page, terms):
     """Each match on `page` as the rectangles of its line pieces (a list per match)."""
     text, boxes = page_chars(page)
-    matches = []
-    for pattern in terms.patterns:
-        for m in pattern.finditer(text):
-            if m.end() == m.start():
-                continue
-            pieces, line, previous = [], pymupdf.Rect(), None
-            for box in (None if b is None else pymupdf.Rect(b) for b in boxes[m.start():m.end()]):
-                # A new piece at a line end, and where a dehyphenated word goes on on the next line.
-                if box is None or (previous is not None and abs(box.y0 - previous.y0) > previous.height / 2):
-                    if not line.is_empty:
-                        pieces.append(line)
-                    line = pymupdf.Rect()
-                if box is not None:
-                    line |= box
-                previous = box
-            if not line.is_empty:
-                pieces.append(line)
-            matches.append(pieces)
-    return matches
+    return [
+        pieces(boxes, m.start(), m.end())
+        for pattern in terms.patterns
+        for m in pattern.finditer(text)
+        if m.end() > m.start()
+    ]
 
 
 def count_matches(page, terms):

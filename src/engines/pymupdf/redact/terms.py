@@ -3,12 +3,14 @@
 import re
 from xml.sax.saxutils import escape
 
+from pii import Detector
+
 # Exit code the TypeScript adapter maps to invalid_options (src/engines/pymupdf/pymupdf.ts).
 EXIT_BAD_PATTERN = 5
 
 
 class Terms:
-    def __init__(self, texts, patterns, ignore_case):
+    def __init__(self, texts, patterns, ignore_case, detect=(), region=None):
         flags = re.IGNORECASE if ignore_case else 0
         try:
             literal = [re.compile(re.escape(t), flags) for t in texts]
@@ -16,6 +18,10 @@ class Terms:
         except re.error:
             # No detail: the pattern may be what is being hidden, and stderr reaches the adapter.
             raise SystemExit(EXIT_BAD_PATTERN) from None
+        # Personal data found by kind (pii.py): a Detector is used wherever a pattern is.
+        self.detector = Detector(detect, region) if detect else None
+        if self.detector:
+            self.patterns.append(self.detector)
         # In XML (XMP, XFA) a literal text with & < > " ' is written escaped.
         escaped = {escape(t, {'"': "&quot;", "'": "&apos;"}) for t in texts} - set(texts)
         self.xml_patterns = self.patterns + [re.compile(re.escape(t), flags) for t in escaped]

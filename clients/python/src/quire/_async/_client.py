@@ -16,6 +16,7 @@ from .._models import RateLimit, RunResult
 from .._tus import default_store_path
 from ._download import Target
 from ._jobs import AsyncJobs, ProgressCallback, failure
+from ._recipes import AsyncRecipes
 from ._resources import AsyncAccounts, AsyncBatches, AsyncKeys, AsyncTools, AsyncUploads, AsyncWebhooks
 from ._transport import AsyncTransport
 
@@ -60,6 +61,7 @@ class AsyncQuire:
         self.jobs = AsyncJobs(self._transport, tus_threshold_bytes, store)
         self.tools = AsyncTools(self._transport)
         self.batches = AsyncBatches(self._transport)
+        self.recipes = AsyncRecipes(self._transport)
         self.uploads = AsyncUploads(self._transport, store)
         self.webhooks = AsyncWebhooks(self._transport)
         self.accounts = AsyncAccounts(self._transport)
@@ -86,7 +88,8 @@ class AsyncQuire:
     ) -> RunResult:
         """Create, wait, download: the result goes to `to` (a path or a binary file; by default the
         result's name in the working directory). A failed or canceled job raises `JobFailedError`.
-        `create` takes `jobs.create`'s keywords (`steps=`, `metadata=`, …)."""
+        `create` takes `jobs.create`'s keywords (`steps=`, `recipe=`, `metadata=`, …):
+        `run(None, "scan.pdf", recipe="scan-cleanup@2")` runs a saved recipe."""
         job, path = await self.jobs.run(tool, inputs, options, to=to, on_progress=on_progress, **create)
         return RunResult(job, path)
 

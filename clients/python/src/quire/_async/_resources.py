@@ -55,18 +55,21 @@ class AsyncBatches:
 
     async def create(
         self,
-        tool: str,
+        tool: str | None,
         inputs: Iterable[Input],
         options: Mapping[str, Any] | None = None,
         *,
+        recipe: str | None = None,
         metadata: Mapping[str, str] | None = None,
         webhook_url: str | None = None,
         idempotency_key: str | None = None,
     ) -> Batch:
-        """One job per input, each with the same tool and options."""
+        """One job per input, each with the same tool and options (or the same saved `recipe`, with
+        `tool=None`)."""
         resolved = resolve_all(inputs)
         fields: dict[str, str | None] = {
             "tool": tool,
+            "recipe": recipe,
             "options": json.dumps(dict(options)) if options is not None else None,
             "metadata": json.dumps(dict(metadata)) if metadata is not None else None,
             "webhook_url": webhook_url,

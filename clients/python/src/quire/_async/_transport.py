@@ -72,9 +72,9 @@ class AsyncTransport:
         timeout: httpx.Timeout | None = None,
     ) -> httpx.Response:
         """The answer to a request, retried while retrying is safe and the budget lasts; a refusal
-        raises `QuireError`. A POST always carries an Idempotency-Key, the same on every attempt."""
+        raises `QuireError`. A POST or PUT always carries an Idempotency-Key, the same on every attempt."""
         sent = {**self._auth, **(headers or {})}
-        if method == "POST":
+        if method in ("POST", "PUT"):
             sent["Idempotency-Key"] = idempotency_key or f"quire-py-{uuid.uuid4()}"
         budget = self.budget()
         clean = {k: v for k, v in (params or {}).items() if v is not None}

@@ -16,6 +16,7 @@ from .._models import RateLimit, RunResult
 from .._tus import default_store_path
 from ._download import Target
 from ._jobs import Jobs, ProgressCallback, failure
+from ._recipes import Recipes
 from ._resources import Accounts, Batches, Keys, Tools, Uploads, Webhooks
 from ._transport import SyncTransport
 
@@ -60,6 +61,7 @@ class Quire:
         self.jobs = Jobs(self._transport, tus_threshold_bytes, store)
         self.tools = Tools(self._transport)
         self.batches = Batches(self._transport)
+        self.recipes = Recipes(self._transport)
         self.uploads = Uploads(self._transport, store)
         self.webhooks = Webhooks(self._transport)
         self.accounts = Accounts(self._transport)
@@ -86,7 +88,8 @@ class Quire:
     ) -> RunResult:
         """Create, wait, download: the result goes to `to` (a path or a binary file; by default the
         result's name in the working directory). A failed or canceled job raises `JobFailedError`.
-        `create` takes `jobs.create`'s keywords (`steps=`, `metadata=`, …)."""
+        `create` takes `jobs.create`'s keywords (`steps=`, `recipe=`, `metadata=`, …):
+        `run(None, "scan.pdf", recipe="scan-cleanup@2")` runs a saved recipe."""
         job, path = self.jobs.run(tool, inputs, options, to=to, on_progress=on_progress, **create)
         return RunResult(job, path)
 

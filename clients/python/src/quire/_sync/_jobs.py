@@ -102,6 +102,7 @@ class Jobs:
         options: Mapping[str, Any] | None = None,
         *,
         steps: Sequence[Step] | None = None,
+        recipe: str | None = None,
         metadata: Mapping[str, str] | None = None,
         webhook_url: str | None = None,
         export: str | Mapping[str, Any] | None = None,
@@ -109,12 +110,14 @@ class Jobs:
         prefer_wait_s: int | None = None,
         on_upload_progress: UploadCallback | None = None,
     ) -> Job:
-        """Creates a job of one `tool` or of `steps` (`[("rotate", {"angle": 90}), "compress"]`)."""
+        """Creates a job of one `tool`, of `steps` (`[("rotate", {"angle": 90}), "compress"]`) or of a
+        saved `recipe` (`"scan-cleanup"`, `"scan-cleanup@2"` or its id)."""
         resolved, sessions = self._upload_large(resolve_all(inputs), on_upload_progress)
         fields: dict[str, str | None] = {
-            "tool": tool if steps is None else None,
+            "tool": tool if steps is None and recipe is None else None,
             "options": json.dumps(dict(options)) if options is not None and steps is None else None,
             "steps": steps_json(steps) if steps is not None else None,
+            "recipe": recipe,
             "metadata": json.dumps(dict(metadata)) if metadata is not None else None,
             "webhook_url": webhook_url,
             "export": export if isinstance(export, str) or export is None else json.dumps(dict(export)),

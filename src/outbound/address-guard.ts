@@ -1,12 +1,13 @@
-// The SSRF guard for webhook URLs (docs/api.md §6): only http(s) to public unicast addresses, checked at
-// registration and again on every connection through a DNS lookup that refuses private answers, so a
-// name that re-resolves to an internal address between the two checks (DNS rebinding) is still caught.
+// The SSRF guard of every outbound connection (webhooks, per-job callbacks, URL imports and exports,
+// the TSA; docs/api.md §6): only http(s) to public unicast addresses, checked when a URL is given and
+// again on every connection through a DNS lookup that refuses private answers, so a name that
+// re-resolves to an internal address between the two checks (DNS rebinding) is still caught.
 import dns from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import net from 'node:net';
 import ipaddr from 'ipaddr.js';
 
-/** Thrown by the guarded lookup; the delivery records it as error class `blocked_address`. */
+/** Thrown by the guarded lookup: a webhook delivery records it as `blocked_address`, a transfer as `forbidden_address`. */
 export class BlockedAddressError extends Error {
   override name = 'BlockedAddressError';
   readonly code = 'EBLOCKEDADDRESS';
@@ -41,7 +42,7 @@ export function hostOf(url: URL): string {
   return url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
 }
 
-/** Why `raw` may not be a webhook URL, or undefined when it may. Resolves names (registration). */
+/** Why `raw` may not be an outbound URL, or undefined when it may. Resolves names (when it is given). */
 export async function urlRefusal(raw: string, allowPrivate: boolean): Promise<string | undefined> {
   let url: URL;
   try {
@@ -68,7 +69,7 @@ export async function urlRefusal(raw: string, allowPrivate: boolean): Promise<st
 
 /**
  * A `lookup` for http(s).request that fails the connection when any resolved address is not public.
- * Node calls it for names only; literal IP hosts never reach it, so deliveries check those first.
+ * Node calls it for names only; literal IP hosts never reach it, so `sendOutbound` checks those first.
  */
 export function guardedLookup(allowPrivate: boolean): LookupFunction {
   return (hostname, options, callback) => {
@@ -76,7 +77,7 @@ export function guardedLookup(allowPrivate: boolean): LookupFunction {
       if (error) return callback(error, '', 0);
       const blocked = allowPrivate ? undefined : addresses.find((a) => !isPublicAddress(a.address));
       if (blocked || addresses.length === 0) {
-        return callback(new BlockedAddressError('webhook host resolves to a non-public address'), '', 0);
+        return callback(new BlockedAddressError('the host resolves to a non-public address'), '', 0);
       }
       if (options.all)
         return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, addresses);

@@ -1,0 +1,33 @@
+// SQLite migration 9: recipes (docs/api.md §13), named and versioned chains of job steps, and the
+// recipe version a job runs. Never edit it once released; add the next migration instead.
+import type { Migration } from '../sql/dialect.js';
+
+export const recipesMigration: Migration = {
+  id: 9,
+  name: 'recipes: named, versioned chains of steps; the recipe a job runs',
+  statements: [
+    `CREATE TABLE recipes (
+      id TEXT PRIMARY KEY,
+      account_id TEXT NOT NULL REFERENCES accounts (id),
+      name TEXT NOT NULL,
+      latest_version INTEGER NOT NULL CHECK (latest_version >= 1),
+      created_at INTEGER NOT NULL
+    ) STRICT`,
+    // A name is unique per account; create's ON CONFLICT relies on this index to refuse a second one.
+    // It also serves GET /recipes/{name} and the job's `recipe` part by name.
+    'CREATE UNIQUE INDEX recipes_account_name ON recipes (account_id, name)',
+    // GET /recipes: newest first per account (keyset pages, as jobs).
+    'CREATE INDEX recipes_account_created ON recipes (account_id, created_at DESC, id DESC)',
+    // Versions are written once and never changed; the primary key makes two writers of one number
+    // fail rather than both succeed.
+    `CREATE TABLE recipe_versions (
+      recipe_id TEXT NOT NULL REFERENCES recipes (id),
+      version INTEGER NOT NULL CHECK (version >= 1),
+      steps TEXT NOT NULL,
+      created_at INTEGER NOT NULL,
+      PRIMARY KEY (recipe_id, version)
+    ) STRICT, WITHOUT ROWID`,
+    // JSON {id, name, version}: no foreign key, so a job keeps what it ran after the recipe is deleted.
+    'ALTER TABLE jobs ADD COLUMN recipe TEXT',
+  ],
+};
