@@ -12,6 +12,7 @@ import { RECIPE_PART, type RecipeSource, readRecipePart } from './recipe-part.js
 import { finish, type ReceivedJob, readField, storeFile, UploadState } from './upload.js';
 import { type FieldValue, fieldValue, fileText, partText, TEXT_PARTS } from './upload-fields.js';
 import type { UploadLimits } from './upload-guard.js';
+import { takeUploadPart, UPLOAD_ID_PART, type UploadSource } from './upload-ids.js';
 import { readTransferPart } from './upload-transfers.js';
 
 /**
@@ -30,13 +31,17 @@ interface PendingItem {
   state: UploadState;
 }
 
-/** Each item is one job with one file: `file_url` and `file` parts are counted against `maxJobs`. */
+/** The parts that each make one job of the batch. */
+const ITEM_PARTS = ['file', 'file_url', UPLOAD_ID_PART];
+
+/** Each item is one job with one file: `file`, `file_url` and `upload_id` parts count against `maxJobs`. */
 export async function receiveBatchUpload(
   request: FastifyRequest,
   catalog: ToolCatalog,
   blobs: BlobStore,
   limits: UploadLimits & { maxJobs: number },
   recipes?: RecipeSource,
+  uploads?: UploadSource,
 ): Promise<BatchItem[]> {
   // Without an Idempotency-Key no fingerprint is compared, so the files need no SHA-256.
   const template = new UploadState(request.idempotency !== undefined);
@@ -55,8 +60,8 @@ export async function receiveBatchUpload(
       },
     });
     for await (const part of parts) {
-      if (part.fieldname === 'file' || part.fieldname === 'file_url') {
-        const item = await receiveItem(part, template, items, blobs, limits);
+      if (ITEM_PARTS.includes(part.fieldname) && (part.fieldname !== UPLOAD_ID_PART || uploads)) {
+        const item = await receiveItem(part, template, items, { blobs, limits, uploads });
         batchBytes += item.state.inputs[0]?.size ?? 0;
         if (batchBytes > limits.maxTotalBytes) throw batchTooLarge(limits.maxTotalBytes);
       } else if (part.fieldname === 'export') {
@@ -105,12 +110,17 @@ export async function receiveBatchUpload(
   }
 }
 
+interface ItemSources {
+  blobs: BlobStore;
+  limits: UploadLimits & { maxJobs: number };
+  uploads: UploadSource | undefined;
+}
+
 async function receiveItem(
   part: MultipartFile | MultipartValue,
   template: UploadState,
   items: PendingItem[],
-  blobs: BlobStore,
-  limits: UploadLimits & { maxJobs: number },
+  { blobs, limits, uploads }: ItemSources,
 ): Promise<PendingItem> {
   if (items.length >= limits.maxJobs) {
     throw new QuireError('too_many_files', `At most ${limits.maxJobs} files per batch.`, {
@@ -125,6 +135,9 @@ async function receiveItem(
   if (part.type === 'file' && part.fieldname === 'file') {
     await storeFile(part, state, jobId, blobs, limits);
     await state.stored();
+  } else if (part.fieldname === UPLOAD_ID_PART && uploads) {
+    const text = partText(UPLOAD_ID_PART, await partValue(part));
+    await takeUploadPart(text, state, jobId, { ...limits, maxFiles: 1 }, uploads);
   } else {
     await readTransferPart('file_url', partText('file_url', await partValue(part)), state, jobFolder(jobId), {
       ...limits,
@@ -143,6 +156,7 @@ function withTextParts(template: UploadState, item: UploadState): UploadState {
     inputs: item.inputs,
     sha256: item.sha256,
     totalBytes: item.totalBytes,
+    uploadTakes: item.uploadTakes,
     transfers: item.transfers,
     storing: item.storing,
   });

@@ -108,7 +108,7 @@ export function jobUploadBody(catalog: ToolCatalog, kind: UploadKind = 'job'): R
             : 'One `file` part per job, in any mix with `file_url` parts: the batch holds one job per file, in upload order.',
         items: { type: 'string', format: 'binary' },
       },
-      ...(kind === 'job' ? { upload_id: uploadIdPart } : {}),
+      upload_id: kind === 'job' ? uploadIdPart : { ...uploadIdPart, description: batchUploadIds },
     },
   };
   return {
@@ -129,7 +129,7 @@ export function jobUploadBody(catalog: ToolCatalog, kind: UploadKind = 'job'): R
           ...(kind === 'job' ? { export: transferEncoding } : {}),
           webhook_url: { contentType: 'text/plain' },
           file: { contentType: 'application/octet-stream' },
-          ...(kind === 'job' ? { upload_id: { contentType: 'text/plain' } } : {}),
+          upload_id: { contentType: 'text/plain' },
         },
         examples: uploadExamples(tools),
       },
@@ -141,9 +141,12 @@ export function jobUploadBody(catalog: ToolCatalog, kind: UploadKind = 'job'): R
 const uploadIdPart = {
   type: 'array',
   description:
-    'Finished resumable uploads (`createUpload`), each taking its place among the `file` parts in order. The upload is moved into the job and is gone afterwards; an unfinished one is 409 `upload_incomplete`.',
+    'Finished resumable uploads (`createUpload`), each taking its place among the `file` parts in order. The upload is moved into the job when the job is created and is gone afterwards; a refused request leaves it usable. An unfinished one is 409 `upload_incomplete`.',
   items: { type: 'string', pattern: '^upl_[0-9A-HJKMNP-TV-Z]{26}$' },
 };
+
+const batchUploadIds =
+  'Finished resumable uploads (`createUpload`): one job each, in order among the `file` and `file_url` parts. Taken when the batch is created; a refused batch leaves them usable.';
 
 /** A step of a chain: a tool and its options, checked against that tool's options schema. */
 function chainStep(toolNames: readonly string[]): Record<string, unknown> {

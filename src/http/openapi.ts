@@ -98,11 +98,9 @@ export async function registerDocs(app: FastifyInstance, deps: AppDeps): Promise
     }
   });
   let document: Record<string, unknown> | undefined;
-  app.get('/openapi.json', { config: { scope: 'public' }, schema: opsSchemas.openapi }, async () => {
-    document ??= buildDocument(routes, deps.catalog);
-    return document;
-  });
-  await registerDocsPage(app);
+  const built = () => (document ??= buildDocument(routes, deps.catalog));
+  app.get('/openapi.json', { config: { scope: 'public' }, schema: opsSchemas.openapi }, async () => built());
+  await registerDocsPage(app, built);
 }
 
 export function buildDocument(

@@ -1,14 +1,14 @@
 // `upload_id` parts of a job request (docs/api.md "Resumable uploads"): a finished resumable upload
-// taken as the next input in place of a `file` part — moved into the job's folder, never copied
-// through this process, then sniffed and counted against the limits like any uploaded file.
+// as the next input in place of a `file` part — sniffed and counted against the limits like any
+// uploaded file while the request is read, and taken (moved into the job's folder, never copied
+// through this process) only once the job is about to be stored, so a refused request leaves it.
 import { jobFolder } from '../blobs/keys.js';
-import type { BlobStore } from '../blobs/types.js';
 import { QuireError } from '../errors/quire-error.js';
 import type { InputFile } from '../model/job.js';
 import type { CatalogEntry } from '../tools/lib/catalog.js';
 import { SNIFF_BYTES, sniffContentType } from '../tools/lib/sniff.js';
 import { isUploadId } from '../uploads/tus-server.js';
-import type { Uploads } from '../uploads/uploads.js';
+import type { Uploads, UploadTake } from '../uploads/uploads.js';
 import { cleanFileName, tooManyFiles, unsupportedContent } from './upload-fields.js';
 import type { UploadLimits } from './upload-guard.js';
 
@@ -20,6 +20,8 @@ interface InputsSoFar {
   readonly inputs: InputFile[];
   readonly sha256: string[];
   totalBytes: number;
+  /** The uploads to take when the job commits, in the order of their parts. */
+  readonly uploadTakes: UploadTake[];
 }
 
 export interface UploadSource {
@@ -36,7 +38,6 @@ export async function takeUploadPart(
   text: string,
   state: InputsSoFar,
   jobId: string,
-  blobs: BlobStore,
   limits: UploadLimits & { maxFiles: number },
   source: UploadSource,
 ): Promise<void> {
@@ -56,39 +57,43 @@ export async function takeUploadPart(
   }
   const remaining = limits.maxTotalBytes - state.totalBytes;
   const maxBytes = Math.min(limits.maxFileBytes, remaining);
-  const taken = await source.uploads.take(source.accountId, uploadId, blobKey, maxBytes);
-  // Registered at once so that a refusal below deletes the moved bytes with the request's others.
+  if (state.uploadTakes.some((t) => t.uploadId === uploadId))
+    throw new QuireError('invalid_request', `The upload ${uploadId} is named twice.`, {
+      errors: [{ field: UPLOAD_ID_PART, detail: 'names an upload already named' }],
+    });
+  const upload = await source.uploads.check(source.accountId, uploadId, maxBytes, SNIFF_BYTES);
   const index = state.inputs.length;
-  const name = cleanFileName(taken.filename, index);
-  const input = { name, size: taken.length, contentType: '', blobKey };
-  state.inputs.push(input);
-  state.totalBytes += taken.length;
-  input.contentType = await sniffStored(
-    blobs,
+  const accepts = state.entry?.tool.inputs.accepts;
+  const contentType = sniffContentType(upload.head);
+  if (contentType === undefined || (accepts !== undefined && !accepts.includes(contentType)))
+    throw unsupportedContent(accepts, index);
+  state.inputs.push({
+    name: cleanFileName(upload.filename, index),
+    size: upload.length,
+    contentType,
     blobKey,
-    taken.length,
-    state.entry?.tool.inputs.accepts,
-    index,
-  );
+  });
+  state.uploadTakes.push({ uploadId, blobKey });
+  state.totalBytes += upload.length;
   // Stands in for the SHA-256 in the Idempotency-Key fingerprint: an upload is used once, so its id
   // names its bytes as surely, without reading gigabytes again.
   state.sha256.push(`upload:${uploadId}`);
 }
 
-async function sniffStored(
-  blobs: BlobStore,
-  key: string,
-  size: number,
-  accepts: readonly string[] | undefined,
-  index: number,
-): Promise<string> {
-  const head: Buffer[] = [];
-  if (size > 0) {
-    const stream = await blobs.get(key, { start: 0, end: Math.min(size, SNIFF_BYTES) - 1 });
-    for await (const chunk of stream) head.push(chunk as Buffer);
+/**
+ * Takes the request's uploads for its job, just before the job is stored: the last refusal that can
+ * come from reading the request has passed. If one cannot be taken, the request's stored files go.
+ */
+export async function takeUploads(
+  source: Pick<UploadSource, 'uploads' | 'accountId'>,
+  takes: readonly UploadTake[],
+  discard: () => Promise<unknown>,
+): Promise<void> {
+  if (takes.length === 0) return;
+  try {
+    await source.uploads.take(source.accountId, takes);
+  } catch (error) {
+    await discard();
+    throw error;
   }
-  const type = sniffContentType(Buffer.concat(head));
-  if (type === undefined || (accepts !== undefined && !accepts.includes(type)))
-    throw unsupportedContent(accepts, index);
-  return type;
 }

@@ -8,6 +8,7 @@ import { QuireError } from '../errors/quire-error.js';
 import type { InputFile, JobRecipe, JobStep } from '../model/job.js';
 import type { CatalogEntry, ToolCatalog } from '../tools/lib/catalog.js';
 import { type ChainLimits, checkLeastOutput } from '../tools/lib/least-output.js';
+import type { UploadTake } from '../uploads/uploads.js';
 import {
   conflictingForm,
   conflictsWithRecipe,
@@ -54,6 +55,8 @@ export interface ReceivedJob {
   recipe?: JobRecipe;
   recipeRef?: string;
   transfers: ReceivedTransfers;
+  /** `upload_id` parts: taken only when the job is stored (upload-ids.ts). */
+  uploadTakes: UploadTake[];
   /** Digest of the transfer parts, for the Idempotency-Key fingerprint. */
   transfersFingerprint: string;
 }
@@ -66,6 +69,7 @@ export class UploadState {
   readonly inputs: InputFile[] = [];
   readonly sha256: string[] = [];
   totalBytes = 0;
+  readonly uploadTakes: UploadTake[] = [];
   readonly seen = new Set<string>();
   nextSteps: JobStep[] | undefined;
   recipe: JobRecipe | undefined;
@@ -114,7 +118,7 @@ export async function receiveJobUpload(
       } else if (part.fieldname === UPLOAD_ID_PART && uploads) {
         const text = partText(part.fieldname, value ?? (await fileText(part as MultipartFile)));
         const maxFiles = Math.min(limits.maxFiles, maxFilesOf(state.entry, limits));
-        await takeUploadPart(text, state, jobId, blobs, { ...limits, maxFiles }, uploads);
+        await takeUploadPart(text, state, jobId, { ...limits, maxFiles }, uploads);
       } else if (part.fieldname === RECIPE_PART && recipes) {
         const text = partText(part.fieldname, value ?? (await fileText(part as MultipartFile)));
         await readRecipePart(text, state, catalog, recipes);
@@ -253,7 +257,7 @@ export function finish(state: UploadState, catalog: ToolCatalog, plan: ChainLimi
   }
   const chain = [{ tool: entry.tool, options }, ...(state.nextSteps ?? []).map((s) => stepOf(catalog, s))];
   checkLeastOutput(chain, plan);
-  const { metadata, inputs, sha256, nextSteps, recipe, recipeRef } = state;
+  const { metadata, inputs, sha256, nextSteps, recipe, recipeRef, uploadTakes } = state;
   return {
     entry,
     options,
@@ -263,6 +267,7 @@ export function finish(state: UploadState, catalog: ToolCatalog, plan: ChainLimi
     ...(nextSteps ? { nextSteps } : {}),
     ...(recipe && recipeRef !== undefined ? { recipe, recipeRef } : {}),
     transfers: state.transfers.result(),
+    uploadTakes,
     transfersFingerprint: state.transfers.fingerprint(),
   };
 }

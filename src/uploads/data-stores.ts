@@ -2,7 +2,9 @@
 // @tus/s3-store in the same bucket as the blobs, with the blob store's client settings, when
 // QUIRE_STORAGE_URL is S3 (loaded lazily, like the blob store's SDK). Each knows how to hand a
 // finished upload over to the blob store by moving it.
+import { open } from 'node:fs/promises';
 import path from 'node:path';
+import type { Readable } from 'node:stream';
 import type { DataStore, KvStore } from '@tus/utils';
 import type { BlobStore } from '../blobs/types.js';
 import { parseS3Url } from '../config/storage-url.js';
@@ -14,6 +16,8 @@ export interface UploadBytes {
   idPrefix: string;
   /** Moves (renames, links or copies server-side) the upload's bytes to `blobKey`. */
   moveToBlob(storeId: string, blobKey: string, blobs: BlobStore): Promise<void>;
+  /** Up to `bytes` of the upload's start, for sniffing its type before it is taken. */
+  head(storeId: string, bytes: number): Promise<Buffer>;
 }
 
 /** tus chunks of 5 MiB fill one S3 part each: S3 refuses smaller parts but the last. */
@@ -37,6 +41,15 @@ export async function openUploadBytes(
     // the upload's own name then goes with remove(), so nothing is copied.
     moveToBlob: async (storeId, blobKey, blobs) => {
       await blobs.upload(blobKey, path.join(directory, storeId));
+    },
+    head: async (storeId, bytes) => {
+      const file = await open(path.join(directory, storeId), 'r');
+      try {
+        const { buffer, bytesRead } = await file.read(Buffer.alloc(bytes), 0, bytes, 0);
+        return buffer.subarray(0, bytesRead);
+      } finally {
+        await file.close();
+      }
     },
   };
 }
@@ -100,5 +113,22 @@ async function openS3(storageUrl: string, expiryMs: number): Promise<UploadBytes
     store,
     idPrefix: `${keyPrefix}uploads/`,
     moveToBlob: (storeId, blobKey, blobs) => store.moveToBlob(storeId, blobKey, blobs),
+    head: async (storeId, bytes) => firstBytes(await store.read(storeId), bytes),
   };
+}
+
+/** The first `bytes` of a stream, which is then closed: an upload's head without reading it all. */
+async function firstBytes(stream: Readable, bytes: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let length = 0;
+  try {
+    for await (const chunk of stream) {
+      chunks.push(chunk as Buffer);
+      length += (chunk as Buffer).length;
+      if (length >= bytes) break;
+    }
+  } finally {
+    stream.destroy();
+  }
+  return Buffer.concat(chunks).subarray(0, bytes);
 }

@@ -16,13 +16,33 @@ export interface TakenUpload extends UploadRecord {
   filename?: string;
 }
 
+/** An upload a job request names, checked while the request is read and taken when the job commits. */
+export interface UploadTake {
+  uploadId: string;
+  /** Where the bytes go: the job's input. */
+  blobKey: string;
+}
+
 export interface Uploads {
   tus: Server;
   /**
-   * Moves the account's finished upload to `blobKey` and forgets it. 404 for an unknown or another
-   * account's id, 409 `upload_incomplete` for one still receiving bytes.
+   * The account's finished upload as it stands, with up to `headBytes` of its start (for sniffing),
+   * without taking it: a request refused later leaves it usable. 404 for an unknown or another
+   * account's id, 410 `upload_expired` past its expiry, 409 `upload_incomplete` for one still
+   * receiving bytes, 413 over `maxBytes`.
    */
-  take(accountId: string, uploadId: string, blobKey: string, maxBytes: number): Promise<TakenUpload>;
+  check(
+    accountId: string,
+    uploadId: string,
+    maxBytes: number,
+    headBytes: number,
+  ): Promise<TakenUpload & { head: Buffer }>;
+  /**
+   * Takes every named upload for a job that is about to be stored: all their rows in turn (each in
+   * one statement, which decides between two requests naming it at once; a 404 gives back the ones
+   * already taken), then their bytes moved into place and the uploads forgotten.
+   */
+  take(accountId: string, takes: readonly UploadTake[]): Promise<void>;
   /** Deletes the bytes and rows of uploads past their expiry; returns how many. */
   sweepExpired(now?: number, limit?: number): Promise<number>;
 }
@@ -42,9 +62,9 @@ export async function openUploads(
 
   return {
     tus: createTusServer(store, bytes, rows, config.uploads.expiryMs),
-    async take(accountId, uploadId, blobKey, maxBytes) {
+    async check(accountId, uploadId, maxBytes, headBytes) {
       const row = await rows.get(accountId, uploadId);
-      if (!row) throw new QuireError('not_found', `No upload with id ${uploadId}.`);
+      if (!row) throw notFound(uploadId);
       // Past its expiry an upload is gone for every use, whether or not the sweep has come by yet.
       if (row.expiresAt <= Date.now())
         throw new QuireError('upload_expired', `The upload ${uploadId} expired.`, {
@@ -55,20 +75,31 @@ export async function openUploads(
           extras: { upload_id: uploadId },
         });
       if (row.length > maxBytes) throw tooLarge(maxBytes);
-      // One statement decides which request gets the upload when two name it at once.
-      const taken = await rows.take(accountId, uploadId);
-      if (!taken) throw new QuireError('not_found', `No upload with id ${uploadId}.`);
-      let filename: string | null | undefined;
-      try {
-        filename = (await store.getUpload(storeId(uploadId))).metadata?.filename;
-        await bytes.moveToBlob(storeId(uploadId), blobKey, blobs);
-      } catch (error) {
-        // The row comes back so that the sweeper still finds the bytes at its expiry.
-        await rows.create(taken).catch(() => undefined);
-        throw error;
+      const filename = (await store.getUpload(storeId(uploadId))).metadata?.filename;
+      const head = row.length > 0 ? await bytes.head(storeId(uploadId), headBytes) : Buffer.alloc(0);
+      return { ...row, ...(filename ? { filename } : {}), head };
+    },
+    async take(accountId, takes) {
+      const taken: UploadRecord[] = [];
+      for (const { uploadId } of takes) {
+        const row = await rows.take(accountId, uploadId);
+        if (!row) {
+          // Taken meanwhile by another request (or named twice): the others stay usable.
+          await Promise.allSettled(taken.map((t) => rows.create(t)));
+          throw notFound(uploadId);
+        }
+        taken.push(row);
       }
-      await store.remove(storeId(uploadId));
-      return filename ? { ...taken, filename } : taken;
+      for (const [index, { uploadId, blobKey }] of takes.entries()) {
+        try {
+          await bytes.moveToBlob(storeId(uploadId), blobKey, blobs);
+        } catch (error) {
+          // The rows not moved come back so that the sweeper still finds the bytes at their expiry.
+          await Promise.allSettled(taken.slice(index).map((t) => rows.create(t)));
+          throw error;
+        }
+        await store.remove(storeId(uploadId));
+      }
     },
     async sweepExpired(now = Date.now(), limit = 100) {
       const expired = await rows.expired(now, limit);
@@ -81,6 +112,10 @@ export async function openUploads(
       return expired.length;
     },
   };
+}
+
+function notFound(uploadId: string): QuireError {
+  return new QuireError('not_found', `No upload with id ${uploadId}.`);
 }
 
 function tooLarge(maxBytes: number): QuireError {

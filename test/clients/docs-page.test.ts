@@ -1,6 +1,7 @@
 // /docs as a person meets it: the Scalar reference page rendered in real Chromium, reached by a
 // host name other than localhost over plain http (not a secure context), loading nothing from
-// outside the server, listing every operation, and its "try it" creating a job from the example.
+// outside the server, listing every operation, and its "try it" creating a job from the example: the
+// `tool` and `file` rows start ticked and the curl sample has a file part (issue 26, finding 7).
 // The screenshots land in .tmp/clients/docs/; docs/images/api-reference.png is a copy of one.
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
@@ -141,6 +142,13 @@ describe('the API reference at /docs', () => {
     await page.getByRole('button', { name: firstExample.summary, exact: true }).first().click();
     await page.getByRole('option', { name: compressExample.summary, exact: true }).click();
     await page.screenshot({ path: path.join(screenshotDir, 'api-reference.png') });
+    // The generated curl sample carries the example's parts and a file part.
+    const curl = async () =>
+      (await page.locator('pre, code').allInnerTexts()).find(
+        (text) => text.startsWith('curl') && text.includes('/api/v1/jobs'),
+      ) ?? '';
+    await expect.poll(curl).toContain(`--form 'tool=${compressExample.value.tool}'`);
+    expect(await curl()).toMatch(/--form 'file=@document\.pdf/);
     await page
       .getByRole('button', { name: /Test Request/ })
       .first()
@@ -149,17 +157,33 @@ describe('the API reference at /docs', () => {
     const client = page.getByRole('dialog');
     await client.getByText('Authentication', { exact: true }).click();
     await client.getByPlaceholder('Token').fill(key);
+    // The parts a first job needs start ticked: Send as the form opens reaches the file check.
+    for (const part of ['tool', 'file']) {
+      expect(
+        await client.getByRole('checkbox', { name: `Include ${part} in request` }).isChecked(),
+        part,
+      ).toBe(true);
+    }
+    const send = () => client.getByRole('button', { name: /^Send/ }).first().click();
+    await send();
+    await client.getByText('400 Bad Request').waitFor({ timeout: 30_000 });
+    expect(await client.innerText()).not.toContain('part is required');
+    expect(await client.innerText()).toContain('unsupported_file');
+    // That refusal is the one answer of the visit expected to be 4xx.
+    const refusal = `${origin}/api/v1/jobs: 400`;
+    await expect.poll(() => visit.failures).toContain(refusal);
+    visit.failures.splice(visit.failures.indexOf(refusal), 1);
+
     const rows = client.getByRole('row');
     const fileRow = rows.filter({ has: page.getByText('file', { exact: true }) });
     const chooser = page.waitForEvent('filechooser');
     await fileRow.getByRole('button', { name: /Select File/ }).click();
     await (await chooser).setFiles(corpusFile(samplePdf));
-    // Scalar fills the example's optional parts but leaves them out until their row is ticked;
-    // `tool` is one of them, since a job names either a `tool` or its `steps`.
-    for (const part of ['tool', 'options', 'metadata']) {
+    // The example's options and metadata are filled in but sent only once ticked.
+    for (const part of ['options', 'metadata']) {
       await client.getByRole('checkbox', { name: `Include ${part} in request` }).check();
     }
-    await client.getByRole('button', { name: /^Send/ }).first().click();
+    await send();
     await client.getByText('201 Created').waitFor({ timeout: 30_000 });
     await page.screenshot({ path: path.join(screenshotDir, 'try-it.png') });
 

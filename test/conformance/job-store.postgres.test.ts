@@ -1,6 +1,9 @@
 // Runs the database conformance suite unchanged on PostgreSQL: a throwaway cluster from Debian's
 // packages on loopback (test/support/pg-server.ts), a fresh schema per test (its own search_path). Plus what only
 // PostgreSQL has: change notices between processes and claims from many connections at once.
+import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import pg from 'pg';
 import { decodeTime } from 'ulid';
 import { afterAll, describe, expect, test } from 'vitest';
@@ -191,6 +194,59 @@ describe('postgres specifics', () => {
       expect(new Set(ids).size).toBe(ids.length);
     } finally {
       await raw.end();
+    }
+  });
+});
+
+describe('scrubbed secrets on disk (docs/operations.md "Secrets at rest")', () => {
+  /** The bytes of a table's files as they are on disk (heap and TOAST), after a CHECKPOINT writes them out. */
+  async function tableFiles(client: pg.Client, table: string): Promise<{ paths: string[]; bytes: Buffer }> {
+    await client.query('CHECKPOINT');
+    const dir = (await client.query<{ d: string }>('SELECT current_setting($1) AS d', ['data_directory']))
+      .rows[0]!.d;
+    const { rows } = await client.query<{ heap: string; toast: string | null }>(
+      `SELECT pg_relation_filepath(c.oid) AS heap, pg_relation_filepath(NULLIF(c.reltoastrelid, 0)) AS toast
+         FROM pg_class c WHERE c.oid = $1::regclass`,
+      [table],
+    );
+    const paths = [rows[0]!.heap, rows[0]!.toast]
+      .filter((p): p is string => p !== null)
+      .map((p) => path.join(dir, p));
+    return { paths, bytes: await readAll(paths) };
+  }
+
+  /** A relation's old files are emptied at VACUUM FULL's commit and unlinked at the next checkpoint. */
+  async function readAll(paths: string[]): Promise<Buffer> {
+    const parts = await Promise.all(paths.map((p) => readFile(p).catch(() => Buffer.alloc(0))));
+    return Buffer.concat(parts);
+  }
+
+  test('a canceled job’s fill-form value stays in a dead row version until the documented VACUUM FULL, and is gone after it', async () => {
+    const url = await freshUrl();
+    const db = await migrated(url);
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      const canary = `pg-scrub-canary-${randomUUID()}`;
+      await db.accounts.createAccount({ id: ALICE, name: 'A', plan: 'free', createdAt: 1 });
+      const job = await db.jobs.create(
+        newJob({ tool: 'fill-form', options: { values: { name: canary } }, secretOptions: ['values'] }),
+      );
+      await db.jobs.cancel(ALICE, job.id);
+      expect(JSON.stringify(await db.jobs.get(ALICE, job.id))).not.toContain(canary);
+      // The scrub wrote a new row version; the old one, canary included, is still in the file.
+      const before = await tableFiles(client, 'jobs');
+      expect(before.bytes.includes(canary)).toBe(true);
+
+      await client.query('VACUUM FULL jobs, webhook_messages, webhook_events');
+      const after = await tableFiles(client, 'jobs');
+      expect(after.paths).not.toEqual(before.paths);
+      expect(after.bytes.includes(canary)).toBe(false);
+      expect((await readAll(before.paths)).includes(canary)).toBe(false);
+      expect(JSON.stringify((await db.jobs.get(ALICE, job.id))!.options)).toContain('[redacted]');
+    } finally {
+      await client.end();
+      await db.close();
     }
   });
 });

@@ -1,9 +1,12 @@
 // The admin account API over real HTTP (docs/api.md §1 `admin`, §5 plans): accounts, their plan and
 // their keys; a plan change applies to the account's very next request. Also `quire accounts`.
 import { execFile } from 'node:child_process';
+import { rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defaultPlans, planView } from '../../src/config/plans.js';
 import { Client } from '../support/client.js';
 import { repoRoot } from '../support/corpus.js';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -113,5 +116,50 @@ describe('quire accounts', () => {
     await quire('accounts', 'set-plan', id, 'business');
     expect((await server.runtime.db.accounts.getAccount(id))?.plan).toBe('business');
     await expect(quire('accounts', 'set-plan', id, 'platinum')).rejects.toThrow(/no plan "platinum"/);
+  });
+});
+
+describe('plan names in /openapi.json', () => {
+  it('lists exactly the configured plans as the enum of plan on create and update; an unknown plan is 400 with /plan', async () => {
+    // A plan of this server's own beside the built-in three, so the enum cannot be a fixed list.
+    const file = path.join(os.tmpdir(), `quire-plans-${process.pid}.json`);
+    await writeFile(file, JSON.stringify({ team: { ...planView(defaultPlans.free!), name: undefined } }));
+    const own = await startTestServer({ QUIRE_PLANS_FILE: file }, { workers: false });
+    try {
+      const document = (await (await fetch(`${own.url}/openapi.json`)).json()) as {
+        paths: Record<
+          string,
+          Record<string, { requestBody: { content: Record<string, { schema: unknown }> } }>
+        >;
+      };
+      const planEnum = (route: string, method: string) =>
+        (
+          document.paths[route]![method]!.requestBody.content['application/json']!.schema as {
+            properties: { plan: { enum: string[] } };
+          }
+        ).properties.plan.enum;
+      const configured = Object.keys(own.runtime.config.plans).sort();
+      expect(configured).toEqual(['business', 'free', 'pro', 'team']);
+      expect([...planEnum('/api/v1/accounts', 'post')].sort()).toEqual(configured);
+      expect([...planEnum('/api/v1/accounts/{id}', 'patch')].sort()).toEqual(configured);
+
+      const owner = new Client(own.url, (await own.newAccount(['admin'])).key);
+      const created = await owner.fetch('/api/v1/accounts', json({ name: 'Team', plan: 'team' }));
+      expect(created.status, await created.clone().text()).toBe(201);
+      const { id } = (await created.json()) as { id: string };
+      for (const response of [
+        await owner.fetch('/api/v1/accounts', json({ name: 'X', plan: 'platinum' })),
+        await owner.fetch(`/api/v1/accounts/${id}`, { ...json({ plan: 'platinum' }), method: 'PATCH' }),
+      ]) {
+        expect(response.status).toBe(400);
+        expect(await response.json()).toMatchObject({
+          code: 'invalid_request',
+          errors: [{ pointer: '/plan' }],
+        });
+      }
+    } finally {
+      await own.close();
+      await rm(file, { force: true });
+    }
   });
 });

@@ -112,17 +112,19 @@ describe('the job upload', () => {
     expect(refusals).toMatch(/webhook_url_not_allowed/);
   });
 
-  it('is the batch upload too, without export or upload_id', () => {
+  it('is the batch upload too, without export, with upload_id parts one job each', () => {
     const job = multipart(document.paths['/api/v1/jobs'].post);
     const batch = multipart(document.paths['/api/v1/batches'].post);
-    // Resumable uploads feed single jobs only: a batch's files are its parts.
-    const { export: exported, file: jobFile, upload_id: uploadId, ...jobParts } = job.schema.properties;
-    const { file: batchFile, ...batchParts } = batch.schema.properties;
+    const { export: exported, file: jobFile, upload_id: jobUploads, ...jobParts } = job.schema.properties;
+    const { file: batchFile, upload_id: batchUploads, ...batchParts } = batch.schema.properties;
     expect(exported).toBeDefined();
-    expect(uploadId).toBeDefined();
     expect(batchParts).toEqual(jobParts);
     expect(batchFile.items).toEqual(jobFile.items);
+    // A batch's upload_id makes one job per upload, as its file parts do; the items are the same.
+    expect(batchUploads.items).toEqual(jobUploads.items);
+    expect(batchUploads.description).toContain('one job each');
     expect(batch.encoding).not.toHaveProperty('export');
+    expect(batch.encoding).toHaveProperty('upload_id');
     expect(batch.examples).toEqual(job.examples);
   });
 

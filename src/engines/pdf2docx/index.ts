@@ -1,19 +1,15 @@
 // The pdf2docx module of the engine list (MIT, over PyMuPDF): PDF to Word, sandboxed like LibreOffice.
 import { requireSandbox } from '../../process/sandbox.js';
 import { engineDefaults } from '../call-options.js';
-import { banner, guarded, HEAVY_PROBE_TIMEOUT_MS } from '../program.js';
+import { guarded } from '../program.js';
+import { installedVersions } from '../python-package.js';
 import type { EngineModule, EngineStatus } from '../types.js';
 import { createPdf2docx, PDF2DOCX_VENV, type Pdf2docx } from './pdf2docx.js';
 
 function probePdf2docx(): Promise<EngineStatus> {
   return guarded('pdf2docx', async () => {
-    const { code, text } = await banner(
-      `${PDF2DOCX_VENV}/bin/python`,
-      ['-I', '-c', "import pdf2docx, importlib.metadata as m; print(m.version('pdf2docx'))"],
-      HEAVY_PROBE_TIMEOUT_MS,
-    );
-    const version = /^(\d+\.\d+(?:\.\d+)?)/m.exec(text)?.[1];
-    if (code !== 0 || !version) {
+    const version = (await installedVersions(PDF2DOCX_VENV, ['pdf2docx', 'pymupdf']))?.[0];
+    if (!version) {
       return { name: 'pdf2docx', available: false, reason: `pdf2docx is not installed in ${PDF2DOCX_VENV}` };
     }
     // Never run unsandboxed: without bubblewrap the engine is missing, with the reason (guarded).

@@ -1,21 +1,20 @@
-// The pyHanko module of the engine list: PAdES signing and signature validation. Its probe asks the
-// venv's Python for pyHanko's version, so a server without the venv reports the engine missing.
+// The pyHanko module of the engine list: PAdES signing and signature validation. Its probe reads
+// pyHanko's and its validator's versions from the venv, so a server without the venv reports the
+// engine missing.
 import { engineDefaults } from '../call-options.js';
-import { probeVersion } from '../program.js';
+import { guarded } from '../program.js';
+import { installedVersions } from '../python-package.js';
 import type { EngineModule } from '../types.js';
-import { createPyhanko, PYHANKO_PYTHON, type Pyhanko } from './pyhanko.js';
+import { createPyhanko, PYHANKO_VENV, type Pyhanko } from './pyhanko.js';
 
 export const pyhankoEngine: EngineModule<'pyhanko', Pyhanko> = {
   name: 'pyhanko',
   probe: async () => [
-    await probeVersion({
-      name: 'pyhanko',
-      command: PYHANKO_PYTHON,
-      args: [
-        '-c',
-        'import pyhanko_certvalidator; from pyhanko.version import __version__; print(__version__)',
-      ],
-      version: (text) => /^(\d+\.\d+(?:\.\d+)?)\s*$/m.exec(text)?.[1],
+    await guarded('pyhanko', async () => {
+      const version = (await installedVersions(PYHANKO_VENV, ['pyhanko', 'pyhanko-certvalidator']))?.[0];
+      if (!version)
+        return { name: 'pyhanko', available: false, reason: `pyHanko is not installed in ${PYHANKO_VENV}` };
+      return { name: 'pyhanko', available: true, version };
     }),
   ],
   create: (settings) =>

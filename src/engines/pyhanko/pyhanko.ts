@@ -9,7 +9,8 @@ import { pyhankoOutcome } from './failure.js';
 import { pinTsa, type TimestampAuthority } from './timestamp.js';
 
 /** scripts/setup.sh installs pyHanko into this venv, beside the repository (src/ and dist/ alike). */
-export const PYHANKO_PYTHON = fileURLToPath(new URL('../../../.venv/pyhanko/bin/python', import.meta.url));
+export const PYHANKO_VENV = fileURLToPath(new URL('../../../.venv/pyhanko', import.meta.url));
+export const PYHANKO_PYTHON = `${PYHANKO_VENV}/bin/python`;
 /** Beside this module in src/ and, copied by the build, in dist/ (scripts/copy-python.mjs). */
 const DRIVER = fileURLToPath(new URL('./driver.py', import.meta.url));
 

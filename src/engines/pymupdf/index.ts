@@ -2,24 +2,21 @@
 // personal-data detection (with phonenumbers and python-stdnum), sandboxed like LibreOffice and pdf2docx.
 import { requireSandbox } from '../../process/sandbox.js';
 import { engineDefaults } from '../call-options.js';
-import { banner, guarded, HEAVY_PROBE_TIMEOUT_MS } from '../program.js';
+import { guarded } from '../program.js';
+import { installedVersions } from '../python-package.js';
 import type { EngineModule, EngineStatus } from '../types.js';
-import { createPymupdf, PYMUPDF_PYTHON, type Pymupdf } from './pymupdf.js';
+import { createPymupdf, PYMUPDF_VENV, type Pymupdf } from './pymupdf.js';
 
 function probePymupdf(): Promise<EngineStatus> {
   return guarded('pymupdf', async () => {
-    const { code, text } = await banner(
-      PYMUPDF_PYTHON,
-      // The driver's personal-data module needs both libraries (redact's terms import it too).
-      ['-I', '-c', 'import phonenumbers, stdnum, pymupdf; print(pymupdf.VersionBind)'],
-      HEAVY_PROBE_TIMEOUT_MS,
-    );
-    const version = /^(\d+\.\d+(?:\.\d+)?)/m.exec(text)?.[1];
-    if (code !== 0 || !version) {
+    // The driver's personal-data module needs both libraries (redact's terms import it too).
+    const packages = ['pymupdf', 'phonenumbers', 'python-stdnum'];
+    const version = (await installedVersions(PYMUPDF_VENV, packages))?.[0];
+    if (!version) {
       return {
         name: 'pymupdf',
         available: false,
-        reason: `PyMuPDF, phonenumbers or python-stdnum is not installed in ${PYMUPDF_PYTHON}`,
+        reason: `PyMuPDF, phonenumbers or python-stdnum is not installed in ${PYMUPDF_VENV}`,
       };
     }
     // Never run unsandboxed: without bubblewrap the engine is missing, with the reason (guarded).

@@ -9,7 +9,7 @@ import { QuireError } from '../../errors/quire-error.js';
 import type { Account, ApiKeyRecord, Scope } from '../../model/account.js';
 import { rfc3339 } from '../../model/job-view.js';
 import type { AppDeps } from '../deps.js';
-import { accountSchemas } from './account-schemas.js';
+import { accountSchemas, accountWriteSchemas } from './account-schemas.js';
 
 type IdParams = { Params: { id: string } };
 const DAY_MS = 86_400_000;
@@ -33,10 +33,11 @@ export function registerAccountRoutes(app: FastifyInstance, deps: AppDeps): void
 function registerAccounts(app: FastifyInstance, deps: AppDeps): void {
   const { accounts } = deps.db;
   const view = (account: Account) => accountView(deps.config, account);
+  const writes = accountWriteSchemas(Object.keys(deps.config.plans));
 
   app.post<{ Body: { name: string; plan?: string } }>('/api/v1/accounts', {
     config: admin,
-    schema: accountSchemas.create,
+    schema: writes.create,
     handler: async (request, reply) => {
       checkPlan(deps.config, request.body.plan);
       const account = await accounts.createAccount({
@@ -66,7 +67,7 @@ function registerAccounts(app: FastifyInstance, deps: AppDeps): void {
 
   app.patch<IdParams & { Body: { name?: string; plan?: string } }>('/api/v1/accounts/:id', {
     config: admin,
-    schema: accountSchemas.update,
+    schema: writes.update,
     handler: async (request) => {
       checkPlan(deps.config, request.body.plan);
       const updated = await accounts.updateAccount(request.params.id, request.body);

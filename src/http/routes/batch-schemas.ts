@@ -4,6 +4,7 @@ import { Type } from '@sinclair/typebox';
 import { jobStatuses } from '../../model/job.js';
 import { type DocResponse, json, problem, ref } from './common-schemas.js';
 import { uploadRefusals } from './upload-refusals.js';
+import { uploadIdRefusals } from './upload-schemas.js';
 
 const batchIdParams = {
   type: 'object',
@@ -52,11 +53,12 @@ export const batchSchemas = {
     tags,
     summary: 'Create a batch of jobs',
     description:
-      'The body is a job request’s (`createJob`): `tool` (or `steps`, or `recipe`), `options`, `metadata` and `webhook_url` apply to every job, and each `file` or `file_url` part becomes one job (at most QUIRE_BATCH_MAX_JOBS, together within the plan’s upload total). `export` is refused: a presigned URL names one object. Any refusal refuses the whole batch and stores nothing. Each job is an ordinary job of the account: plan limits, concurrency and fair claiming apply to each.',
+      'The body is a job request’s (`createJob`): `tool` (or `steps`, or `recipe`), `options`, `metadata` and `webhook_url` apply to every job, and each `file`, `file_url` or `upload_id` part becomes one job (at most QUIRE_BATCH_MAX_JOBS, together within the plan’s upload total). `export` is refused: a presigned URL names one object. Any refusal refuses the whole batch and stores nothing. Each job is an ordinary job of the account: plan limits, concurrency and fair claiming apply to each.',
     multipartBody: 'batch',
     responses: {
       201: json('The batch, its jobs queued.', ref('Batch'), ['Location']),
       ...uploadRefusals,
+      ...uploadIdRefusals,
     },
   },
   get: {

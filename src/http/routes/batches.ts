@@ -14,6 +14,7 @@ import { resultUsableUntil, terminalStatuses } from '../../model/job.js';
 import { type BatchItem, receiveBatchUpload } from '../batch-upload.js';
 import type { AppDeps } from '../deps.js';
 import { completedResponse, fingerprintOf, sendReplay } from '../idempotency.js';
+import { takeUploads } from '../upload-ids.js';
 import { batchSchemas } from './batch-schemas.js';
 import { bytesOf, jobFingerprint, newJobOf } from './jobs.js';
 
@@ -85,6 +86,7 @@ function registerCreate(app: FastifyInstance, deps: AppDeps, service: JobService
           maxJobs: config.transfers.batchMaxJobs,
         },
         { recipes: deps.db.recipes, accountId: auth.accountId },
+        { uploads: deps.uploads, accountId: auth.accountId, replaying },
       );
       const discard = () => Promise.all(items.map((i) => service.discardUpload(i.received.inputs)));
       const fingerprint = fingerprintOf({ batch: items.map((i) => jobFingerprint(i.received)) });
@@ -101,6 +103,8 @@ function registerCreate(app: FastifyInstance, deps: AppDeps, service: JobService
         if (replay || request.idempotency?.settled) await discard();
       }
       if (replay) return sendReplay(reply, replay);
+      const takes = items.flatMap((i) => i.received.uploadTakes);
+      await takeUploads({ uploads: deps.uploads, accountId: auth.accountId }, takes, discard);
       const batch = await createBatch(deps, service, auth.accountId, items);
       request.log.info({ batch: batch.id, jobs: items.length }, 'batch created');
       const jobs = await deps.db.batches.listJobs(auth.accountId, batch.id);

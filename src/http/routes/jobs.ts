@@ -18,6 +18,7 @@ import { completedResponse, fingerprintOf, sendReplay } from '../idempotency.js'
 import { preferredWait } from '../prefer.js';
 import { OpenStreams } from '../stream-slots.js';
 import { type ReceivedJob, receiveJobUpload } from '../upload.js';
+import { takeUploads } from '../upload-ids.js';
 import { JobAnswers } from './job-answer.js';
 import { registerJobResultRoutes } from './job-results.js';
 import { jobSchemas } from './job-schemas.js';
@@ -90,6 +91,8 @@ function registerCreate(
         if (replay || request.idempotency?.settled) await service.discardUpload(received.inputs);
       }
       if (replay) return sendReplay(reply, replay);
+      const uploadSource = { uploads: deps.uploads, accountId: auth.accountId };
+      await takeUploads(uploadSource, received.uploadTakes, () => service.discardUpload(received.inputs));
       const job = await service.create(await newJobOf(deps, received, id, auth.accountId));
       request.log.info({ job: id, tool: job.tool, files: job.inputs.length }, 'job created');
       const shown = await waitAsPreferred(request, reply, deps, job, streams);
@@ -98,9 +101,13 @@ function registerCreate(
   });
 }
 
-/** Bytes a job's uploaded files add to its account's storage (a `file_url` counts once fetched). */
+/**
+ * Bytes a job's uploaded files add to its account's storage (a `file_url` counts once fetched); an
+ * `upload_id`'s bytes already count as the upload until the job takes it.
+ */
 export function bytesOf(received: ReceivedJob): number {
-  return received.inputs.reduce((sum, input) => sum + input.size, 0);
+  const pending = new Set(received.uploadTakes.map((t) => t.blobKey));
+  return received.inputs.reduce((sum, input) => sum + (pending.has(input.blobKey) ? 0 : input.size), 0);
 }
 
 /**

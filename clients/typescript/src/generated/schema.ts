@@ -317,7 +317,7 @@ export interface paths {
         put?: never;
         /**
          * Create a batch of jobs
-         * @description The body is a job request’s (`createJob`): `tool` (or `steps`, or `recipe`), `options`, `metadata` and `webhook_url` apply to every job, and each `file` or `file_url` part becomes one job (at most QUIRE_BATCH_MAX_JOBS, together within the plan’s upload total). `export` is refused: a presigned URL names one object. Any refusal refuses the whole batch and stores nothing. Each job is an ordinary job of the account: plan limits, concurrency and fair claiming apply to each.
+         * @description The body is a job request’s (`createJob`): `tool` (or `steps`, or `recipe`), `options`, `metadata` and `webhook_url` apply to every job, and each `file`, `file_url` or `upload_id` part becomes one job (at most QUIRE_BATCH_MAX_JOBS, together within the plan’s upload total). `export` is refused: a presigned URL names one object. Any refusal refuses the whole batch and stores nothing. Each job is an ordinary job of the account: plan limits, concurrency and fair claiming apply to each.
          *
          *     Scope `jobs:write`.
          */
@@ -2993,7 +2993,7 @@ export interface operations {
                     webhook_url?: string;
                     /** @description The input files, in order: one `file` part each. How many and which types each tool takes: `listTools` (`inputs`). */
                     file?: Blob[];
-                    /** @description Finished resumable uploads (`createUpload`), each taking its place among the `file` parts in order. The upload is moved into the job and is gone afterwards; an unfinished one is 409 `upload_incomplete`. */
+                    /** @description Finished resumable uploads (`createUpload`), each taking its place among the `file` parts in order. The upload is moved into the job when the job is created and is gone afterwards; a refused request leaves it usable. An unfinished one is 409 `upload_incomplete`. */
                     upload_id?: string[];
                 };
             };
@@ -4360,6 +4360,8 @@ export interface operations {
                     webhook_url?: string;
                     /** @description One `file` part per job, in any mix with `file_url` parts: the batch holds one job per file, in upload order. */
                     file?: Blob[];
+                    /** @description Finished resumable uploads (`createUpload`): one job each, in order among the `file` and `file_url` parts. Taken when the batch is created; a refused batch leaves them usable. */
+                    upload_id?: string[];
                 };
             };
         };
@@ -4418,7 +4420,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem with `code` `recipe_not_found`. */
+            /** @description Problem with `code` `not_found`. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4444,7 +4446,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem with `code` `idempotency_key_in_use`. */
+            /** @description Problem with `code` `upload_incomplete`, `idempotency_key_in_use`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4452,6 +4454,19 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with `code` `upload_expired`. */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5898,8 +5913,11 @@ export interface operations {
             content: {
                 "application/json": {
                     name: string;
-                    /** @description A configured plan name. */
-                    plan?: string;
+                    /**
+                     * @description A plan configured on this server (`listPlans`).
+                     * @enum {string}
+                     */
+                    plan?: "free" | "pro" | "business";
                 };
             };
         };
@@ -6128,8 +6146,11 @@ export interface operations {
             content: {
                 "application/json": {
                     name?: string;
-                    /** @description A configured plan name. */
-                    plan?: string;
+                    /**
+                     * @description A plan configured on this server (`listPlans`).
+                     * @enum {string}
+                     */
+                    plan?: "free" | "pro" | "business";
                 };
             };
         };
