@@ -1,0 +1,87 @@
+// The shell: sign-in gate, navigation and a hash router (#/tools/<name>, #/jobs, #/jobs/<id>), so
+// every screen works under whatever path the server sits at.
+import type { QuireBrowser, ToolList } from '@quire/client/browser';
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import { JobsPage } from './jobs-page.js';
+import { JobView } from './job-view.js';
+import { clientFor, forgetKey, storedKey } from './session.js';
+import { SignIn } from './signin.js';
+import { ToolPage } from './tool-page.js';
+import { ToolPicker } from './tool-picker.js';
+
+function useRoute(): string[] {
+  const read = () => location.hash.replace(/^#\/?/, '').split('/').filter(Boolean).map(decodeURIComponent);
+  const [route, setRoute] = useState(read);
+  useEffect(() => {
+    const onChange = () => setRoute(read());
+    window.addEventListener('hashchange', onChange);
+    return () => window.removeEventListener('hashchange', onChange);
+  }, []);
+  return route;
+}
+
+export function App() {
+  const [key, setKey] = useState(storedKey);
+  const client = useMemo(() => (key ? clientFor(key) : null), [key]);
+  if (!client) return <SignIn onSignedIn={setKey} />;
+  return (
+    <SignedIn
+      client={client}
+      onSignOut={() => {
+        forgetKey();
+        setKey(null);
+      }}
+    />
+  );
+}
+
+function SignedIn({ client, onSignOut }: { client: QuireBrowser; onSignOut: () => void }) {
+  const route = useRoute();
+  const [catalogue, setCatalogue] = useState<ToolList | null>(null);
+  const [failure, setFailure] = useState('');
+  useEffect(() => {
+    client.tools.list().then(setCatalogue, (error: Error) => setFailure(error.message));
+  }, [client]);
+  const [section, id] = route;
+  let screen = <p>Loading the tool catalogue…</p>;
+  if (failure) screen = <p role="alert">Could not load the tools: {failure}</p>;
+  else if (catalogue) {
+    if (section === 'tools' && id) screen = <ToolPage client={client} catalogue={catalogue} name={id} />;
+    else if (section === 'jobs' && id) screen = <JobView client={client} id={id} />;
+    else if (section === 'jobs') screen = <JobsPage client={client} catalogue={catalogue} />;
+    else screen = <ToolPicker catalogue={catalogue} />;
+  }
+  return (
+    <>
+      <a class="skip" href="#main" onClick={skipToMain}>
+        Skip to content
+      </a>
+      <header class="bar">
+        <a class="brand" href="#/">
+          Quire
+        </a>
+        <nav aria-label="Main">
+          <a href="#/" aria-current={section === undefined || section === 'tools' ? 'page' : undefined}>
+            Tools
+          </a>
+          <a href="#/jobs" aria-current={section === 'jobs' ? 'page' : undefined}>
+            Jobs
+          </a>
+          <a href="docs/">API</a>
+        </nav>
+        <button type="button" class="link" onClick={onSignOut}>
+          Sign out
+        </button>
+      </header>
+      <main id="main" tabIndex={-1}>
+        {screen}
+      </main>
+    </>
+  );
+}
+
+/** The skip link moves focus without touching the hash the router reads. */
+function skipToMain(event: Event) {
+  event.preventDefault();
+  document.getElementById('main')?.focus();
+}
