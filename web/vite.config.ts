@@ -9,7 +9,9 @@ export default defineConfig({
   esbuild: { jsx: 'automatic', jsxImportSource: 'preact' },
   resolve: {
     alias: {
-      '@quire/client/browser': fileURLToPath(new URL('../clients/typescript/src/browser.ts', import.meta.url)),
+      '@quire/client/browser': fileURLToPath(
+        new URL('../clients/typescript/src/browser.ts', import.meta.url),
+      ),
     },
   },
   build: {

@@ -2,9 +2,9 @@
 // every screen works under whatever path the server sits at.
 import type { QuireBrowser, ToolList } from '@quire/client/browser';
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { JobsPage } from './jobs-page.js';
 import { JobView } from './job-view.js';
-import { clientFor, forgetKey, storedKey } from './session.js';
+import { JobsPage } from './jobs-page.js';
+import { clientFor, forgetKey, saveKey, storedKey, takeKeyFromFragment } from './session.js';
 import { SignIn } from './signin.js';
 import { ToolPage } from './tool-page.js';
 import { ToolPicker } from './tool-picker.js';
@@ -13,7 +13,10 @@ function useRoute(): string[] {
   const read = () => location.hash.replace(/^#\/?/, '').split('/').filter(Boolean).map(decodeURIComponent);
   const [route, setRoute] = useState(read);
   useEffect(() => {
-    const onChange = () => setRoute(read());
+    // Only `#/…` is a route: the skip link's `#main` (and a sign-in link's `#key=`) leave the screen as it is.
+    const onChange = () => {
+      if (location.hash === '' || location.hash.startsWith('#/')) setRoute(read());
+    };
     window.addEventListener('hashchange', onChange);
     return () => window.removeEventListener('hashchange', onChange);
   }, []);
@@ -22,6 +25,17 @@ function useRoute(): string[] {
 
 export function App() {
   const [key, setKey] = useState(storedKey);
+  // A sign-in link opened in a tab already on the app changes only the fragment: no new page load.
+  useEffect(() => {
+    const onChange = () => {
+      const linked = takeKeyFromFragment();
+      if (!linked) return;
+      saveKey(linked, false);
+      setKey(linked);
+    };
+    window.addEventListener('hashchange', onChange);
+    return () => window.removeEventListener('hashchange', onChange);
+  }, []);
   const client = useMemo(() => (key ? clientFor(key) : null), [key]);
   if (!client) return <SignIn onSignedIn={setKey} />;
   return (
@@ -53,7 +67,7 @@ function SignedIn({ client, onSignOut }: { client: QuireBrowser; onSignOut: () =
   }
   return (
     <>
-      <a class="skip" href="#main" onClick={skipToMain}>
+      <a class="skip" href="#main">
         Skip to content
       </a>
       <header class="bar">
@@ -78,10 +92,4 @@ function SignedIn({ client, onSignOut }: { client: QuireBrowser; onSignOut: () =
       </main>
     </>
   );
-}
-
-/** The skip link moves focus without touching the hash the router reads. */
-function skipToMain(event: Event) {
-  event.preventDefault();
-  document.getElementById('main')?.focus();
 }

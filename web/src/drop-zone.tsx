@@ -24,7 +24,12 @@ interface Props {
 let nextId = 1;
 
 /** Why `incoming` cannot join `current`, by the plan's numbers (docs/api.md §5), or nothing. */
-export function refusal(current: File[], incoming: File[], limits: Limits, maxFiles: number): string | undefined {
+export function refusal(
+  current: File[],
+  incoming: File[],
+  limits: Limits,
+  maxFiles: number,
+): string | undefined {
   const big = incoming.find((f) => f.size > limits.max_file_bytes);
   if (big)
     return `${big.name} is ${bytes(big.size)}: the ${limits.plan} plan takes files up to ${bytes(limits.max_file_bytes)}. Nothing was uploaded.`;
@@ -63,7 +68,7 @@ export function DropZone({ accepts, maxFiles, limits, files, onChange }: Props) 
 
   return (
     <div class="files">
-      <div
+      <fieldset
         class={over ? 'drop over' : 'drop'}
         onDragOver={(e) => {
           e.preventDefault();
@@ -76,6 +81,7 @@ export function DropZone({ accepts, maxFiles, limits, files, onChange }: Props) 
           if (dragged === null) add(e.dataTransfer?.files ?? null);
         }}
       >
+        <legend class="sr">Files</legend>
         <label for="file-input">
           Drop {maxFiles === 1 ? 'a file' : 'files'} here or choose {maxFiles === 1 ? 'one' : 'them'}
         </label>
@@ -94,7 +100,7 @@ export function DropZone({ accepts, maxFiles, limits, files, onChange }: Props) 
         <p id="file-help" class="hint">
           Accepts {accepts.join(', ')}; up to {bytes(limits.max_file_bytes)} a file on the {limits.plan} plan.
         </p>
-      </div>
+      </fieldset>
       {message && (
         <p class="error" role="alert">
           {message}

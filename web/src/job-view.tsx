@@ -65,7 +65,10 @@ export function JobView({ client, id }: { client: QuireBrowser; id: string }) {
       </div>
       <progress max={100} value={job.progress} aria-label="Job progress" />
       {running && (
-        <button type="button" onClick={() => client.jobs.cancel(job.id).then(setJob, (e: Error) => setFailure(e.message))}>
+        <button
+          type="button"
+          onClick={() => client.jobs.cancel(job.id).then(setJob, (e: Error) => setFailure(e.message))}
+        >
           Cancel job
         </button>
       )}
@@ -104,7 +107,9 @@ export function JobView({ client, id }: { client: QuireBrowser; id: string }) {
           ) : (
             <p role="status">Preparing the download link…</p>
           )}
-          {preview && link && type.startsWith('image/') && <img class="preview" src={link} alt={`Preview of ${job.result.name}`} />}
+          {preview && link && type.startsWith('image/') && (
+            <img class="preview" src={link} alt={`Preview of ${job.result.name}`} />
+          )}
           {preview && link && type === 'application/pdf' && (
             <Suspense fallback={<p role="status">Loading the PDF viewer…</p>}>
               <PdfPreview url={link} />

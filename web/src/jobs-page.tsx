@@ -48,7 +48,14 @@ export function JobsPage({ client, catalogue }: { client: QuireBrowser; catalogu
       <h1 id="jobs-title">Jobs</h1>
       <div class="filters">
         <label for="filter-status">Status</label>
-        <select id="filter-status" value={status} onChange={(e) => { setStatus((e.target as HTMLSelectElement).value); setCursors([]); }}>
+        <select
+          id="filter-status"
+          value={status}
+          onChange={(e) => {
+            setStatus((e.target as HTMLSelectElement).value);
+            setCursors([]);
+          }}
+        >
           <option value="">Any</option>
           {STATUSES.map((s) => (
             <option key={s} value={s}>
@@ -57,7 +64,14 @@ export function JobsPage({ client, catalogue }: { client: QuireBrowser; catalogu
           ))}
         </select>
         <label for="filter-tool">Tool</label>
-        <select id="filter-tool" value={tool} onChange={(e) => { setTool((e.target as HTMLSelectElement).value); setCursors([]); }}>
+        <select
+          id="filter-tool"
+          value={tool}
+          onChange={(e) => {
+            setTool((e.target as HTMLSelectElement).value);
+            setCursors([]);
+          }}
+        >
           <option value="">Any</option>
           {catalogue.data.map((t) => (
             <option key={t.name} value={t.name}>
@@ -87,15 +101,17 @@ export function JobsPage({ client, catalogue }: { client: QuireBrowser; catalogu
             <tbody>
               {page.data.map((job) => (
                 <tr key={job.id}>
-                  <td>
+                  <td data-label="Job">
                     <a href={`#/jobs/${job.id}`}>{job.id}</a>
                   </td>
-                  <td>{job.tool}</td>
-                  <td>
+                  <td data-label="Tool">{job.tool}</td>
+                  <td data-label="Status">
                     <span class={`badge ${job.status}`}>{job.status}</span>
                   </td>
-                  <td>{new Date(job.created_at).toLocaleString()}</td>
-                  <td>{job.result ? `${job.result.name} (${bytes(job.result.size)})` : '—'}</td>
+                  <td data-label="Created">{new Date(job.created_at).toLocaleString()}</td>
+                  <td data-label="Result">
+                    {job.result ? `${job.result.name} (${bytes(job.result.size)})` : '—'}
+                  </td>
                   <td class="actions">
                     {job.status === 'succeeded' && (
                       <button type="button" onClick={() => download(job)}>
@@ -113,7 +129,11 @@ export function JobsPage({ client, catalogue }: { client: QuireBrowser; catalogu
         </div>
       )}
       <p class="actions">
-        <button type="button" disabled={cursors.length === 0} onClick={() => setCursors(cursors.slice(0, -1))}>
+        <button
+          type="button"
+          disabled={cursors.length === 0}
+          onClick={() => setCursors(cursors.slice(0, -1))}
+        >
           Newer
         </button>
         <button

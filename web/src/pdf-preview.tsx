@@ -28,7 +28,10 @@ export default function PdfPreview({ url }: { url: string }) {
         holder.current?.append(canvas);
         await page.render({ canvas, viewport }).promise;
       }
-      if (!stopped) setStatus(`${pdf.numPages} page${pdf.numPages === 1 ? '' : 's'}${pdf.numPages > MAX_PAGES ? `, the first ${MAX_PAGES} shown` : ''}.`);
+      if (!stopped)
+        setStatus(
+          `${pdf.numPages} page${pdf.numPages === 1 ? '' : 's'}${pdf.numPages > MAX_PAGES ? `, the first ${MAX_PAGES} shown` : ''}.`,
+        );
     })().catch((error: Error) => setStatus(`Could not show the preview: ${error.message}`));
     return () => {
       stopped = true;

@@ -139,7 +139,9 @@ function Field({ id, name, schema, required, value, error, onChange }: FieldProp
           onChange(text === '' ? undefined : schema.enum?.find((v) => String(v) === text));
         }}
       >
-        <option value="">{schema.default === undefined ? '(choose)' : `Default (${String(schema.default)})`}</option>
+        <option value="">
+          {schema.default === undefined ? '(choose)' : `Default (${String(schema.default)})`}
+        </option>
         {schema.enum?.map((v) => (
           <option key={String(v)} value={String(v)}>
             {String(v)}

@@ -1,6 +1,7 @@
 // The sign-in form: an API key, checked against the API before it is kept.
-import { useState } from 'preact/hooks';
+
 import { QuireError } from '@quire/client/browser';
+import { useState } from 'preact/hooks';
 import { clientFor, saveKey } from './session.js';
 
 export function SignIn(props: { onSignedIn: (key: string) => void; notice?: string }) {

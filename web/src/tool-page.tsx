@@ -3,7 +3,7 @@
 import { type BrowserInput, type QuireBrowser, QuireError, type ToolList } from '@quire/client/browser';
 import { useState } from 'preact/hooks';
 import { DropZone, type Picked } from './drop-zone.js';
-import { type Schema, SchemaForm, optionsFrom, type Values } from './schema-form.js';
+import { optionsFrom, type Schema, SchemaForm, type Values } from './schema-form.js';
 
 /** Files at or above this go through tus: resumable after a reload, with their own progress. */
 export const TUS_THRESHOLD_BYTES = 16 * 1024 * 1024;
@@ -58,7 +58,11 @@ export function ToolPage(props: { client: QuireBrowser; catalogue: ToolList; nam
         inputs.push({ uploadId: upload.id });
       }
       setStatus('Sending the job…');
-      const job = await props.client.jobs.create({ tool: tool?.name ?? '', options: checked.options, inputs });
+      const job = await props.client.jobs.create({
+        tool: tool?.name ?? '',
+        options: checked.options,
+        inputs,
+      });
       location.hash = `#/jobs/${job.id}`;
     } catch (error) {
       setStatus('');

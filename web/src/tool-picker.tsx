@@ -3,7 +3,12 @@ import type { Tool, ToolList } from '@quire/client/browser';
 import { useState } from 'preact/hooks';
 
 const matches = (tool: Tool, words: string[]) => {
-  const text = [tool.name, tool.title, tool.description, ...((tool as { keywords?: string[] }).keywords ?? [])]
+  const text = [
+    tool.name,
+    tool.title,
+    tool.description,
+    ...((tool as { keywords?: string[] }).keywords ?? []),
+  ]
     .join(' ')
     .toLowerCase();
   return words.every((word) => text.includes(word));

@@ -12,9 +12,9 @@ import { type RateLimitState, type RetryPolicy, Transport } from './transport.js
 import { tusError } from './tus-error.js';
 import { type WaitOptions, waitForJob } from './wait.js';
 
+export type { Job } from './errors.js';
 export { type ErrorCode, type FieldError, type Problem, QuireError } from './errors.js';
 export type { components, operations, paths } from './generated/schema.js';
-export type { Job } from './errors.js';
 export type { Tool, ToolList } from './resources.js';
 export type { AnyToolName, Step, ToolName, ToolOptions } from './tool-options.js';
 export type { RateLimitState, RetryPolicy } from './transport.js';
@@ -218,6 +218,13 @@ function formOf(params: BrowserCreateParams): FormData {
 async function linkOf(transport: Transport, path: string): Promise<{ url: string; expires_at: string }> {
   const response = await transport.send({ method: 'GET', path, headers: { Accept: 'application/json' } });
   const body = (await response.json()) as { url?: string; expires_at?: string };
-  if (!body.url) throw new QuireError({ status: response.status, code: 'bad_answer', title: 'No link', detail: path, retryable: false });
+  if (!body.url)
+    throw new QuireError({
+      status: response.status,
+      code: 'bad_answer',
+      title: 'No link',
+      detail: path,
+      retryable: false,
+    });
   return { url: new URL(body.url, transport.url('/')).toString(), expires_at: body.expires_at ?? '' };
 }
