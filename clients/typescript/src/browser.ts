@@ -226,5 +226,6 @@ async function linkOf(transport: Transport, path: string): Promise<{ url: string
       detail: path,
       retryable: false,
     });
-  return { url: new URL(body.url, transport.url('/')).toString(), expires_at: body.expires_at ?? '' };
+  // A relative link (local storage without QUIRE_PUBLIC_BASE_URL) is relative to the API's base.
+  return { url: transport.url(body.url), expires_at: body.expires_at ?? '' };
 }

@@ -101,8 +101,13 @@ export class Transport {
     this.#streamingFetch = options.fetch === undefined ? options.streamingFetch : undefined;
   }
 
+  /**
+   * `path` (from `/`) under the base URL, which may itself have a path (a server behind a proxy); an
+   * absolute URL (a download link on QUIRE_PUBLIC_BASE_URL) as it is.
+   */
   url(path: string): string {
-    return new URL(path, `${this.baseUrl}/`).toString();
+    if (/^https?:\/\//i.test(path)) return path;
+    return `${this.baseUrl}${path.startsWith('/') ? path : `/${path}`}`;
   }
 
   /** Headers that carry the key, for the SDK's own callers (tus) that send requests themselves. */

@@ -63,9 +63,7 @@ export function registerHomeRoute(app: FastifyInstance, web: WebApp | undefined)
     if (web)
       return reply
         .type('text/html; charset=utf-8')
-        .header('Cache-Control', 'no-cache')
         .header('Content-Security-Policy', web.policy)
-        .header('X-Content-Type-Options', 'nosniff')
         .send(web.page);
     return reply
       .type('text/html; charset=utf-8')

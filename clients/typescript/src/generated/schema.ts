@@ -29,7 +29,7 @@ export interface paths {
         };
         /**
          * Entry point
-         * @description Links to the reference (/docs), this document (/openapi.json), the tool catalogue and the health checks: an HTML page, or JSON when `Accept` prefers `application/json`.
+         * @description For a browser, the web app (an HTML page under a strict Content-Security-Policy; a page of links when the app was not built); for a program, JSON links to the reference (/docs), this document (/openapi.json), the tool catalogue and the health checks, when `Accept` prefers `application/json`.
          *
          *     No API key.
          */
