@@ -8,7 +8,7 @@ import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { corpusFile, repoRoot } from '../support/corpus.js';
-import { textPdf } from '../support/heavy-fixtures.js';
+import { concatPdfs, imagePdf, textPdf } from '../support/heavy-fixtures.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { axeViolations, launchBrowser, openPage, type TestPage } from './browser.js';
 import {
@@ -209,6 +209,54 @@ describe('tools', () => {
     );
     expect(stored).not.toContain(password);
     expect(await p.content()).not.toContain(password);
+  });
+});
+
+describe('jobs', () => {
+  let scanned: string;
+  beforeAll(() => {
+    const text = textPdf('ocr-source.pdf', ['Quire reads this page', 'line two of the scan']);
+    const page = imagePdf(text, 'ocr-page.pdf');
+    scanned = concatPdfs([page, page, page, page], 'ocr-scan.pdf');
+  });
+
+  it('shows OCR progress moving, in a live region, up to the result', async () => {
+    const p = await page();
+    await signInWithLink(p, app, key);
+    await openTool(p, app, 'ocr');
+    await chooseFiles(p, [scanned]);
+    await p.getByLabel('Mode').selectOption('force');
+    await p.getByRole('button', { name: /^Run / }).click();
+    const bar = p.getByRole('progressbar', { name: 'Job progress' });
+    await bar.waitFor();
+    expect(await p.locator('.progress-box').getAttribute('aria-live')).toBe('polite');
+    const seen = new Set<number>();
+    await expect
+      .poll(
+        async () => {
+          seen.add(Number(await bar.getAttribute('value')));
+          return p.locator('.progress-box .badge').textContent();
+        },
+        { timeout: 120_000, interval: 200 },
+      )
+      .toBe('succeeded');
+    const between = [...seen].filter((v) => v > 0 && v < 100);
+    expect(between.length).toBeGreaterThanOrEqual(2);
+  });
+
+  it('cancels a running job', async () => {
+    const p = await page();
+    await signInWithLink(p, app, key);
+    await openTool(p, app, 'ocr');
+    await chooseFiles(p, [scanned]);
+    await p.getByLabel('Mode').selectOption('force');
+    await p.getByRole('button', { name: /^Run / }).click();
+    await p.getByText('processing').first().waitFor({ timeout: 60_000 });
+    await p.getByRole('button', { name: 'Cancel job' }).click();
+    await expect
+      .poll(() => p.locator('.progress-box .badge').textContent(), { timeout: 30_000 })
+      .toBe('canceled');
+    await p.getByRole('alert').filter({ hasText: 'The job was canceled.' }).waitFor();
   });
 });
 
