@@ -61,3 +61,23 @@ describe('the web app page policy', () => {
     );
   });
 });
+
+describe('the tool groups of docs/api.md §3', () => {
+  it('list every tool under the group its definition names', async () => {
+    const { tools } = await import('../../src/tools/registry.js');
+    const doc = readFileSync(path.join(repoRoot, 'docs/api.md'), 'utf8');
+    const table = doc.slice(doc.indexOf('| group | tools | engines |'));
+    const rows = table
+      .split('\n')
+      .slice(2)
+      .filter((line) => line.startsWith('| '));
+    const documented = rows.flatMap((row) => {
+      const [group = '', names = ''] = row
+        .split('|')
+        .slice(1, 3)
+        .map((cell) => cell.trim());
+      return [...names.matchAll(/`([a-z-]+)`/g)].map((m) => `${m[1]}: ${group.replace(/ \(.*\)$/, '')}`);
+    });
+    expect(documented.sort()).toEqual(tools.map((tool) => `${tool.name}: ${tool.group}`).sort());
+  });
+});

@@ -119,6 +119,17 @@ describe('tools', () => {
     await compressFlow(p, app, scan);
   });
 
+  it('groups tools as the catalogue does and finds them by a synonym', async () => {
+    const p = await page();
+    await signInWithLink(p, app, key);
+    for (const group of ['Pages and structure', 'OCR and conversion', 'Signatures'])
+      await p.getByRole('heading', { name: group }).waitFor();
+    await p.getByLabel('Search tools').fill('shrink');
+    expect(await p.locator('#tool-list a').allTextContents()).toEqual([
+      expect.stringMatching(/^Compress a PDF/),
+    ]);
+  });
+
   it('compresses using the keyboard only', async () => {
     const p = await page();
     await p.goto(app);

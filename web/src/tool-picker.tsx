@@ -1,4 +1,5 @@
-// The tool picker: every tool of the live catalogue, searchable by name, title and description.
+// The tool picker: every tool of the live catalogue under its group, searchable by name, title,
+// description and keywords (synonyms such as `shrink` for compress).
 import type { Tool, ToolList } from '@quire/client/browser';
 import { useState } from 'preact/hooks';
 
@@ -14,11 +15,11 @@ const matches = (tool: Tool, words: string[]) => {
   return words.every((word) => text.includes(word));
 };
 
-/** Groups as the catalogue names them (`group`), in catalogue order; one group when it names none. */
+/** Groups as the catalogue names them (`group`), in catalogue order. */
 function grouped(tools: Tool[]): Array<[string, Tool[]]> {
   const groups = new Map<string, Tool[]>();
   for (const tool of tools) {
-    const group = (tool as { group?: string }).group ?? 'Tools';
+    const group = tool.group;
     groups.set(group, [...(groups.get(group) ?? []), tool]);
   }
   return [...groups];

@@ -1077,6 +1077,10 @@ export interface components {
             name: string;
             title: string;
             description: string;
+            /** @description The heading the tool is listed under (`Other` when its definition names none). */
+            group: string;
+            /** @description Other words people search for the tool by (synonyms). */
+            keywords: string[];
             inputs: {
                 min_files: number;
                 /** @description The tool’s maximum, capped by the plan. */
