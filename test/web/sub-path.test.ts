@@ -1,15 +1,18 @@
 // The web app under /quire/ behind a small reverse proxy that strips the prefix, with
 // QUIRE_PUBLIC_BASE_URL naming the public address: sign-in, compress and download, merge after
 // reordering and the page-range field error all work as at /.
+import { mkdtemp, rm, truncate, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { corpusFile } from '../support/corpus.js';
 import { textPdf } from '../support/heavy-fixtures.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { axeViolations, launchBrowser, openPage, type TestPage } from './browser.js';
-import { compressFlow, mergeFlow, openTool, signInWithForm, signInWithLink } from './flows.js';
+import { chooseFiles, compressFlow, mergeFlow, openTool, signInWithForm, signInWithLink } from './flows.js';
 
 const PREFIX = '/quire';
 
@@ -104,6 +107,37 @@ describe(`the web app under ${PREFIX}/ behind a reverse proxy`, () => {
       textPdf('three.pdf', ['THREE']),
     ]);
   });
+
+  it('uploads a 300 MB file over tus and, after a reload at half-way, resumes where the server stopped', async () => {
+    const big = path.join(await mkdtemp(path.join(os.tmpdir(), 'quire-web-tus-')), 'big.pdf');
+    await writeFile(big, '%PDF-1.7\n');
+    await truncate(big, 300 * 1000 * 1000);
+    const p = await newPage();
+    const offsets: number[] = [];
+    p.on('request', (request) => {
+      const offset = request.headers()['upload-offset'];
+      if (request.method() === 'PATCH' && offset !== undefined) offsets.push(Number(offset));
+    });
+    await signInWithLink(p, app, key);
+    await openTool(p, app, 'compress');
+    await chooseFiles(p, [big]);
+    await p.getByRole('button', { name: /^Run / }).click();
+    const bar = p.getByRole('progressbar', { name: 'Upload of big.pdf' });
+    await expect
+      .poll(async () => Number(await bar.getAttribute('value')), { timeout: 120_000 })
+      .toBeGreaterThan(150e6);
+    await p.reload();
+    const beforeReload = Math.max(...offsets);
+    offsets.length = 0;
+    await openTool(p, app, 'compress');
+    await chooseFiles(p, [big]);
+    await p.getByRole('button', { name: /^Run / }).click();
+    // The job is created on the finished upload (the zeros are no PDF, so it then fails: not the point).
+    await p.locator('.progress-box .badge').waitFor({ timeout: 120_000 });
+    expect(offsets[0]).toBeGreaterThanOrEqual(100e6);
+    expect(offsets[0]).toBeLessThanOrEqual(beforeReload + 16 * 1024 * 1024);
+    await rm(path.dirname(big), { recursive: true, force: true });
+  }, 240_000);
 
   it('shows the page-range field error', async () => {
     const p = await newPage();
