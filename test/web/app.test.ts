@@ -223,6 +223,40 @@ describe('tools', () => {
   });
 });
 
+describe('recipes', () => {
+  it('builds a three-step recipe, saves it, reloads, runs it on two files as a batch and downloads the ZIP', async () => {
+    const p = await page();
+    await signInWithLink(p, app, key);
+    await p.goto(`${app}#/recipes`);
+    await p.getByLabel('Recipe name').fill('Turn, shrink, web');
+    for (const tool of ['Rotate pages', 'Compress a PDF', 'Optimize for fast web view']) {
+      await p.getByLabel('Tool for a new step').selectOption({ label: tool });
+      await p.getByRole('button', { name: 'Add step' }).click();
+    }
+    await p.locator('#step1-angle').selectOption('90');
+    await p.locator('#step2-level').selectOption('low');
+    await p.getByRole('button', { name: 'Save recipe' }).click();
+    await p.reload();
+    await p.getByRole('button', { name: 'Open Turn, shrink, web' }).click();
+    expect(await p.locator('#step1-angle').inputValue()).toBe('90');
+    expect(await p.locator('.steps > li h2').allTextContents()).toEqual([
+      'Step 1: rotate',
+      'Step 2: compress',
+      'Step 3: linearize',
+    ]);
+    await chooseFiles(p, [textPdf('r1.pdf', ['ONE']), textPdf('r2.pdf', ['TWO'])]);
+    await p.getByRole('button', { name: 'Run the recipe' }).click();
+    const link = p.getByRole('link', { name: 'Download the ZIP' });
+    await link.waitFor({ timeout: 90_000 });
+    const [download] = await Promise.all([p.waitForEvent('download'), link.click()]);
+    const zip = (await download.path()) ?? '';
+    const listing = execFileSync('unzip', ['-Z1', zip], { encoding: 'utf8' }).trim().split('\n');
+    expect(listing).toHaveLength(2);
+    const stored = await p.evaluate('localStorage.getItem("quire.recipes")');
+    expect(String(stored)).not.toMatch(/%PDF/);
+  });
+});
+
 describe('jobs', () => {
   let scanned: string;
   beforeAll(() => {
@@ -284,6 +318,7 @@ describe('every screen, light and dark', () => {
       ['tool', '#/tools/compress'],
       ['job', `#/jobs/${job.id}`],
       ['jobs', '#/jobs'],
+      ['recipes', '#/recipes'],
     ];
     const found: string[] = [];
     for (const scheme of ['light', 'dark'] as const) {

@@ -4,6 +4,7 @@ import type { QuireBrowser, ToolList } from '@quire/client/browser';
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { JobView } from './job-view.js';
 import { JobsPage } from './jobs-page.js';
+import { Recipes } from './recipes.js';
 import { clientFor, forgetKey, saveKey, storedKey, takeKeyFromFragment } from './session.js';
 import { SignIn } from './signin.js';
 import { ToolPage } from './tool-page.js';
@@ -63,6 +64,7 @@ function SignedIn({ client, onSignOut }: { client: QuireBrowser; onSignOut: () =
     if (section === 'tools' && id) screen = <ToolPage client={client} catalogue={catalogue} name={id} />;
     else if (section === 'jobs' && id) screen = <JobView client={client} id={id} />;
     else if (section === 'jobs') screen = <JobsPage client={client} catalogue={catalogue} />;
+    else if (section === 'recipes') screen = <Recipes client={client} catalogue={catalogue} />;
     else screen = <ToolPicker catalogue={catalogue} />;
   }
   return (
@@ -77,6 +79,9 @@ function SignedIn({ client, onSignOut }: { client: QuireBrowser; onSignOut: () =
         <nav aria-label="Main">
           <a href="#/" aria-current={section === undefined || section === 'tools' ? 'page' : undefined}>
             Tools
+          </a>
+          <a href="#/recipes" aria-current={section === 'recipes' ? 'page' : undefined}>
+            Recipes
           </a>
           <a href="#/jobs" aria-current={section === 'jobs' ? 'page' : undefined}>
             Jobs

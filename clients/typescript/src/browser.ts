@@ -119,6 +119,15 @@ export class BrowserBatches {
     });
     return (await response.json()) as BatchView;
   }
+
+  /** The ZIP of every succeeded job's result (the batch download needs the key: no temporary link). */
+  async download(id: string): Promise<Blob> {
+    const response = await this.transport.send({
+      method: 'GET',
+      path: `/api/v1/batches/${encodeURIComponent(id)}/download`,
+    });
+    return response.blob();
+  }
 }
 
 /** Resumable uploads from a Blob; the upload URL is remembered (tus fingerprint → URL, no bytes). */
@@ -185,11 +194,6 @@ export class QuireBrowser {
 
   get rateLimit(): RateLimitState {
     return this.#transport.rateLimit;
-  }
-
-  /** The ZIP link of a batch, fetched like a job's result. */
-  batchDownloadLink(id: string): Promise<{ url: string; expires_at: string }> {
-    return linkOf(this.#transport, `/api/v1/batches/${encodeURIComponent(id)}/download`);
   }
 
   /** A GET of any API path with the key (for resources the SDK does not model, e.g. new ones). */
