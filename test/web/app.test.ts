@@ -165,6 +165,19 @@ describe('tools', () => {
     ]);
   });
 
+  it('lists the files of a ZIP result', async () => {
+    const p = await page();
+    await signInWithLink(p, app, key);
+    await openTool(p, app, 'split');
+    await chooseFiles(p, [corpusFile('pypdf-samples__pdflatex-4-pages.pdf')]);
+    expect(await runAndWait(p)).toBe('succeeded');
+    const list = p.getByRole('list', { name: 'Files in the ZIP' });
+    await list.waitFor();
+    const names = await list.getByRole('listitem').allTextContents();
+    expect(names).toHaveLength(4);
+    expect(names.every((name) => /\.pdf /.test(name))).toBe(true);
+  });
+
   it('shows a malformed page range next to its field before sending anything', async () => {
     const p = await page();
     await signInWithLink(p, app, key);

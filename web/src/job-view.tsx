@@ -4,6 +4,7 @@ import { type Job, type QuireBrowser, QuireError } from '@quire/client/browser';
 import { lazy, Suspense } from 'preact/compat';
 import { useEffect, useState } from 'preact/hooks';
 import { bytes } from './format.js';
+import { ZipListing } from './zip-listing.js';
 
 // pdf.js is loaded only when a preview opens: it is most of the app's weight.
 const PdfPreview = lazy(() => import('./pdf-preview.js'));
@@ -107,6 +108,7 @@ export function JobView({ client, id }: { client: QuireBrowser; id: string }) {
           ) : (
             <p role="status">Preparing the download link…</p>
           )}
+          {link && type === 'application/zip' && <ZipListing url={link} size={job.result.size} />}
           {preview && link && type.startsWith('image/') && (
             <img class="preview" src={link} alt={`Preview of ${job.result.name}`} />
           )}
