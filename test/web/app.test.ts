@@ -17,6 +17,7 @@ import {
   downloadResult,
   mergeFlow,
   openTool,
+  pageTexts,
   runAndWait,
   signInWithForm,
   signInWithLink,
@@ -236,6 +237,40 @@ describe('tools', () => {
   });
 });
 
+describe('page organizer', () => {
+  it('reorders, rotates and deletes pages, applied as one server job checked with qpdf', async () => {
+    const source = corpusFile('pypdf-samples__pdflatex-4-pages.pdf');
+    const p = await page();
+    await signInWithLink(p, app, key);
+    await p.goto(`${app}#/organize`);
+    await p.getByLabel('PDF to organize').setInputFiles(source);
+    await p.getByRole('img', { name: 'Page 4' }).waitFor();
+    for (let i = 0; i < 3; i++) await p.getByRole('button', { name: 'Earlier page 4' }).click();
+    await p.getByRole('button', { name: 'Rotate page 2' }).click();
+    await p.getByRole('button', { name: 'Delete page 3' }).click();
+    await p.getByRole('button', { name: 'Zoom page 1' }).click();
+    await p.getByRole('button', { name: 'Close zoom' }).click();
+    await p.getByRole('button', { name: 'Apply' }).click();
+    await expect
+      .poll(() => p.locator('.progress-box .badge').textContent(), { timeout: 60_000 })
+      .toBe('succeeded');
+    const result = await downloadResult(p);
+    execFileSync('qpdf', ['--check', result]);
+    const before = pageTexts(source);
+    expect(pageTexts(result)).toEqual([before[3], before[0], before[1]]);
+    const rotations = JSON.parse(
+      execFileSync('qpdf', ['--json', '--json-key=pages', result], { encoding: 'utf8' }),
+    ).pages.map((page: { object: string }) => page.object);
+    const rotate = (n: number) =>
+      Number(
+        /\/Rotate (\d+)/.exec(
+          execFileSync('qpdf', [`--show-object=${rotations[n].split(' ')[0]}`, result], { encoding: 'utf8' }),
+        )?.[1] ?? 0,
+      );
+    expect([rotate(0), rotate(1), rotate(2)]).toEqual([0, 0, 90]);
+  });
+});
+
 describe('recipes', () => {
   it('builds a three-step recipe, saves it, reloads, runs it on two files as a batch and downloads the ZIP', async () => {
     const p = await page();
@@ -332,6 +367,7 @@ describe('every screen, light and dark', () => {
       ['job', `#/jobs/${job.id}`],
       ['jobs', '#/jobs'],
       ['recipes', '#/recipes'],
+      ['organizer', '#/organize'],
     ];
     const found: string[] = [];
     for (const scheme of ['light', 'dark'] as const) {

@@ -1,6 +1,7 @@
 // The shell: sign-in gate, navigation and a hash router (#/tools/<name>, #/jobs, #/jobs/<id>), so
 // every screen works under whatever path the server sits at.
 import type { QuireBrowser, ToolList } from '@quire/client/browser';
+import { lazy, Suspense } from 'preact/compat';
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { JobView } from './job-view.js';
 import { JobsPage } from './jobs-page.js';
@@ -9,6 +10,9 @@ import { clientFor, forgetKey, saveKey, storedKey, takeKeyFromFragment } from '.
 import { SignIn } from './signin.js';
 import { ToolPage } from './tool-page.js';
 import { ToolPicker } from './tool-picker.js';
+
+// pdf.js comes with the organizer, loaded only when it opens.
+const Organizer = lazy(() => import('./organizer.js'));
 
 function useRoute(): string[] {
   const read = () => location.hash.replace(/^#\/?/, '').split('/').filter(Boolean).map(decodeURIComponent);
@@ -65,6 +69,12 @@ function SignedIn({ client, onSignOut }: { client: QuireBrowser; onSignOut: () =
     else if (section === 'jobs' && id) screen = <JobView client={client} id={id} />;
     else if (section === 'jobs') screen = <JobsPage client={client} catalogue={catalogue} />;
     else if (section === 'recipes') screen = <Recipes client={client} catalogue={catalogue} />;
+    else if (section === 'organize')
+      screen = (
+        <Suspense fallback={<p role="status">Loading the page organizer…</p>}>
+          <Organizer client={client} />
+        </Suspense>
+      );
     else screen = <ToolPicker catalogue={catalogue} />;
   }
   return (
@@ -79,6 +89,9 @@ function SignedIn({ client, onSignOut }: { client: QuireBrowser; onSignOut: () =
         <nav aria-label="Main">
           <a href="#/" aria-current={section === undefined || section === 'tools' ? 'page' : undefined}>
             Tools
+          </a>
+          <a href="#/organize" aria-current={section === 'organize' ? 'page' : undefined}>
+            Organize
           </a>
           <a href="#/recipes" aria-current={section === 'recipes' ? 'page' : undefined}>
             Recipes
