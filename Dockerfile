@@ -15,13 +15,15 @@ COPY . .
 # tini runs as PID 1: it forwards SIGTERM to node and reaps the orphaned grandchildren of engines
 # (soffice, Chromium helpers), which node as PID 1 would leave as zombies.
 # Dev dependencies (typescript, vitest, biome, @types) are needed only to build: dist/ imports
-# nothing outside "dependencies", so they are pruned.
+# nothing outside "dependencies", so they are pruned; the web app's tool chain (web/node_modules)
+# is needed only to build web/dist, so it goes too.
 # Unpinned like setup.sh's packages: bookworm takes only security fixes, which we want.
 # hadolint ignore=DL3008
 RUN apt-get update -qq \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends tini \
  && bash scripts/setup.sh \
  && npm prune --omit=dev --no-audit --no-fund \
+ && rm -rf web/node_modules \
  && npm cache clean --force \
  && rm -rf /var/lib/apt/lists/* /root/.cache \
  && groupadd --system --gid 10001 quire \

@@ -2,6 +2,7 @@
 # Builds dist/: the Python drivers copied beside their modules, and the TypeScript, only when what it is made from changed since the last build (a stamp
 # of a hash of src/, the tsconfig files, package-lock.json and the Node version, as build-helpers.sh
 # keeps for the native helpers), after the native helpers. So a second start compiles nothing.
+# Then the web app (scripts/build-web.sh, with its own stamp).
 # Run by scripts/setup.sh (so by scripts/serve.sh, the Dockerfile and the test command) and by the
 # tests' global setup.
 set -euo pipefail
@@ -26,3 +27,5 @@ else
   chmod +x dist/cli/main.js
   echo "$sum" >"$stamp"
 fi
+
+bash scripts/build-web.sh

@@ -314,16 +314,25 @@ if [ "${1:-}" = "--with-test-tools" ]; then
 fi
 
 # The TypeScript SDK and quirectl (clients/typescript) have their own package and lock file; their
-# tests (test/clients/sdk-ts/) compile and run it from its own node_modules. npm ci only when its
-# lock file changed since the last install.
-if [ "${1:-}" = "--with-test-tools" ]; then
-  ts_lock=$(sha256sum clients/typescript/package-lock.json | cut -d' ' -f1)
-  ts_stamp=clients/typescript/node_modules/.quire-lock-sha256
-  if [ "$(cat "$ts_stamp" 2>/dev/null)" != "$ts_lock" ]; then
-    log "installing clients/typescript's dependencies (npm ci)"
-    (cd clients/typescript && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
-    echo "$ts_lock" > "$ts_stamp"
-  fi
+# tests (test/clients/sdk-ts/) compile and run it from its own node_modules, and the web app compiles
+# its browser entry from the sources, so it is installed on every machine. npm ci only when its lock
+# file changed since the last install.
+ts_lock=$(sha256sum clients/typescript/package-lock.json | cut -d' ' -f1)
+ts_stamp=clients/typescript/node_modules/.quire-lock-sha256
+if [ "$(cat "$ts_stamp" 2>/dev/null)" != "$ts_lock" ]; then
+  log "installing clients/typescript's dependencies (npm ci)"
+  (cd clients/typescript && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
+  echo "$ts_lock" > "$ts_stamp"
+fi
+
+# The web app (web/: Vite, Preact, pdf.js) has its own package and lock file, built into web/dist by
+# scripts/build.sh (scripts/build-web.sh). npm ci only when its lock file changed.
+web_lock=$(sha256sum web/package-lock.json | cut -d' ' -f1)
+web_stamp=web/node_modules/.quire-lock-sha256
+if [ "$(cat "$web_stamp" 2>/dev/null)" != "$web_lock" ]; then
+  log "installing web/'s dependencies (npm ci)"
+  (cd web && npm ci --no-audit --no-fund --loglevel=error)
+  echo "$web_lock" > "$web_stamp"
 fi
 
 log "building"

@@ -8,6 +8,7 @@ import { startWorkers } from '../jobs/worker.js';
 import { startWebhookDispatcher } from '../webhooks/dispatcher.js';
 import { ensureInitialKey } from './initial-key.js';
 import { openRuntime, type Runtime } from './runtime.js';
+import { signInLink } from './sign-in-link.js';
 
 /** Resolves never; the process ends through the signal handler. */
 const RUNNING = -1;
@@ -17,7 +18,8 @@ export async function runServe(config: Config): Promise<number> {
   const key = await ensureInitialKey(runtime);
   const http = await listen(runtime);
   const stopWork = startWork(runtime);
-  if (key) announceInitialKey(key, path.join(config.dataDir, 'initial-api-key'));
+  if (key)
+    announceInitialKey(key, path.join(config.dataDir, 'initial-api-key'), signInLink(config, http.port, key));
   onShutdown(runtime, async () => {
     await http.stop();
     await stopWork();
@@ -49,11 +51,11 @@ export async function runWorker(config: Config): Promise<number> {
  * Shows the first key only to a person at a terminal: under systemd, Docker or Kubernetes stdout
  * is the log, which many people and systems read, so there it names the 0600 file instead.
  */
-function announceInitialKey(key: string, file: string): void {
+function announceInitialKey(key: string, file: string, link: string): void {
   const intro = 'First start: created an account and an API key with all scopes';
   process.stdout.write(
     process.stdout.isTTY
-      ? `\n${intro} (shown once, also in ${file}):\n\n  ${key}\n\n`
+      ? `\n${intro} (shown once, also in ${file}):\n\n  ${key}\n\nSign in to the web app with this one-time link (the key stays in your browser):\n\n  ${link}\n\n`
       : `\n${intro}; read it from ${file} (readable by this user only).\n\n`,
   );
 }

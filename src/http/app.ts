@@ -34,6 +34,7 @@ import { registerToolRoutes } from './routes/tools.js';
 import { registerWebhookRoutes } from './routes/webhooks.js';
 import { FIELD_READ_MAX_BYTES } from './upload-fields.js';
 import { idleCut, registerUploadSlots } from './upload-slots.js';
+import { loadWebApp, registerWebAssets } from './web-app.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -150,7 +151,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerIdempotency(app, deps);
   trackRoutes(app);
   await registerDocs(app, deps);
-  registerHomeRoute(app);
+  const web = loadWebApp(deps.config.http.publicBaseUrl);
+  registerHomeRoute(app, web);
+  if (web) await registerWebAssets(app, web);
   registerOpsRoutes(app, deps);
   registerToolRoutes(app, deps);
   registerJobRoutes(app, deps);

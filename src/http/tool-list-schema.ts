@@ -7,6 +7,12 @@ const ToolSchema = Type.Object({
   name: Type.String({ pattern: '^[a-z][a-z0-9-]*$', description: 'Tool name (kebab-case).' }),
   title: Type.String(),
   description: Type.String(),
+  group: Type.String({
+    description: 'The heading the tool is listed under (`Other` when its definition names none).',
+  }),
+  keywords: Type.Array(Type.String(), {
+    description: 'Other words people search for the tool by (synonyms).',
+  }),
   inputs: Type.Object({
     min_files: Type.Integer({ minimum: 0 }),
     max_files: Type.Integer({ minimum: 1, description: 'The tool’s maximum, capped by the plan.' }),

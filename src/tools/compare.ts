@@ -81,6 +81,8 @@ function twoPdfs(ctx: ToolContext<Options>) {
 
 export const compareTool = defineTool({
   name: 'compare',
+  group: 'Forms, redaction and Office',
+  keywords: ['diff', 'changes', 'versions', 'redline', 'what changed'],
   title: 'Compare two PDFs',
   description:
     'Compares two versions of a PDF (old first, new second) page by page: words inserted, deleted and replaced with their positions in both files, pages added, removed and moved, and a visual difference score with the changed regions per page; as a JSON report, the new file with the changes marked, or both.',

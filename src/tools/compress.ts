@@ -257,6 +257,8 @@ async function compressed(
 export const compressTool = defineTool({
   name: 'compress',
   title: 'Compress a PDF',
+  group: 'Pages and structure',
+  keywords: ['shrink', 'reduce size', 'optimize', 'smaller'],
   description:
     'Makes a PDF smaller by downsampling images (lossy levels) and restructuring it losslessly. Never returns a larger file.',
   inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'], opens: 'pdf', opensBeside: true },

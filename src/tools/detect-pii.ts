@@ -26,6 +26,8 @@ const readReport = async (file: string) => JSON.parse(await readFile(file, 'utf8
 
 export const detectPiiTool = defineTool({
   name: 'detect-pii',
+  group: 'Forms, redaction and Office',
+  keywords: ['personal data', 'gdpr', 'find pii', 'sensitive', 'email', 'phone', 'iban'],
   title: 'Find personal data',
   description:
     'Finds e-mail addresses, phone numbers, IBANs, payment card numbers, IP addresses and national identification numbers (checked by their check digits) in a PDF, scanned pages included, and reports each with its kind, page, rectangles and a masked form as JSON.',

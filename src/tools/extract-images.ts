@@ -66,6 +66,8 @@ const IMAGE_TYPES: Readonly<Record<string, string>> = {
 export const extractImagesTool = defineTool({
   name: 'extract-images',
   title: 'Extract images',
+  group: 'Content and images',
+  keywords: ['pictures', 'photos', 'export images'],
   description:
     'Extracts the images embedded in the selected pages into a ZIP: JPEG and JPEG 2000 as stored, CMYK as TIFF, others as PNG.',
   inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'], opens: 'pdf' },

@@ -51,6 +51,8 @@ function splitPages(text: string, count: number): string[] {
 export const extractTextTool = defineTool({
   name: 'extract-text',
   title: 'Extract text',
+  group: 'Content and images',
+  keywords: ['text', 'copy text', 'txt'],
   description: 'Extracts the text of the selected pages as UTF-8 text or as JSON with one entry per page.',
   inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'], opens: 'pdf' },
   options,

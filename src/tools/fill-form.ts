@@ -43,6 +43,8 @@ const options = Type.Object(
 export const fillFormTool = defineTool({
   name: 'fill-form',
   title: 'Fill form',
+  group: 'Forms, redaction and Office',
+  keywords: ['fill in', 'acroform', 'form'],
   description:
     'Fills AcroForm fields from a JSON object of field names and values, regenerates their appearances so every viewer shows them, and optionally flattens the form.',
   inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'], opens: 'pdf', holds: ['acroform'] },

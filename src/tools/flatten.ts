@@ -37,6 +37,8 @@ async function writeUpdate<O>(ctx: ToolContext<O>, update: unknown): Promise<str
 export const flattenTool = defineTool({
   name: 'flatten',
   title: 'Flatten forms and annotations',
+  group: 'Pages and structure',
+  keywords: ['burn in', 'annotations', 'forms'],
   description:
     'Draws form fields and/or annotations into the page content so they can no longer be changed; fields without appearances get them generated first.',
   inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'], opens: 'pdf' },

@@ -12,6 +12,8 @@ const options = Type.Object({}, { additionalProperties: false, examples: [{}] })
 export const formFieldsTool = defineTool({
   name: 'form-fields',
   title: 'List form fields',
+  group: 'Forms, redaction and Office',
+  keywords: ['acroform', 'list fields', 'form'],
   description:
     'Lists the fillable form fields (AcroForm) as JSON: full name, type, current value, the values a choice, checkbox or radio group accepts, whether it is required or read-only, and the page and box of each widget.',
   inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'], opens: 'pdf' },

@@ -60,6 +60,8 @@ const options = Type.Object(
 export const htmlToPdfTool = defineTool({
   name: 'html-to-pdf',
   title: 'Print a web page to PDF',
+  group: 'OCR and conversion',
+  keywords: ['web page', 'url', 'print', 'convert'],
   description:
     'Prints an HTML page, or a ZIP with index.html and its styles, scripts, images and fonts, to PDF with headless Chromium. The page has no network access: only the uploaded files load.',
   inputs: { minFiles: 1, maxFiles: 1, accepts: ['text/html', 'application/zip'] },

@@ -120,6 +120,8 @@ async function imagePages(input: ToolInput, opts: Options, newFile: () => string
 export const imagesToPdfTool = defineTool({
   name: 'images-to-pdf',
   title: 'Images to PDF',
+  group: 'Content and images',
+  keywords: ['jpg to pdf', 'png to pdf', 'scan', 'photos'],
   description:
     'Makes a PDF with one page per image (JPEG, PNG, TIFF, WebP, GIF); JPEGs are embedded without re-encoding.',
   inputs: {

@@ -12,6 +12,8 @@ const options = Type.Object({}, { additionalProperties: false, examples: [{}] })
 export const infoTool = defineTool({
   name: 'info',
   title: 'Document information',
+  group: 'Pages and structure',
+  keywords: ['inspect', 'details', 'page count', 'properties'],
   description:
     'Reports pages, page sizes and rotation, PDF version, encryption and permissions, metadata, linearization, forms, JavaScript, attachments, outlines, fonts and image count as JSON.',
   inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'], opens: 'pdf' },

@@ -11,6 +11,8 @@ const options = Type.Object({}, { additionalProperties: false, examples: [{}] })
 export const linearizeTool = defineTool({
   name: 'linearize',
   title: 'Optimize for fast web view',
+  group: 'Pages and structure',
+  keywords: ['fast web view', 'optimize for web', 'streaming'],
   description: 'Linearizes the PDF so a browser can show the first page before the whole file has arrived.',
   inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'], opens: 'pdf', quickOpen: true },
   options,

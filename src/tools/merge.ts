@@ -194,6 +194,8 @@ async function allSettled(tasks: readonly Promise<unknown>[]): Promise<void> {
 export const mergeTool = defineTool({
   name: 'merge',
   title: 'Merge PDFs',
+  group: 'Pages and structure',
+  keywords: ['combine', 'join', 'concatenate', 'append'],
   description: 'Combines several PDFs into one, in upload order, optionally taking selected pages of each.',
   inputs: { minFiles: 2, maxFiles: 'plan', accepts: ['application/pdf'], opens: 'pdf', opensBeside: true },
   options,

@@ -96,6 +96,8 @@ async function infoUpdate(ctx: ToolContext<Options>, input: string): Promise<unk
 export const metadataTool = defineTool({
   name: 'metadata',
   title: 'Edit document properties',
+  group: 'Pages and structure',
+  keywords: ['properties', 'title', 'author', 'info dictionary'],
   description:
     'Sets or clears the title, author, subject, keywords, creator and producer in the document information.',
   inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'], opens: 'pdf', quickOpen: true },

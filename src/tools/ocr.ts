@@ -56,6 +56,8 @@ const options = (engines: readonly EngineStatus[]) => {
 export const ocrTool = defineTool({
   name: 'ocr',
   title: 'Make a scan searchable (OCR)',
+  group: 'OCR and conversion',
+  keywords: ['text recognition', 'searchable', 'scan', 'tesseract'],
   description:
     'Recognises the text of a scanned PDF or an image (JPEG, PNG, TIFF) and adds it as an invisible, selectable text layer.',
   inputs: {

@@ -61,6 +61,8 @@ export const OFFICE_INPUTS: readonly InputType[] = [
 export const officeToPdfTool = defineTool({
   name: 'office-to-pdf',
   title: 'Convert an office document to PDF',
+  group: 'OCR and conversion',
+  keywords: ['word', 'docx', 'excel', 'xlsx', 'powerpoint', 'pptx', 'convert'],
   description:
     'Converts a document (docx, doc, odt, rtf, txt), spreadsheet (xlsx, xls, ods, csv) or presentation (pptx, ppt, odp) to PDF with LibreOffice. Macros never run and the document cannot reach the network.',
   inputs: { minFiles: 1, maxFiles: 1, accepts: OFFICE_INPUTS },

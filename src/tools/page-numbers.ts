@@ -79,6 +79,8 @@ const MM = 72 / 25.4;
 export const pageNumbersTool = defineTool({
   name: 'page-numbers',
   title: 'Add page numbers',
+  group: 'Content and images',
+  keywords: ['paginate', 'numbering', 'bates', 'footer'],
   description:
     'Writes page numbers (with an optional "{n} of {total}" format) on the selected pages at a corner or edge.',
   inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'], opens: 'pdf' },

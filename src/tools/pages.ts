@@ -55,6 +55,8 @@ export function outputPages(opts: Options, pageCount: number): number[] {
 export const pagesTool = defineTool({
   name: 'pages',
   title: 'Keep or remove pages',
+  group: 'Pages and structure',
+  keywords: ['delete pages', 'remove pages', 'reorder', 'organize', 'extract pages', 'duplicate'],
   description:
     'Keeps the selected pages in the order given (pages may repeat), or removes the selected pages.',
   inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'], opens: 'pdf', quickOpen: true },

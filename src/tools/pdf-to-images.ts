@@ -54,6 +54,8 @@ function checkPixels(ctx: ToolContext<Options>, input: string, pages: number[], 
 export const pdfToImagesTool = defineTool({
   name: 'pdf-to-images',
   title: 'Render pages to images',
+  group: 'Content and images',
+  keywords: ['png', 'jpeg', 'jpg', 'render', 'convert to image'],
   description: 'Renders the selected pages to PNG or JPEG at a given dpi; several pages come as a ZIP.',
   inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'], opens: 'pdf' },
   options,

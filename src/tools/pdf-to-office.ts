@@ -24,6 +24,8 @@ const options = Type.Object(
 export const pdfToOfficeTool = defineTool({
   name: 'pdf-to-office',
   title: 'PDF to Word',
+  group: 'Forms, redaction and Office',
+  keywords: ['word', 'docx', 'convert', 'editable'],
   description:
     'Converts a PDF into an editable Word document (.docx): text as paragraphs in reading order, with tables, images and page layout kept where they can be recognised.',
   inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'], opens: 'pdf' },

@@ -30,6 +30,8 @@ const options = Type.Object(
 export const pdfaTool = defineTool({
   name: 'pdfa',
   title: 'Convert a PDF to PDF/A',
+  group: 'OCR and conversion',
+  keywords: ['archive', 'pdf/a', 'long-term', 'iso 19005'],
   description:
     'Rewrites a PDF as PDF/A (ISO 19005) for long-term archiving: fonts embedded, colours tagged with an ICC profile, XMP metadata declaring the conformance.',
   inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'], opens: 'pdf' },

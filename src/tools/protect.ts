@@ -70,6 +70,8 @@ function resolvePermissions(given: Static<typeof PermissionsSchema> = {}): Permi
 export const protectTool = defineTool({
   name: 'protect',
   title: 'Protect with a password',
+  group: 'Pages and structure',
+  keywords: ['encrypt', 'password', 'secure', 'lock'],
   description: 'Encrypts the PDF (AES-256 or AES-128) with a user and/or owner password and permissions.',
   inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'], opens: 'pdf', quickOpen: true },
   options,

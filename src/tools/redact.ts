@@ -108,6 +108,8 @@ function checkRequest(o: Options): FieldError[] {
 export const redactTool = defineTool({
   name: 'redact',
   title: 'Redact',
+  group: 'Forms, redaction and Office',
+  keywords: ['black out', 'censor', 'hide text', 'anonymize'],
   description:
     'Removes text, images and drawings for real under page areas and wherever given texts or regular expressions match: in the page text, form fields, annotations, metadata, bookmarks, actions, scripts, attachments, page labels, destinations and tagged structure; optionally paints the places black.',
   inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'], opens: 'pdf' },

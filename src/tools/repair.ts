@@ -51,6 +51,8 @@ async function distilled<O>(ctx: ToolContext<O>, source: string, pageCount: numb
 export const repairTool = defineTool({
   name: 'repair',
   title: 'Repair a damaged PDF',
+  group: 'Pages and structure',
+  keywords: ['fix', 'recover', 'broken', 'corrupt'],
   description:
     'Rebuilds a damaged PDF (cross-reference table, stream lengths, broken objects) into a clean file; a file beyond repair fails with pdf_corrupt.',
   inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'], opens: 'pdf' },

@@ -20,6 +20,8 @@ const options = Type.Object(
 export const rotateTool = defineTool({
   name: 'rotate',
   title: 'Rotate pages',
+  group: 'Pages and structure',
+  keywords: ['turn', 'orientation', 'landscape', 'portrait'],
   description:
     'Rotates the selected pages clockwise by 90, 180 or 270 degrees relative to their current rotation.',
   inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'], opens: 'pdf', quickOpen: true },

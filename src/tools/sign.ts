@@ -93,6 +93,8 @@ const options = Type.Object(
 export const signTool = defineTool({
   name: 'sign',
   title: 'Sign a PDF (PAdES)',
+  group: 'Signatures',
+  keywords: ['digital signature', 'certificate', 'pades', 'e-sign'],
   description:
     'Adds a PAdES digital signature made with your PKCS#12 certificate: invisible or in a box on a page, optionally certifying the document. With a time-stamp authority configured on the server the signature carries a trusted time (B-T).',
   inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'], opens: 'pdf' },

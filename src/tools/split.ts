@@ -135,6 +135,8 @@ function sameSelection(range: string): string {
 export const splitTool = defineTool({
   name: 'split',
   title: 'Split a PDF',
+  group: 'Pages and structure',
+  keywords: ['separate', 'extract pages', 'burst', 'divide'],
   description:
     'Splits a PDF into parts by page ranges, every N pages or one part per page; several parts come as a ZIP.',
   inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'], opens: 'pdf', quickOpen: true },

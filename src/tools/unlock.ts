@@ -19,6 +19,8 @@ const options = Type.Object(
 export const unlockTool = defineTool({
   name: 'unlock',
   title: 'Remove a password',
+  group: 'Pages and structure',
+  keywords: ['decrypt', 'remove password', 'unprotect'],
   description:
     'Writes an unencrypted copy of a password-protected PDF; a wrong password fails with invalid_password.',
   inputs: {

@@ -26,6 +26,8 @@ const options = Type.Object(
 
 export const validateTool = defineTool({
   name: 'validate',
+  group: 'OCR and conversion',
+  keywords: ['verapdf', 'pdf/ua', 'accessibility check', 'pdf/a check', 'conformance'],
   title: 'Validate PDF/UA or PDF/A conformance',
   description:
     'Checks a PDF against PDF/UA-1 (accessibility) or a PDF/A part and level with veraPDF and reports as JSON, per profile, whether it conforms and every failed rule with its clause, description, count and pages.',

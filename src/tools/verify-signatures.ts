@@ -43,6 +43,8 @@ const options = Type.Object(
 export const verifySignaturesTool = defineTool({
   name: 'verify-signatures',
   title: 'Verify signatures',
+  group: 'Signatures',
+  keywords: ['validate', 'check signature', 'certificate'],
   description:
     'Reports every digital signature of a PDF as JSON: signer and issuer, signing time, whether the signed bytes are intact, whether it covers the whole document, what was changed after signing, certification level and chain status against the trust roots you give.',
   inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'], opens: 'pdf' },

@@ -224,6 +224,8 @@ async function writeWatermarkStamp(
 export const watermarkTool = defineTool({
   name: 'watermark',
   title: 'Watermark a PDF',
+  group: 'Content and images',
+  keywords: ['stamp', 'overlay', 'confidential', 'draft'],
   description:
     'Stamps a text, or an image given as the second file, over or under the selected pages: position or tiled, rotated, translucent.',
   inputs: {

@@ -21,6 +21,8 @@ export function createTusServer(
   bytes: UploadBytes,
   rows: UploadStore,
   expiryMs: number,
+  /** The public base URL's path: behind a proxy at /quire the upload URL is /quire/api/v1/uploads/…. */
+  publicPath = '',
 ): Server {
   const locker: Locker = rows.tryLock ? new DatabaseLocker(rows.tryLock.bind(rows)) : new MemoryLocker();
   const publicId = (storeId: string) => storeId.slice(bytes.idPrefix.length);
@@ -32,7 +34,7 @@ export function createTusServer(
     namingFunction: () => `${bytes.idPrefix}upl_${ulid()}`,
     getFileIdFromRequest: (_req, lastPath) =>
       lastPath !== undefined && isUploadId(lastPath) ? `${bytes.idPrefix}${lastPath}` : undefined,
-    generateUrl: (_req, { path, id }) => `${path}/${publicId(id)}`,
+    generateUrl: (_req, { path, id }) => `${publicPath}${path}/${publicId(id)}`,
     // The route refuses a declared length over the limit first, as problem+json; this also bounds
     // what a PATCH may write.
     maxSize: () => tusContext().maxFileBytes,

@@ -48,7 +48,7 @@ export interface Uploads {
 }
 
 export async function openUploads(
-  config: Pick<Config, 'storageUrl' | 'dataDir' | 'tmpDir' | 'uploads'>,
+  config: Pick<Config, 'storageUrl' | 'dataDir' | 'tmpDir' | 'uploads' | 'http'>,
   rows: UploadStore,
   blobs: BlobStore,
   metrics: UploadMetrics,
@@ -61,7 +61,7 @@ export async function openUploads(
   const storeId = (id: string) => `${bytes.idPrefix}${id}`;
 
   return {
-    tus: createTusServer(store, bytes, rows, config.uploads.expiryMs),
+    tus: createTusServer(store, bytes, rows, config.uploads.expiryMs, publicPath(config.http.publicBaseUrl)),
     async check(accountId, uploadId, maxBytes, headBytes) {
       const row = await rows.get(accountId, uploadId);
       if (!row) throw notFound(uploadId);
@@ -122,4 +122,9 @@ function tooLarge(maxBytes: number): QuireError {
   return new QuireError('payload_too_large', `The upload is larger than ${maxBytes} bytes.`, {
     extras: { limit_bytes: maxBytes },
   });
+}
+
+/** The path of QUIRE_PUBLIC_BASE_URL (`/quire` for https://example.com/quire), '' without one. */
+function publicPath(publicBaseUrl: string): string {
+  return publicBaseUrl ? new URL(publicBaseUrl).pathname.replace(/\/+$/, '') : '';
 }

@@ -69,12 +69,14 @@ describe('first start of quire serve', () => {
     expect((await stat(started.keyFile)).mode & 0o777).toBe(0o600);
   });
 
-  it('at a terminal (a pty from script(1)) prints the key itself once, and still writes the file', async () => {
+  it("at a terminal (a pty from script(1)) prints the key once and the web app's sign-in link once, and still writes the file", async () => {
     const command = `exec ${JSON.stringify(process.execPath)} ${JSON.stringify(main)} serve`;
-    const started = await startUntil('script', ['-qfec', command, '/dev/null'], /qk_live_\S{52}/);
+    const started = await startUntil('script', ['-qfec', command, '/dev/null'], /#key=qk_live_\S{52}/);
     const key = (await readFile(started.keyFile, 'utf8')).trim();
-    expect(started.output()).toContain(key);
-    expect(started.output().split(key)).toHaveLength(2);
+    expect(started.output()).toContain(`  ${key}`);
+    // The link carries the key in its fragment, which a browser never sends (web/src/session.ts).
+    expect(started.output()).toMatch(new RegExp(`http://127\\.0\\.0\\.1:\\d+/#key=${key}`));
+    expect(started.output().split(key)).toHaveLength(3);
     expect((await stat(started.keyFile)).mode & 0o777).toBe(0o600);
   });
 });

@@ -16,10 +16,13 @@ export function createApi(transport: Transport): Api {
       request.headers.forEach((value, name) => {
         headers[name] = value;
       });
-      const url = new URL(request.url);
+      // The path under the base URL: openapi-fetch joined them, and the base may have a path of its own.
+      const path = request.url.startsWith(transport.baseUrl)
+        ? request.url.slice(transport.baseUrl.length)
+        : new URL(request.url).pathname + new URL(request.url).search;
       return transport.send({
         method: request.method,
-        path: url.pathname + url.search,
+        path,
         headers,
         body: body === undefined ? undefined : () => body,
         signal: request.signal,

@@ -6,6 +6,7 @@ import type { DownloadResult } from './download.js';
 import type { InputSource } from './inputs.js';
 import { type Job, Jobs } from './jobs.js';
 import { Recipes } from './recipes.js';
+import { streamingFetch } from './node-http.js';
 import { Accounts, Keys, Tools, Webhooks } from './resources.js';
 import type { AnyToolName, Step, ToolOptions } from './tool-options.js';
 import { type RateLimitState, type RetryPolicy, Transport } from './transport.js';
@@ -60,6 +61,7 @@ export class Quire {
       apiKey,
       ...(options.retry ? { retry: options.retry } : {}),
       ...(options.fetch ? { fetch: options.fetch } : {}),
+      streamingFetch,
     });
     const api = createApi(this.#transport);
     this.uploads = new TusUploads(

@@ -1,7 +1,6 @@
 // Every request the SDK sends: the key header, an Idempotency-Key on each POST and PUT, and retries of network
 // errors, 409 in flight, 429 and 5xx with `Retry-After` honoured and jittered back-off, within a budget.
 import { errorFromResponse, networkError, QuireError, retryableStatus } from './errors.js';
-import { streamingFetch } from './node-http.js';
 
 export interface RetryPolicy {
   /** Attempts after the first; 0 turns retries off. */
@@ -67,14 +66,25 @@ function param(text: string | null, name: string): number | undefined {
   return match?.[1] === undefined ? undefined : Number(match[1]);
 }
 
+/** A fetch for streamed request bodies; the browser entry has none and sends through `fetch`. */
+export type StreamingFetch = (
+  url: string,
+  init: {
+    method: string;
+    headers: Record<string, string>;
+    body: ReadableStream<Uint8Array>;
+    signal?: AbortSignal | undefined;
+  },
+) => Promise<Response>;
+
 export class Transport {
   readonly baseUrl: string;
   readonly retry: RetryPolicy;
   /** Private (#), so neither `console.log(client)`, JSON nor an error's properties ever show it. */
   readonly #apiKey: string;
   readonly #fetch: typeof fetch;
-  /** Node only: streamed bodies through node:http (node-http.ts says why). */
-  readonly #streamingFetch: typeof streamingFetch | undefined;
+  /** Node only: streamed bodies through node:http (node-http.ts says why); given by the Node entry. */
+  readonly #streamingFetch: StreamingFetch | undefined;
   rateLimit: RateLimitState = { raw: { rateLimit: null, policy: null } };
 
   constructor(options: {
@@ -82,19 +92,22 @@ export class Transport {
     apiKey: string;
     retry?: Partial<RetryPolicy>;
     fetch?: typeof fetch;
+    streamingFetch?: StreamingFetch;
   }) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.#apiKey = options.apiKey;
     this.retry = { ...DEFAULT_RETRY, ...options.retry };
     this.#fetch = options.fetch ?? globalThis.fetch.bind(globalThis);
-    this.#streamingFetch =
-      options.fetch === undefined && typeof process !== 'undefined' && process.versions?.node
-        ? streamingFetch
-        : undefined;
+    this.#streamingFetch = options.fetch === undefined ? options.streamingFetch : undefined;
   }
 
+  /**
+   * `path` (from `/`) under the base URL, which may itself have a path (a server behind a proxy); an
+   * absolute URL (a download link on QUIRE_PUBLIC_BASE_URL) as it is.
+   */
   url(path: string): string {
-    return new URL(path, `${this.baseUrl}/`).toString();
+    if (/^https?:\/\//i.test(path)) return path;
+    return `${this.baseUrl}${path.startsWith('/') ? path : `/${path}`}`;
   }
 
   /** Headers that carry the key, for the SDK's own callers (tus) that send requests themselves. */

@@ -6,8 +6,8 @@ import { mkdir, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import * as tus from 'tus-js-client';
-import { QuireError } from './errors.js';
 import type { Transport } from './transport.js';
+import { tusError } from './tus-error.js';
 
 export interface UploadProgress {
   bytesSent: number;
@@ -98,26 +98,4 @@ export class TusUploads {
       headers: { 'Tus-Resumable': '1.0.0' },
     });
   }
-}
-
-/** tus-js-client's error, as a QuireError with the server's problem when there was an answer. */
-function tusError(error: Error | tus.DetailedError): QuireError {
-  const response = 'originalResponse' in error ? error.originalResponse : null;
-  let problem: { code?: string; detail?: string; title?: string; request_id?: string } = {};
-  try {
-    problem = JSON.parse(response?.getBody() ?? '');
-  } catch {
-    problem = {};
-  }
-  const status = response?.getStatus() ?? 0;
-  // tus-js-client puts the request URL and headers in its message; keep only the server's words.
-  return new QuireError({
-    status,
-    code: problem.code ?? (status === 0 ? 'network_error' : `http_${status}`),
-    title: problem.title ?? 'Upload failed',
-    detail: problem.detail ?? 'The resumable upload failed.',
-    retryable: status === 0 || status >= 500 || status === 429,
-    requestId: problem.request_id,
-    problem: problem as Record<string, unknown>,
-  });
 }

@@ -1,6 +1,7 @@
 // GET /: where to go next, for a person (an HTML page of links) or a program (the same links as JSON
 // when Accept prefers application/json); documented as `getHome`.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { WebApp } from '../web-app.js';
 import { opsSchemas } from './ops-schemas.js';
 
 const LINKS = {
@@ -54,10 +55,16 @@ function prefersJson(request: FastifyRequest): boolean {
   return quality('application/json') > quality('text/html');
 }
 
-export function registerHomeRoute(app: FastifyInstance): void {
+/** GET /: the web app's page when it was built (web/), else a page of links; JSON for programs. */
+export function registerHomeRoute(app: FastifyInstance, web: WebApp | undefined): void {
   app.get('/', { config: { scope: 'public' }, schema: opsSchemas.home }, async (request, reply) => {
     reply.header('Vary', 'Accept');
     if (prefersJson(request)) return { name: 'Quire API', description: DESCRIPTION, links: LINKS };
+    if (web)
+      return reply
+        .type('text/html; charset=utf-8')
+        .header('Content-Security-Policy', web.policy)
+        .send(web.page);
     return reply
       .type('text/html; charset=utf-8')
       .header(

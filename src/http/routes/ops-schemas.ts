@@ -136,7 +136,7 @@ export const opsSchemas = {
     tags,
     summary: 'Entry point',
     description:
-      'Links to the reference (/docs), this document (/openapi.json), the tool catalogue and the health checks: an HTML page, or JSON when `Accept` prefers `application/json`.',
+      'For a browser, the web app (an HTML page under a strict Content-Security-Policy; a page of links when the app was not built); for a program, JSON links to the reference (/docs), this document (/openapi.json), the tool catalogue and the health checks, when `Accept` prefers `application/json`.',
     responses: {
       200: {
         description: 'The links.',

@@ -37,6 +37,8 @@ export function registerToolRoutes(app: FastifyInstance, deps: AppDeps): void {
           name: tool.name,
           title: tool.title,
           description: tool.description,
+          group: tool.group ?? 'Other',
+          keywords: tool.keywords ?? [],
           inputs: {
             min_files: tool.inputs.minFiles,
             max_files:

@@ -57,7 +57,24 @@ export class ToolCatalog {
 
 function publish(tool: AnyToolDefinition, engines: readonly EngineStatus[]): PublishedTool {
   const published = typeof tool.options === 'function' ? { ...tool, options: tool.options(engines) } : tool;
-  return withInputPassword(published);
+  return markSecrets(withInputPassword(published));
+}
+
+/**
+ * Secret options carry JSON Schema's `writeOnly` (sent, never read back: views redact them), so a
+ * client generated from the schema (the web app's forms) can hide them as it does passwords.
+ */
+function markSecrets(tool: PublishedTool): PublishedTool {
+  const secrets = tool.secretOptions ?? [];
+  const properties = tool.options.properties as Record<string, TObject['properties'][string]>;
+  if (!secrets.some((name) => properties[name] !== undefined)) return tool;
+  const marked = Object.fromEntries(
+    Object.entries(properties).map(([name, schema]) => [
+      name,
+      secrets.includes(name) ? { ...schema, writeOnly: true } : schema,
+    ]),
+  );
+  return { ...tool, options: { ...tool.options, properties: marked } as TObject };
 }
 
 /** The input password, as unlock's: no line breaks (qpdf reads the password file's first line). */

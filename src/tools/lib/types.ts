@@ -164,6 +164,10 @@ export interface ToolDefinition<S extends TObject = TObject> {
   name: string;
   title: string;
   description: string;
+  /** The heading the tool is listed under in the catalogue (docs/api.md §3), e.g. `Signatures`. */
+  group?: string;
+  /** Other words people search for it by (synonyms: `shrink` for compress), for pickers and search. */
+  keywords?: readonly string[];
   inputs: ToolInputs<Static<S>>;
   /**
    * JSON Schema (TypeBox) of the options; `additionalProperties: false` always. A function of the

@@ -29,7 +29,7 @@ export interface paths {
         };
         /**
          * Entry point
-         * @description Links to the reference (/docs), this document (/openapi.json), the tool catalogue and the health checks: an HTML page, or JSON when `Accept` prefers `application/json`.
+         * @description For a browser, the web app (an HTML page under a strict Content-Security-Policy; a page of links when the app was not built); for a program, JSON links to the reference (/docs), this document (/openapi.json), the tool catalogue and the health checks, when `Accept` prefers `application/json`.
          *
          *     No API key.
          */
@@ -1196,6 +1196,10 @@ export interface components {
             name: string;
             title: string;
             description: string;
+            /** @description The heading the tool is listed under (`Other` when its definition names none). */
+            group: string;
+            /** @description Other words people search for the tool by (synonyms). */
+            keywords: string[];
             inputs: {
                 min_files: number;
                 /** @description The tool’s maximum, capped by the plan. */
