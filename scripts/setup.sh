@@ -135,6 +135,12 @@ python_engine() { # venv, probe printing the version, wanted version, pip requir
 python_engine /opt/quire-pymupdf 'import pymupdf; print(pymupdf.VersionBind)' 1.26.5 "pymupdf==1.26.5"
 python_engine /opt/quire-pdf2docx "import importlib.metadata as m; print(m.version('pdf2docx'))" 0.5.8 \
   "pdf2docx==0.5.8" "pymupdf==1.24.14"
+# pymupdf4llm (AGPL-3.0) is the `pdf-to-markdown` engine, in its rule-based mode: its package imports
+# pymupdf-layout and onnxruntime, so they are pinned too, but no model is loaded (docs/tools.md).
+python_engine /opt/quire-pymupdf4llm "import importlib.metadata as m; print(m.version('pymupdf4llm'))" 1.28.2 \
+  "pymupdf4llm==1.28.2" "pymupdf==1.28.2" "pymupdf-layout==1.28.2" "tabulate==0.10.0" "psutil==7.2.2" \
+  "numpy==2.4.6" "onnxruntime==1.32.0" "networkx==3.6.1" "PyYAML==6.0.4" "flatbuffers==25.12.19" \
+  "packaging==26.4" "protobuf==7.36.2"
 
 # npm ci only when package-lock.json changed since the last install.
 lock_sum=$(sha256sum package-lock.json | cut -d' ' -f1)

@@ -14,6 +14,7 @@ export type EngineName =
   | 'pyhanko'
   | 'pymupdf'
   | 'pdf2docx'
+  | 'pymupdf4llm'
   /** Not a program: whether engines can run in their own network namespace (reported, never required). */
   | 'netns';
 

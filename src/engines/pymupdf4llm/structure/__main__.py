@@ -3,6 +3,7 @@
 # document is never held whole. Prints `page n/N` on stderr after each page (the adapter's progress)
 # and a one-line JSON summary of counts on stdout; never any text of the document.
 import json
+import re
 import sys
 
 import pymupdf
@@ -17,6 +18,7 @@ from blocks import page_blocks  # noqa: E402
 from running import margins, running_lines  # noqa: E402
 
 EXIT_UNREADABLE = 3
+BOLD_HEADING = re.compile(r"^(#{1,6} )\*\*(.+?)\*\*[ \t]*$", re.M)
 IMAGES = "images"
 
 
@@ -36,6 +38,8 @@ def convert_page(doc, number, job, headers, repeated):
     )[0]
     # Image references point into the exchange folder; the archive holds them beside the document.
     text = chunk["text"].replace(f"{job['out_dir']}/{IMAGES}/", "")
+    # A heading is a heading by its marks; the bold pymupdf4llm adds from the font says nothing more.
+    text = BOLD_HEADING.sub(r"\1\2", text)
     return chunk, text
 
 
