@@ -195,6 +195,12 @@ if [ "${1:-}" = "--with-test-tools" ]; then
     python-dateutil==2.9.0.post0
 fi
 
+# The structure benchmark (bench/structure.ts) measures a candidate engine that pdf-to-markdown does
+# not use, opendataloader-pdf (Apache-2.0; a Java CLI inside the wheel, run on the JRE above).
+if [ "${1:-}" = "--with-test-tools" ]; then
+  pip_pins .tmp/structure-candidates opendataloader-pdf==2.5.16
+fi
+
 # `npm run check` lints the Python drivers and test helpers (every .py file of src/ and test/) with
 # ruff (ruff.toml) from its own venv under .tmp/. Pinned; reinstalled only when the installed version differs.
 if [ "${1:-}" = "--with-test-tools" ]; then

@@ -54,7 +54,8 @@ export interface StructureResult {
 function structureFailure(result: RunResult): QuireError | undefined {
   throwIfLimitHit(result);
   if (result.exitCode === 0) return undefined;
-  if (result.exitCode === EXIT_UNREADABLE) return new QuireError('pdf_corrupt', 'PyMuPDF could not read the PDF');
+  if (result.exitCode === EXIT_UNREADABLE)
+    return new QuireError('pdf_corrupt', 'PyMuPDF could not read the PDF');
   return new QuireError('engine_failed', describeExit('pymupdf4llm', result));
 }
 

@@ -29,7 +29,9 @@ const options = (engines: readonly EngineStatus[]) =>
             '`markdown`: GitHub-flavoured Markdown (tables as GitHub tables); `json`: {"blocks": [{type, page, bbox, text, …}], "pages": n}.',
         }),
       ),
-      pages: Type.Optional(PageSelectionSchema('Pages to convert, in the order given; empty or omitted = all.')),
+      pages: Type.Optional(
+        PageSelectionSchema('Pages to convert, in the order given; empty or omitted = all.'),
+      ),
       page_markers: Type.Optional(
         Type.Boolean({
           default: false,
@@ -58,7 +60,10 @@ const options = (engines: readonly EngineStatus[]) =>
         }),
       ),
       languages: Type.Optional(
-        ocrLanguagesSchema(engines, 'Languages for `ocr: auto`, most likely first (installed on this server).'),
+        ocrLanguagesSchema(
+          engines,
+          'Languages for `ocr: auto`, most likely first (installed on this server).',
+        ),
       ),
     },
     {
@@ -138,13 +143,19 @@ export const pdfToMarkdownTool = defineTool({
     };
     const ext = json ? 'json' : 'md';
     const contentType = json ? 'application/json' : MARKDOWN;
-    if (!o.images) return { path: document, name: outputName(input.name, 'structure', ext), contentType, facts };
+    if (!o.images)
+      return { path: document, name: outputName(input.name, 'structure', ext), contentType, facts };
     const zip = workFile(ctx.workDir, 'structure', 'zip');
     const entries = [
       { path: document, name: `document.${ext}` },
       ...result.images.map((p) => ({ path: p, name: path.basename(p) })),
     ];
     await writeZip(entries, zip, ctx.signal);
-    return { path: zip, name: outputName(input.name, 'structure', 'zip'), contentType: 'application/zip', facts };
+    return {
+      path: zip,
+      name: outputName(input.name, 'structure', 'zip'),
+      contentType: 'application/zip',
+      facts,
+    };
   },
 });
