@@ -7,7 +7,7 @@
 // against its source. Targets (issue 30): born-digital text similarity ≥ 0.97, headings F1 ≥ 0.9,
 // table cells ≥ 0.9; scanned text similarity ≥ 0.9.
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -72,6 +72,7 @@ async function job(
 }
 
 function candidates(pdf: string, dir: string): Array<[Engine, string]> {
+  mkdirSync(dir, { recursive: true });
   const stem = path.join(dir, path.basename(pdf, '.pdf'));
   const out: Array<[Engine, string]> = [];
   execFileSync(ENGINE_PYTHON, [path.join(HERE, 'candidates.py'), 'layout', pdf, `${stem}.layout.md`]);

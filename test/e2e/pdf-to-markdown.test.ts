@@ -99,7 +99,7 @@ describe('pdf-to-markdown', () => {
     expect(doc.pages).toBe(2);
     const title = doc.blocks[0]!;
     expect(title).toMatchObject({ type: 'heading', level: 1, page: 1, text: 'Orchard Yields' });
-    const [x0, y0, x1, y1] = title.bbox!;
+    const [x0, y0, x1, y1] = title.bbox as [number, number, number, number];
     expect(x0).toBeLessThan(x1);
     expect(y0).toBeLessThan(y1);
     const tables = doc.blocks.filter((b) => b.type === 'table');

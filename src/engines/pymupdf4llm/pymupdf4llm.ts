@@ -2,8 +2,10 @@
 // order, lists, tables, links, images), through a Python driver (./structure/) run in the document
 // sandbox like pdf2docx and PyMuPDF: no network, the unprivileged sandbox user, no view of the host's
 // files but the venv and an exchange folder. The driver writes page by page and reports progress as
-// `page n/N` on stderr; its stdout is one line of counts, never the document's text.
-import { copyFile, readdir } from 'node:fs/promises';
+// `page n/N` on stderr; its stdout is one line of counts, or the survey (font sizes and the running
+// lines' normalised texts, handed back on stdin and never logged).
+// A conversion is one `survey` run and then one `convert` run per run of pages (the tool's).
+import { copyFile, mkdtemp, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { QuireError } from '../../errors/quire-error.js';
@@ -21,18 +23,19 @@ export const PYMUPDF4LLM_PYTHON = `${PYMUPDF4LLM_VENV}/bin/python`;
 const DRIVER = fileURLToPath(new URL('./structure/', import.meta.url));
 
 const EXIT_UNREADABLE = 3;
-/** The driver's stdout is one line of counts. */
-const SUMMARY_MAX_BYTES = 64 * 1024;
+/** The driver prints one line of counts, or the survey: font sizes and a few running lines. */
+const SUMMARY_MAX_BYTES = 1024 * 1024;
 
-export interface StructureJob {
+/** What every run of one conversion shares (the driver's `survey`): opaque to Quire. */
+export type StructureSurvey = Record<string, unknown>;
+
+export interface StructureRun {
   format: 'markdown' | 'json';
-  /** Pages from 1, in order; all pages when empty. */
+  /** Pages from 1, in order. */
   pages: number[];
   pageMarkers: boolean;
-  /** Leave out lines repeated at the same height in the top or bottom band of most pages. */
-  dropRunning: boolean;
-  /** Write the page images as PNG files beside the document and reference them from it. */
   images: boolean;
+  survey: StructureSurvey;
 }
 
 export interface StructureCounts {
@@ -43,35 +46,26 @@ export interface StructureCounts {
   blocks: number;
 }
 
-export interface StructureResult {
-  counts: StructureCounts;
-  /** The document written (Markdown or JSON). */
-  document: string;
-  /** The image files it references, in the order written. */
-  images: string[];
-}
-
 function structureFailure(result: RunResult): QuireError | undefined {
   throwIfLimitHit(result);
   if (result.exitCode === 0) return undefined;
-  if (result.exitCode === EXIT_UNREADABLE)
-    return new QuireError('pdf_corrupt', 'PyMuPDF could not read the PDF');
+  if (result.exitCode === EXIT_UNREADABLE) return new QuireError('pdf_corrupt', 'PyMuPDF could not read the PDF');
   return new QuireError('engine_failed', describeExit('pymupdf4llm', result));
 }
 
 export function createPymupdf4llm(defaults: EngineDefaults) {
-  return {
-    /** Converts `input` into `output` (Markdown or JSON); images, when asked for, go to `imageDir`. */
-    async structure(
-      input: string,
-      output: string,
-      imageDir: string,
-      job: StructureJob,
-      call: EngineCallOptions,
-    ): Promise<StructureResult> {
+  /** One sandboxed driver run in a folder of its own, removed afterwards with the input's copy. */
+  async function driver<T>(
+    input: string,
+    job: Record<string, unknown>,
+    call: EngineCallOptions,
+    collect: (exchange: string, stdout: string) => Promise<T>,
+  ): Promise<T> {
+    const runDir = await mkdtemp(path.join(call.workDir, 'structure-'));
+    try {
       const { exchange, command, args } = await sandboxedPython({
         engine: 'pymupdf4llm',
-        workDir: call.workDir,
+        workDir: runDir,
         venv: PYMUPDF4LLM_VENV,
         copies: [
           [input, 'input.pdf'],
@@ -79,23 +73,13 @@ export function createPymupdf4llm(defaults: EngineDefaults) {
         ],
         args: ['-I', `${EXCHANGE}/structure`],
       });
-      const body = {
-        input: `${EXCHANGE}/input.pdf`,
-        output: `${EXCHANGE}/document`,
-        out_dir: EXCHANGE,
-        format: job.format,
-        pages: job.pages,
-        page_markers: job.pageMarkers,
-        drop_running: job.dropRunning,
-        images: job.images,
-      };
       const progress = call.onProgress ? structureProgressTracker(call.onProgress) : undefined;
       // bwrap's own empty network namespace stands in for the runner's `network: false`.
       const result = await run(
         command,
         args,
         toRunOptions(defaults, call, {
-          stdin: JSON.stringify(body),
+          stdin: JSON.stringify({ input: `${EXCHANGE}/input.pdf`, out_dir: EXCHANGE, ...job }),
           captureStdout: true,
           stdoutMaxBytes: SUMMARY_MAX_BYTES,
           ...(progress ? { onStderrLine: progress } : {}),
@@ -103,23 +87,53 @@ export function createPymupdf4llm(defaults: EngineDefaults) {
       );
       const failure = structureFailure(result);
       if (failure) throw failure;
-      await copyFile(path.join(exchange, 'document'), output).catch(() => {
-        throw new QuireError('engine_failed', 'pymupdf4llm wrote no document');
+      return await collect(exchange, result.stdout);
+    } finally {
+      await rm(runDir, { recursive: true, force: true });
+    }
+  }
+
+  return {
+    /** Heading levels by font size and the running lines of `pages`, for every run after it. */
+    survey(input: string, pages: number[], dropRunning: boolean, call: EngineCallOptions) {
+      return driver(input, { mode: 'survey', pages, drop_running: dropRunning }, call, async (_, stdout) =>
+        JSON.parse(stdout) as StructureSurvey,
+      );
+    },
+
+    /**
+     * Converts one run of pages into `output` (Markdown, or JSON blocks separated by commas);
+     * images, when asked for, are moved into `imageDir`.
+     */
+    convert(input: string, output: string, imageDir: string, job: StructureRun, call: EngineCallOptions) {
+      const body = {
+        mode: 'convert',
+        output: `${EXCHANGE}/document`,
+        format: job.format,
+        pages: job.pages,
+        page_markers: job.pageMarkers,
+        images: job.images,
+        survey: job.survey,
+      };
+      return driver(input, body, call, async (exchange, stdout) => {
+        await copyFile(path.join(exchange, 'document'), output).catch(() => {
+          throw new QuireError('engine_failed', 'pymupdf4llm wrote no document');
+        });
+        const images = job.images ? await copyImages(path.join(exchange, 'images'), imageDir) : [];
+        return { counts: JSON.parse(stdout) as StructureCounts, images };
       });
-      const images = job.images ? await moveImages(path.join(exchange, 'images'), imageDir) : [];
-      return { counts: JSON.parse(result.stdout) as StructureCounts, document: output, images };
     },
   };
 }
 
-async function moveImages(from: string, to: string): Promise<string[]> {
+async function copyImages(from: string, to: string): Promise<string[]> {
   const names = (await readdir(from).catch(() => [] as string[])).sort();
-  const moved: string[] = [];
+  const copied: string[] = [];
   for (const name of names) {
     await copyFile(path.join(from, name), path.join(to, name));
-    moved.push(path.join(to, name));
+    copied.push(path.join(to, name));
   }
-  return moved;
+  return copied;
 }
 
 export type Pymupdf4llm = ReturnType<typeof createPymupdf4llm>;

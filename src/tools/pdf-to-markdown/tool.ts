@@ -15,6 +15,7 @@ import { StringEnum } from '../lib/schema.js';
 import type { ToolContext, ToolOutput } from '../lib/types.js';
 import { defineTool } from '../lib/types.js';
 import { writeZip } from '../lib/zip.js';
+import { convertInRuns } from './runs.js';
 import { pagesWithoutText, recogniseText } from './scanned-pages.js';
 
 const MARKDOWN = 'text/markdown; charset=utf-8';
@@ -123,11 +124,13 @@ export const pdfToMarkdownTool = defineTool({
     const document = workFile(ctx.workDir, 'structure', json ? 'json' : 'md');
     const imageDir = path.join(ctx.workDir, 'images');
     if (o.images) await mkdir(imageDir, { mode: 0o700 });
-    const result = await ctx.engines.pymupdf4llm.structure(
-      source.path,
-      document,
-      imageDir,
+    const result = await convertInRuns(
+      ctx.engines.pymupdf4llm,
       {
+        input: source.path,
+        output: document,
+        scratch: workFile(ctx.workDir, 'structure-run', 'part'),
+        imageDir,
         format: json ? 'json' : 'markdown',
         pages,
         pageMarkers: o.page_markers ?? false,

@@ -21,6 +21,7 @@ describe('engine list', () => {
       'pyhanko',
       'pymupdf',
       'pdf2docx',
+      'pymupdf4llm',
     ]);
   });
 

@@ -1,7 +1,9 @@
-# Structure driver for the pymupdf4llm engine, run inside the document sandbox: converts the PDF named
-# in the job (JSON on stdin) to Markdown or to JSON blocks, page by page, writing as it goes so a long
-# document is never held whole. Prints `page n/N` on stderr after each page (the adapter's progress)
-# and a one-line JSON summary of counts on stdout; never any text of the document.
+# Structure driver for the pymupdf4llm engine, run inside the document sandbox, on a job given as JSON
+# on stdin. `survey`: prints the heading levels by font size and the running lines of the selected
+# pages (normalised texts of repeated margin lines: what must be dropped, nothing else). `convert`:
+# converts the given pages to Markdown or to JSON blocks, page by page, writing as it goes; prints
+# `page n/N` on stderr after each page (the adapter's progress) and a one-line JSON summary of counts
+# on stdout. The adapter runs `convert` on runs of pages, so no process lives long or grows.
 import json
 import re
 import sys
@@ -43,23 +45,36 @@ def convert_page(doc, number, job, headers, repeated):
     return chunk, text
 
 
-def main():
-    job = json.load(sys.stdin)
-    try:
-        doc = pymupdf.open(job["input"])
-        if not doc.is_pdf or doc.page_count == 0:
-            raise ValueError
-    except Exception:
-        sys.stderr.write("cannot open the PDF\n")
-        sys.exit(EXIT_UNREADABLE)
-    pages = [p - 1 for p in job["pages"]] if job.get("pages") else list(range(doc.page_count))
-    repeated = running_lines(doc, pages) if job["drop_running"] else set()
-    # Heading levels come from font sizes over all selected pages, read once (a counter, not the text).
+class Headers:
+    """pymupdf4llm's header levels (IdentifyHeaders) rebuilt from the survey: font size to level."""
+
+    def __init__(self, survey):
+        self.body_limit = survey["body_limit"]
+        self.header_id = {int(size): "#" * level + " " for size, level in survey["levels"].items()}
+
+    def get_header_id(self, span, page=None):
+        size = round(span["size"])
+        return "" if size <= self.body_limit else self.header_id.get(size, "")
+
+
+def survey(doc, pages, job):
+    """What every run of the conversion must share: heading levels by font size over all selected
+    pages, and the running lines. Counts of sizes and of a few texts only, page by page."""
     headers = IdentifyHeaders(doc, pages=pages)
+    running = running_lines(doc, pages) if job["drop_running"] else set()
+    print(json.dumps({
+        "body_limit": headers.body_limit,
+        "levels": {str(size): len(tag.strip()) for size, tag in headers.header_id.items()},
+        "running": sorted([text, bucket] for text, bucket in running),
+    }))
+
+
+def convert(doc, pages, job):
+    headers = Headers(job["survey"])
+    repeated = {(text, bucket) for text, bucket in job["survey"]["running"]}
     counts = {"pages": len(pages), "headings": 0, "tables": 0, "images": 0, "blocks": 0}
     json_out = job["format"] == "json"
     with open(job["output"], "w", encoding="utf-8") as out:
-        out.write('{"blocks":[' if json_out else "")
         first = True
         for done, number in enumerate(pages, start=1):
             chunk, text = convert_page(doc, number, job, headers, repeated)
@@ -70,6 +85,7 @@ def main():
                 counts["tables"] += b["type"] == "table"
                 counts["images"] += b["type"] == "image"
             if json_out:
+                # Blocks only, comma-separated: the adapter joins the runs into one document.
                 for b in blocks:
                     out.write(("" if first else ",") + json.dumps(b, ensure_ascii=False))
                     first = False
@@ -81,8 +97,23 @@ def main():
             pymupdf.TOOLS.store_shrink(100)
             sys.stderr.write(f"page {done}/{len(pages)}\n")
             sys.stderr.flush()
-        out.write(f'],"pages":{len(pages)}}}\n' if json_out else "")
     print(json.dumps(counts))
+
+
+def main():
+    job = json.load(sys.stdin)
+    try:
+        doc = pymupdf.open(job["input"])
+        if not doc.is_pdf or doc.page_count == 0:
+            raise ValueError
+    except Exception:
+        sys.stderr.write("cannot open the PDF\n")
+        sys.exit(EXIT_UNREADABLE)
+    pages = [p - 1 for p in job["pages"]] if job.get("pages") else list(range(doc.page_count))
+    if job["mode"] == "survey":
+        survey(doc, pages, job)
+    else:
+        convert(doc, pages, job)
 
 
 if __name__ == "__main__":
