@@ -49,7 +49,8 @@ export interface StructureCounts {
 function structureFailure(result: RunResult): QuireError | undefined {
   throwIfLimitHit(result);
   if (result.exitCode === 0) return undefined;
-  if (result.exitCode === EXIT_UNREADABLE) return new QuireError('pdf_corrupt', 'PyMuPDF could not read the PDF');
+  if (result.exitCode === EXIT_UNREADABLE)
+    return new QuireError('pdf_corrupt', 'PyMuPDF could not read the PDF');
   return new QuireError('engine_failed', describeExit('pymupdf4llm', result));
 }
 
@@ -96,8 +97,11 @@ export function createPymupdf4llm(defaults: EngineDefaults) {
   return {
     /** Heading levels by font size and the running lines of `pages`, for every run after it. */
     survey(input: string, pages: number[], dropRunning: boolean, call: EngineCallOptions) {
-      return driver(input, { mode: 'survey', pages, drop_running: dropRunning }, call, async (_, stdout) =>
-        JSON.parse(stdout) as StructureSurvey,
+      return driver(
+        input,
+        { mode: 'survey', pages, drop_running: dropRunning },
+        call,
+        async (_, stdout) => JSON.parse(stdout) as StructureSurvey,
       );
     },
 

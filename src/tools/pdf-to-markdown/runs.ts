@@ -51,7 +51,10 @@ export async function convertInRuns(
         spec.scratch,
         spec.imageDir,
         { format: spec.format, pages, pageMarkers: spec.pageMarkers, images: spec.images, survey },
-        { ...quiet, ...(onProgress ? { onProgress: (d: number) => onProgress(done + d, spec.pages.length) } : {}) },
+        {
+          ...quiet,
+          ...(onProgress ? { onProgress: (d: number) => onProgress(done + d, spec.pages.length) } : {}),
+        },
       );
       // Blocks of two runs are joined by a comma; a run without blocks adds nothing.
       if (json && counts.blocks > 0 && run.counts.blocks > 0) await write(',');
