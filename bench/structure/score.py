@@ -148,7 +148,7 @@ def order_errors(paragraphs, out_tokens):
             missing += 1
         else:
             positions.append(at)
-    errors = sum(1 for a, b in zip(positions, positions[1:]) if b < a)
+    errors = sum(1 for a, b in zip(positions, positions[1:], strict=False) if b < a)
     return errors, missing
 
 

@@ -14,9 +14,8 @@ import pymupdf4llm
 # pymupdf4llm's layout mode runs an ONNX model over each page; its rule-based mode (pymupdf_rag)
 # scored better on the ground truth (docs/benchmarks.md) and loads no model.
 pymupdf4llm.use_layout(False)
-from pymupdf4llm.helpers.pymupdf_rag import IdentifyHeaders, to_markdown  # noqa: E402
-
 from blocks import page_blocks  # noqa: E402
+from pymupdf4llm.helpers.pymupdf_rag import IdentifyHeaders, to_markdown  # noqa: E402
 from running import margins, running_lines  # noqa: E402
 
 EXIT_UNREADABLE = 3

@@ -63,7 +63,8 @@ def parse(markdown):
         if not stripped or heading or item or image:
             end_paragraph()
         if heading:
-            blocks.append({"type": "heading", "level": len(heading.group(1)), "text": plain(heading.group(2))})
+            level = len(heading.group(1))
+            blocks.append({"type": "heading", "level": level, "text": plain(heading.group(2))})
         elif image:
             blocks.append({"type": "image", "src": image.group(1), "text": ""})
         elif item:
