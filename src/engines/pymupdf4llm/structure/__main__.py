@@ -60,7 +60,9 @@ def survey(doc, pages, job):
     """What every run of the conversion must share: heading levels by font size over all selected
     pages, and the running lines. Counts of sizes and of a few texts only, page by page."""
     headers = IdentifyHeaders(doc, pages=pages)
-    running = running_lines(doc, pages) if job["drop_running"] else set()
+    # Running lines are the document's, whichever pages were asked for: one page alone repeats nothing.
+    every = range(doc.page_count)
+    running = running_lines(doc, every) if job["drop_running"] else set()
     print(json.dumps({
         "body_limit": headers.body_limit,
         "levels": {str(size): len(tag.strip()) for size, tag in headers.header_id.items()},
