@@ -134,6 +134,11 @@ describe('pdf-to-markdown', () => {
     expect(off.body.toString('utf8').trim()).toBe('');
   }, 300_000);
 
+  it('converts without OCR, and says why, a scan too large to OCR', async () => {
+    const { job } = await convert(corpusFile('ocrmypdf__poster.pdf'), {});
+    expect(job.result).toMatchObject({ ocr_pages: [], ocr_skipped: 'limit_page_pixels_exceeded', pages: 1 });
+  }, 180_000);
+
   it('runs as a step after ocr', async () => {
     const form = new FormData();
     form.set(

@@ -7,6 +7,7 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { type Static, Type } from '@sinclair/typebox';
 import type { EngineStatus } from '../../engines/types.js';
+import { QuireError } from '../../errors/quire-error.js';
 import { engineCall, onlyPdf } from '../lib/inputs.js';
 import { ocrLanguagesSchema } from '../lib/ocr-languages.js';
 import { outputName, workFile } from '../lib/output-name.js';
@@ -81,25 +82,33 @@ async function withTextLayer(
   input: string,
   pages: number[],
   pageCount: number,
-): Promise<{ path: string; ocrPages: number[] }> {
+): Promise<{ path: string; ocrPages: number[]; ocrSkipped?: string }> {
   if ((ctx.options.ocr ?? 'auto') === 'off') return { path: input, ocrPages: [] };
   const empty = await pagesWithoutText(ctx.engines.poppler, input, pages, engineCall(ctx));
   if (empty.length === 0) return { path: input, ocrPages: [] };
   ctx.progress.step('ocr');
   const output = workFile(ctx.workDir, 'ocr');
-  // The OCR time limit is the engine's own (QUIRE_OCR_TIMEOUT_MS), as for the `ocr` tool.
-  await recogniseText(
-    ctx.engines,
-    input,
-    output,
-    { languages: ctx.options.languages ?? ['eng'], pageCount },
-    {
-      workDir: ctx.workDir,
-      signal: ctx.signal,
-      memoryBytes: ctx.limits.memoryBytes,
-      onProgress: (d, t) => ctx.progress.fraction(d, t),
-    },
-  );
+  try {
+    // The OCR time limit is the engine's own (QUIRE_OCR_TIMEOUT_MS), as for the `ocr` tool.
+    await recogniseText(
+      ctx.engines,
+      input,
+      output,
+      { languages: ctx.options.languages ?? ['eng'], pageCount },
+      {
+        workDir: ctx.workDir,
+        signal: ctx.signal,
+        memoryBytes: ctx.limits.memoryBytes,
+        onProgress: (d, t) => ctx.progress.fraction(d, t),
+      },
+    );
+  } catch (error) {
+    // `auto` is best effort: a page or image too large to OCR leaves the text layer as it is (a
+    // poster, a book's cover), and the result says why; every other failure fails the job.
+    if (error instanceof QuireError && error.code === 'limit_page_pixels_exceeded')
+      return { path: input, ocrPages: [], ocrSkipped: error.code };
+    throw error;
+  }
   return { path: output, ocrPages: empty };
 }
 
@@ -143,6 +152,7 @@ export const pdfToMarkdownTool = defineTool({
       ...result.counts,
       format: json ? 'json' : 'markdown',
       ocr_pages: source.ocrPages,
+      ...(source.ocrSkipped ? { ocr_skipped: source.ocrSkipped } : {}),
     };
     const ext = json ? 'json' : 'md';
     const contentType = json ? 'application/json' : MARKDOWN;
