@@ -193,6 +193,13 @@ elif [ "$verapdf_missing" = 1 ]; then
   rm -rf "$tmp"
 fi
 
+# pymupdf4llm (AGPL-3.0) is the `pdf-to-markdown` engine, in its rule-based mode: its package imports
+# pymupdf-layout and onnxruntime, so they are pinned too, but no model is loaded (docs/tools.md).
+python_engine /opt/quire-pymupdf4llm "import importlib.metadata as m; print(m.version('pymupdf4llm'))" 1.28.2 \
+  "pymupdf4llm==1.28.2" "pymupdf==1.28.2" "pymupdf-layout==1.28.2" "tabulate==0.10.0" "psutil==7.2.2" \
+  "numpy==2.4.6" "onnxruntime==1.32.0" "networkx==3.6.1" "PyYAML==6.0.4" "flatbuffers==25.12.19" \
+  "packaging==26.4" "protobuf==7.36.2"
+
 # npm ci only when package-lock.json changed since the last install.
 lock_sum=$(sha256sum package-lock.json | cut -d' ' -f1)
 stamp=node_modules/.quire-lock-sha256
@@ -244,6 +251,12 @@ fi
 if [ "${1:-}" = "--with-test-tools" ]; then
   pip_pins .tmp/openapi-tools openapi-python-client==0.29.1 openapi-spec-validator==0.9.0 \
     python-dateutil==2.9.0.post0
+fi
+
+# The structure benchmark (bench/structure.ts) measures a candidate engine that pdf-to-markdown does
+# not use, opendataloader-pdf (Apache-2.0; a Java CLI inside the wheel, run on the JRE above).
+if [ "${1:-}" = "--with-test-tools" ]; then
+  pip_pins .tmp/structure-candidates opendataloader-pdf==2.5.16
 fi
 
 # `npm run check` lints the Python drivers and test helpers (every .py file of src/ and test/) with

@@ -4,8 +4,10 @@
 // node:http with a keep-alive agent rather than fetch: fetch's web-stream body, for the upload and
 // the download alike, copies every chunk into fresh memory and costs the client more CPU than the
 // server spends on the same bytes (docs/benchmarks.md "The bench client").
+import { createWriteStream } from 'node:fs';
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
+import { pipeline } from 'node:stream/promises';
 import { CHUNK_BYTES, type MultipartBody, multipartBody } from './multipart.js';
 
 export interface JobView {
@@ -177,6 +179,16 @@ export class BenchClient {
       job,
       bytes,
     };
+  }
+  /** Downloads a succeeded job's result into `file`. */
+  async save(id: string, file: string): Promise<void> {
+    const redirect = await this.send('GET', `/api/v1/jobs/${id}/download`, this.auth);
+    const body = await text(redirect);
+    if (redirect.statusCode !== 302) throw new Error(`download: ${redirect.statusCode} ${body}`);
+    const response = await this.send('GET', redirect.headers.location!);
+    if (response.statusCode !== 200)
+      throw new Error(`file link: ${response.statusCode} ${await text(response)}`);
+    await pipeline(response, createWriteStream(file));
   }
 }
 

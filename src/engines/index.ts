@@ -13,6 +13,7 @@ import { popplerEngine } from './poppler/index.js';
 import { guarded } from './program.js';
 import { pyhankoEngine } from './pyhanko/index.js';
 import { pymupdfEngine } from './pymupdf/index.js';
+import { pymupdf4llmEngine } from './pymupdf4llm/index.js';
 import { qpdfEngine, qpdfOverlayEngine } from './qpdf/index.js';
 import type { EngineModule, EngineSettings, EngineStatus, HeavyEngineOptions } from './types.js';
 import { verapdfEngine } from './verapdf/index.js';
@@ -30,6 +31,7 @@ export const engineModules = [
   pdf2docxEngine,
   pdfdiffEngine,
   verapdfEngine,
+  pymupdf4llmEngine,
 ] as const;
 
 /** What a tool may call: each module's adapter under the module's name. */

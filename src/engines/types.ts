@@ -16,6 +16,7 @@ export type EngineName =
   | 'pdf2docx'
   | 'pdfdiff'
   | 'verapdf'
+  | 'pymupdf4llm'
   /** Not a program: whether engines can run in their own network namespace (reported, never required). */
   | 'netns';
 

@@ -4,32 +4,21 @@ import { Type } from '@sinclair/typebox';
 import type { EngineStatus } from '../engines/types.js';
 import type { FieldError } from '../errors/quire-error.js';
 import { engineCall, onlyInput } from './lib/inputs.js';
+import { ocrLanguagesSchema } from './lib/ocr-languages.js';
 import { outputName, workFile } from './lib/output-name.js';
 import { checkImagePixels, checkOcrPdfPixels } from './lib/page-pixels.js';
 import { StringEnum } from './lib/schema.js';
 import { defineTool } from './lib/types.js';
 
-/** What scripts/setup.sh installs: offered when the engine status names no languages (no Tesseract). */
-const SETUP_LANGUAGES: readonly string[] = ['deu', 'eng', 'fra', 'spa'];
-
-/** Tesseract refuses more at once in practice: each language multiplies recognition time. */
-const MAX_LANGUAGES = 4;
-
 /** The options schema for this server: the `languages` enum is what its Tesseract has installed. */
 const options = (engines: readonly EngineStatus[]) => {
-  const probed = engines.find((e) => e.name === 'tesseract')?.languages ?? [];
-  const installed = probed.length > 0 ? probed : SETUP_LANGUAGES;
   return Type.Object(
     {
       languages: Type.Optional(
-        Type.Array(Type.Unsafe<string>({ type: 'string', enum: [...installed] }), {
-          minItems: 1,
-          maxItems: MAX_LANGUAGES,
-          uniqueItems: true,
-          default: ['eng'],
-          description:
-            'Tesseract language codes of the text, most likely first. The enum is what this server has installed.',
-        }),
+        ocrLanguagesSchema(
+          engines,
+          'Tesseract language codes of the text, most likely first. The enum is what this server has installed.',
+        ),
       ),
       mode: Type.Optional(
         StringEnum(['skip-text', 'force', 'redo'], {

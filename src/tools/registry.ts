@@ -19,6 +19,7 @@ import { officeToPdfTool } from './office-to-pdf.js';
 import { pageNumbersTool } from './page-numbers.js';
 import { pagesTool } from './pages.js';
 import { pdfToImagesTool } from './pdf-to-images.js';
+import { pdfToMarkdownTool } from './pdf-to-markdown/tool.js';
 import { pdfToOfficeTool } from './pdf-to-office.js';
 import { pdfaTool } from './pdfa.js';
 import { protectTool } from './protect.js';
@@ -64,4 +65,5 @@ export const tools: readonly AnyToolDefinition[] = [
   detectPiiTool,
   pdfToOfficeTool,
   compareTool,
+  pdfToMarkdownTool,
 ];

@@ -71,7 +71,7 @@ describe('tool catalogue validation', () => {
 describe('declared inputs', () => {
   it('every tool whose PDFs the runner opens declares the inspect step the opening runs in', () => {
     const opening = tools.filter((tool) => tool.inputs.opens === 'pdf');
-    expect(opening.length).toBe(28);
+    expect(opening.length).toBe(29);
     for (const tool of opening) expect(Object.keys(tool.steps ?? {}), tool.name).toContain('inspect');
   });
 });

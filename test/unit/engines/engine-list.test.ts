@@ -23,6 +23,7 @@ describe('engine list', () => {
       'pdf2docx',
       'pdfdiff',
       'verapdf',
+      'pymupdf4llm',
     ]);
   });
 
