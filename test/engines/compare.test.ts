@@ -176,7 +176,9 @@ describe('compare on pairs with known edits', () => {
     const { report, ctx } = await compareRun('table');
     // The driver ran in the document sandbox: it wrote as the sandbox's user, into the exchange
     // folder that holds only the two inputs, the driver and what it wrote (the job came on stdin).
-    const exchange = path.join(ctx.workDir, 'pdfdiff', 'exchange');
+    const runs = readdirSync(ctx.workDir).filter((name) => name.startsWith('pdfdiff-'));
+    expect(runs).toHaveLength(1);
+    const exchange = path.join(ctx.workDir, runs[0]!, 'exchange');
     expect(readdirSync(exchange).sort()).toEqual([
       'compare',
       'new.pdf',
