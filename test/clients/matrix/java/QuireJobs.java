@@ -62,12 +62,12 @@ public final class QuireJobs {
 
     CreateJobRequestOptions options =
         new CreateJobRequestOptions(new CompressOptions().level(CompressOptions.LevelEnum.HIGH));
-    Job single = jobs.createJob(null, "wait=30", "compress", options, null, null, null, null, null, pdf, null);
+    Job single = jobs.createJob(null, "wait=30", "compress", options, null, null, null, null, null, null, pdf, null);
     List<ChainStep> steps = List.of(
         new ChainStep().tool(ChainStep.ToolEnum.ROTATE).options(Map.of("angle", 90)),
         new ChainStep().tool(ChainStep.ToolEnum.COMPRESS));
     String stepsJson = JSON.serialize(steps);
-    Job chained = jobs.createJob(null, "wait=30", null, null, stepsJson, null, null, null, null, pdf, null);
+    Job chained = jobs.createJob(null, "wait=30", null, null, stepsJson, null, null, null, null, null, pdf, null);
 
     download(jobs, files, finish(jobs, single), out.resolve("compress.pdf"));
     download(jobs, files, finish(jobs, chained), out.resolve("chain.pdf"));
