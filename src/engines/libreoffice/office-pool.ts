@@ -10,6 +10,7 @@ import { QuireError } from '../../errors/quire-error.js';
 import { AbortedError, run } from '../../process/runner.js';
 import { requireSandbox, sandboxArgv } from '../../process/sandbox.js';
 import { createInstancePool, type PooledInstance } from '../instance-pool.js';
+import { askOverSocket } from '../socket-request.js';
 import { emptyDir, leftFonts, moveFile, prepareInstanceDir } from './office-profile.js';
 
 /** Debian's python3-uno lives in the system interpreter, not in any pyenv or venv on PATH. */
@@ -132,7 +133,8 @@ class OfficeInstance implements PooledInstance {
     try {
       await copyFile(request.input, input);
       await chmod(input, 0o644);
-      const reply = await this.ask(
+      const reply = await askOverSocket<BridgeReply>(
+        this.socket,
         {
           input: `${INSIDE.exchange}/${name}`,
           output: `${INSIDE.exchange}/output.pdf`,
@@ -140,8 +142,7 @@ class OfficeInstance implements PooledInstance {
           accessibility: request.accessibility ?? 'none',
           ...(request.password === undefined ? {} : { password: request.password }),
         },
-        timeoutMs,
-        signal,
+        { engine: 'LibreOffice', timeoutMs, signal },
       );
       if (reply.ok) await moveFile(path.join(this.exchange, 'output.pdf'), request.output);
       return reply;
@@ -149,46 +150,6 @@ class OfficeInstance implements PooledInstance {
       await emptyDir(this.exchange);
       this.tainted ||= await leftFonts(this.profile);
     }
-  }
-
-  /** One request over the bridge socket; rejects on timeout or abort (the caller then kills us). */
-  private ask(request: OfficeRequest, timeoutMs: number, signal?: AbortSignal): Promise<BridgeReply> {
-    return new Promise((resolve, reject) => {
-      const conn = net.connect(this.socket);
-      let buffer = '';
-      const done = (fn: () => void) => {
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
-        conn.destroy();
-        fn();
-      };
-      const timer = setTimeout(
-        () =>
-          done(() =>
-            reject(
-              new QuireError(
-                'timeout',
-                `LibreOffice did not finish within ${Math.round(timeoutMs / 1000)} s`,
-                {
-                  extras: { timeout_ms: timeoutMs },
-                },
-              ),
-            ),
-          ),
-        timeoutMs,
-      );
-      const onAbort = () => done(() => reject(new AbortedError(signal?.reason)));
-      signal?.addEventListener('abort', onAbort, { once: true });
-      conn.setEncoding('utf8');
-      conn.on('data', (chunk: string) => {
-        buffer += chunk;
-        const end = buffer.indexOf('\n');
-        if (end >= 0) done(() => resolve(JSON.parse(buffer.slice(0, end)) as BridgeReply));
-      });
-      conn.on('error', () => done(() => reject(new QuireError('engine_failed', 'LibreOffice stopped'))));
-      conn.on('close', () => done(() => reject(new QuireError('engine_failed', 'LibreOffice stopped'))));
-      conn.write(`${JSON.stringify(request)}\n`);
-    });
   }
 
   /** Kills the whole instance (bridge + soffice, one process group) and removes its profile. */

@@ -12,6 +12,7 @@ import { AbortedError, run } from '../../process/runner.js';
 import { makeSandboxDir, requireSandbox, sandboxArgv, writeSandboxPasswd } from '../../process/sandbox.js';
 import { makeWorkDir } from '../../process/work-dir.js';
 import { createInstancePool, type PooledInstance } from '../instance-pool.js';
+import { askOverSocket } from '../socket-request.js';
 import { javaRuntime, jvmArgs, VERAPDF_JARS, WORKER_CLASSES } from './java.js';
 import type { WorkerReply } from './report.js';
 
@@ -123,10 +124,10 @@ class ValidatorInstance implements PooledInstance {
     try {
       await copyFile(request.input, input);
       await chmod(input, 0o644);
-      const reply = await this.ask(
+      const reply = await askOverSocket<WorkerReply>(
+        this.socket,
         { input: `${INSIDE.exchange}/input.pdf`, profile: request.profile },
-        timeoutMs,
-        signal,
+        { engine: 'veraPDF', timeoutMs, signal },
       );
       // A JVM that ran out of heap may have lost any object half-built: it serves no other job.
       if (!reply.ok && reply.error === 'memory') this.tainted = true;
@@ -134,46 +135,6 @@ class ValidatorInstance implements PooledInstance {
     } finally {
       await rm(input, { force: true });
     }
-  }
-
-  /** One request over the worker's socket; rejects on timeout or abort (the pool then kills the JVM). */
-  private ask(request: ValidationRequest, timeoutMs: number, signal?: AbortSignal): Promise<WorkerReply> {
-    return new Promise((resolve, reject) => {
-      const conn = net.connect(this.socket);
-      let buffer = '';
-      const done = (fn: () => void) => {
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
-        conn.destroy();
-        fn();
-      };
-      const seconds = Math.round(timeoutMs / 1000);
-      const timer = setTimeout(
-        () =>
-          done(() =>
-            reject(
-              new QuireError('timeout', `veraPDF did not finish within ${seconds} s`, {
-                extras: { timeout_ms: timeoutMs },
-              }),
-            ),
-          ),
-        timeoutMs,
-      );
-      const onAbort = () => done(() => reject(new AbortedError(signal?.reason)));
-      // A job canceled while the pool was starting this JVM gets no 'abort' event any more.
-      if (signal?.aborted) return onAbort();
-      signal?.addEventListener('abort', onAbort, { once: true });
-      conn.setEncoding('utf8');
-      conn.on('data', (chunk: string) => {
-        buffer += chunk;
-        const end = buffer.indexOf('\n');
-        if (end >= 0) done(() => resolve(JSON.parse(buffer.slice(0, end)) as WorkerReply));
-      });
-      const stopped = () => done(() => reject(new QuireError('engine_failed', 'veraPDF stopped')));
-      conn.on('error', stopped);
-      conn.on('close', stopped);
-      conn.write(`${JSON.stringify(request)}\n`);
-    });
   }
 
   /** Kills the JVM (one process group with bwrap) and removes the instance's folders. */
