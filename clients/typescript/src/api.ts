@@ -37,3 +37,17 @@ export function data<T>(result: { data?: T; error?: unknown; response: Response 
     throw new Error(`empty answer from ${result.response.url} (${result.response.status})`);
   return result.data;
 }
+
+/** Every item of a cursor-paged list (`starting_after` the last id seen), page after page. */
+export async function* everyItem<T extends { id: string }>(
+  page: (after: string | undefined) => Promise<{ data: T[]; has_more: boolean }>,
+): AsyncGenerator<T> {
+  let after: string | undefined;
+  for (;;) {
+    const { data: items, has_more } = await page(after);
+    yield* items;
+    const last = items.at(-1);
+    if (!has_more || last === undefined) return;
+    after = last.id;
+  }
+}

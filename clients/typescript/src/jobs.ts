@@ -1,6 +1,6 @@
 // `client.jobs`: create (streamed multipart, large files through tus), read, list, cancel, delete,
 // wait (SSE with long-poll fallback) and download (resumable). docs/api.md §2.
-import { type Api, data } from './api.js';
+import { type Api, data, everyItem } from './api.js';
 import { type DownloadOptions, type DownloadResult, downloadLink } from './download.js';
 import type { Job } from './errors.js';
 import type { components, operations } from './generated/schema.js';
@@ -140,14 +140,9 @@ export class Jobs {
 
   /** Every job, page after page (`starting_after`), newest first. */
   async *iterate(query: Omit<ListJobsQuery, 'starting_after'> = {}): AsyncGenerator<Job> {
-    let after: string | undefined;
-    for (;;) {
-      const page = await this.list({ ...query, ...(after === undefined ? {} : { starting_after: after }) });
-      yield* page.data;
-      const last = page.data.at(-1);
-      if (!page.has_more || last === undefined) return;
-      after = last.id;
-    }
+    yield* everyItem((after) =>
+      this.list({ ...query, ...(after === undefined ? {} : { starting_after: after }) }),
+    );
   }
 
   async cancel(id: string): Promise<Job> {

@@ -1,6 +1,6 @@
 // `client.recipes` (docs/api.md §13): named, versioned chains of steps saved on the server, which
 // `jobs.create({ recipe })`, `batches.create({ recipe })` and `runRecipe` name. One typed call each.
-import { type Api, data } from './api.js';
+import { type Api, data, everyItem } from './api.js';
 import type { components, operations } from './generated/schema.js';
 import type { Step } from './tool-options.js';
 
@@ -30,14 +30,9 @@ export class Recipes {
 
   /** Every recipe at its newest version, page after page, newest first. */
   async *iterate(query: Omit<ListRecipesQuery, 'starting_after'> = {}): AsyncGenerator<Recipe> {
-    let after: string | undefined;
-    for (;;) {
-      const page = await this.list({ ...query, ...(after === undefined ? {} : { starting_after: after }) });
-      yield* page.data;
-      const last = page.data.at(-1);
-      if (!page.has_more || last === undefined) return;
-      after = last.id;
-    }
+    yield* everyItem((after) =>
+      this.list({ ...query, ...(after === undefined ? {} : { starting_after: after }) }),
+    );
   }
 
   /** Saves `steps` as the next version; earlier versions stay runnable as `name@n`. */
