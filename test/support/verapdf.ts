@@ -27,31 +27,7 @@ export async function verapdf(file: string, flavour: string): Promise<VerapdfVer
 
 /** Every report the CLI prints for `file` (one per profile when the file claims several). */
 export async function verapdfReports(file: string, flavour: string): Promise<VerapdfVerdict[]> {
-  ensureVerapdf();
-  const { stdout } = await promisify(execFile)(
-    'java',
-    [
-      '-cp',
-      `${lib}/*`,
-      'org.verapdf.apps.GreenfieldCliWrapper',
-      '--flavour',
-      flavour,
-      '--format',
-      'text',
-      '-v',
-      file,
-    ],
-    { maxBuffer: 16 * 1024 * 1024 },
-  ).catch((err: { stdout?: string }) => ({ stdout: err.stdout ?? '' }));
-  // One `PASS|FAIL <file> <flavour>` line per profile, its failed rules indented below it.
-  const reports: VerapdfVerdict[] = [];
-  for (const line of stdout.split('\n')) {
-    const head = /^(PASS|FAIL) /.exec(line);
-    if (head) reports.push({ compliant: head[1] === 'PASS', failedRules: [] });
-    const rule = /^\s+FAIL (\S+)/.exec(line);
-    if (rule && reports.length > 0) reports.at(-1)!.failedRules.push(rule[1]!);
-  }
-  return reports;
+  return (await verapdfFiles([file], flavour)).get(file) ?? [];
 }
 
 /** One CLI run over several files: each file's reports, by the path given. */
