@@ -25,7 +25,8 @@ const CONCURRENT_TARGET = 1.2;
 /** Settings a run may vary from the shell (`QUIRE_BROWSER_POOL_SIZE=1 npm run bench -- html`). */
 const PASSED_SETTINGS = ['QUIRE_BROWSER_POOL_SIZE', 'QUIRE_WORKER_CONCURRENCY'];
 
-const HTML = `<!doctype html><html><head><meta charset="utf-8"><style>
+/** The page both benchmarks print (html, peer). */
+export const HTML = `<!doctype html><html><head><meta charset="utf-8"><style>
 body{font-family:sans-serif;margin:0}h1{color:#234}td{border:1px solid #999;padding:4px}</style></head>
 <body><h1>Invoice 2026-0042</h1><p>${'A simple page with a heading, a table and some text. '.repeat(12)}</p>
 <table>${'<tr><td>Item</td><td>1</td><td>12.00</td></tr>'.repeat(10)}</table></body></html>`;

@@ -9,6 +9,7 @@ import { writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
+import { HTML } from './html.js';
 import { bigMergeInput } from './support/big-pdf.js';
 import { BenchClient } from './support/client.js';
 import { corpusFile, MERGE_INPUTS } from './support/paths.js';
@@ -24,10 +25,6 @@ const RUNS = 9;
 const HTML_CLIENTS = 4;
 const HTML_PER_CLIENT = 6;
 const READ_SECONDS = 5;
-const HTML = `<!doctype html><html><head><meta charset="utf-8"><style>
-body{font-family:sans-serif;margin:0}h1{color:#234}td{border:1px solid #999;padding:4px}</style></head>
-<body><h1>Invoice 2026-0042</h1><p>${'A simple page with a heading, a table and some text. '.repeat(12)}</p>
-<table>${'<tr><td>Item</td><td>1</td><td>12.00</td></tr>'.repeat(10)}</table></body></html>`;
 
 interface Side {
   ms: number[];
