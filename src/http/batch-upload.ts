@@ -7,7 +7,7 @@ import { monotonicFactory } from 'ulid';
 import { jobFolder } from '../blobs/keys.js';
 import type { BlobStore } from '../blobs/types.js';
 import { QuireError } from '../errors/quire-error.js';
-import type { ToolCatalog } from '../tools/lib/catalog.js';
+import type { ToolCatalog } from '../tools/framework/catalog.js';
 import { RECIPE_PART, type RecipeSource, readRecipePart } from './recipe-part.js';
 import { finish, type ReceivedJob, readField, storeFile, UploadState } from './upload.js';
 import { type FieldValue, fieldValue, fileText, partText, TEXT_PARTS } from './upload-fields.js';

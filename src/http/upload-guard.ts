@@ -1,7 +1,7 @@
 // The per-file stream guard of a job upload: sniffs the content type from the first bytes and
 // enforces the plan's per-file and the request's total byte limits while the file streams.
 import { QuireError } from '../errors/quire-error.js';
-import { SNIFF_BYTES, sniffContentType } from '../tools/lib/sniff.js';
+import { SNIFF_BYTES, sniffContentType } from '../sniff/sniff.js';
 import { unsupportedContent } from './upload-fields.js';
 
 /** The caller's plan limits, already capped by the server-wide settings. */

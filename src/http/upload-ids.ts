@@ -5,8 +5,8 @@
 import { jobFolder } from '../blobs/keys.js';
 import { QuireError } from '../errors/quire-error.js';
 import type { InputFile } from '../model/job.js';
-import type { CatalogEntry } from '../tools/lib/catalog.js';
-import { SNIFF_BYTES, sniffContentType } from '../tools/lib/sniff.js';
+import { SNIFF_BYTES, sniffContentType } from '../sniff/sniff.js';
+import type { CatalogEntry } from '../tools/framework/catalog.js';
 import { isUploadId } from '../uploads/tus-server.js';
 import type { Uploads, UploadTake } from '../uploads/uploads.js';
 import { cleanFileName, tooManyFiles, unsupportedContent } from './upload-fields.js';

@@ -6,8 +6,8 @@ import { jobFolder } from '../blobs/keys.js';
 import type { BlobStore } from '../blobs/types.js';
 import { QuireError } from '../errors/quire-error.js';
 import type { InputFile, JobRecipe, JobStep } from '../model/job.js';
-import type { CatalogEntry, ToolCatalog } from '../tools/lib/catalog.js';
-import { type ChainLimits, checkLeastOutput } from '../tools/lib/least-output.js';
+import type { CatalogEntry, ToolCatalog } from '../tools/framework/catalog.js';
+import { type ChainLimits, checkLeastOutput } from '../tools/framework/least-output.js';
 import type { UploadTake } from '../uploads/uploads.js';
 import {
   conflictingForm,

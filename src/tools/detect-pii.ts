@@ -5,10 +5,10 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { Type } from '@sinclair/typebox';
 import { type DetectReport, PII_KINDS } from '../engines/pymupdf/detect.js';
-import { engineCall, onlyPdf } from './lib/inputs.js';
-import { outputName, workFile } from './lib/output-name.js';
-import { piiKinds, piiOcr, piiRegion, recognisePages } from './lib/pii.js';
-import { defineTool } from './lib/types.js';
+import { engineCall, onlyPdf } from './framework/inputs.js';
+import { outputName, workFile } from './framework/output-name.js';
+import { defineTool } from './framework/types.js';
+import { piiKinds, piiOcr, piiRegion, recognisePages } from './shared/pii.js';
 
 const options = Type.Object(
   {

@@ -4,11 +4,11 @@
 import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
 import { type Static, Type } from '@sinclair/typebox';
-import { engineCall, onlyPdf } from './lib/inputs.js';
-import { outputName, workFile } from './lib/output-name.js';
-import { PageSelectionSchema, pageRuns, resolvePageList } from './lib/page-selection.js';
-import { StringEnum } from './lib/schema.js';
-import { defineTool } from './lib/types.js';
+import { engineCall, onlyPdf } from './framework/inputs.js';
+import { outputName, workFile } from './framework/output-name.js';
+import { PageSelectionSchema, pageRuns, resolvePageList } from './framework/page-selection.js';
+import { StringEnum } from './framework/schema.js';
+import { defineTool } from './framework/types.js';
 
 const options = Type.Object(
   {

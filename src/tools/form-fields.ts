@@ -2,10 +2,10 @@
 // JSON, read from bounded qpdf JSON rather than the whole object graph.
 import { writeFile } from 'node:fs/promises';
 import { Type } from '@sinclair/typebox';
-import { publicField, readForm } from './lib/form-model.js';
-import { engineCall, onlyPdf } from './lib/inputs.js';
-import { outputName, workFile } from './lib/output-name.js';
-import { defineTool } from './lib/types.js';
+import { engineCall, onlyPdf } from './framework/inputs.js';
+import { outputName, workFile } from './framework/output-name.js';
+import { defineTool } from './framework/types.js';
+import { publicField, readForm } from './shared/form-model.js';
 
 const options = Type.Object({}, { additionalProperties: false, examples: [{}] });
 

@@ -2,9 +2,9 @@
 // result with qpdf's own linearization check before handing it out.
 import { Type } from '@sinclair/typebox';
 import { QuireError } from '../errors/quire-error.js';
-import { engineCall, engineCallWithProgress, onlyPdf } from './lib/inputs.js';
-import { outputName, workFile } from './lib/output-name.js';
-import { defineTool } from './lib/types.js';
+import { engineCall, engineCallWithProgress, onlyPdf } from './framework/inputs.js';
+import { outputName, workFile } from './framework/output-name.js';
+import { defineTool } from './framework/types.js';
 
 const options = Type.Object({}, { additionalProperties: false, examples: [{}] });
 

@@ -3,16 +3,16 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { type EngineCallOptions, InputNeedsOpeningError } from '../engines/call-options.js';
 import { QuireError } from '../errors/quire-error.js';
-import { engineCall, engineCallWithProgress, openBeside } from './lib/inputs.js';
+import { engineCall, engineCallWithProgress, openBeside } from './framework/inputs.js';
+import { fileStem, workFile } from './framework/output-name.js';
+import { PageSelectionSchema, resolvePageList, toQpdfRange } from './framework/page-selection.js';
+import { StringEnum } from './framework/schema.js';
+import type { ToolContext, ToolInput } from './framework/types.js';
+import { defineTool } from './framework/types.js';
+import { readWrittenPdf } from './framework/written-pdf.js';
 import { eachOutline, type MergedFile, outlineTree, type QpdfOutline } from './lib/merge-outlines.js';
 import { appendOutline } from './lib/outline-update.js';
-import { fileStem, workFile } from './lib/output-name.js';
-import { PageSelectionSchema, resolvePageList, toQpdfRange } from './lib/page-selection.js';
-import { pooled } from './lib/pooled.js';
-import { StringEnum } from './lib/schema.js';
-import type { ToolContext, ToolInput } from './lib/types.js';
-import { defineTool } from './lib/types.js';
-import { readWrittenPdf } from './lib/written-pdf.js';
+import { pooled } from './shared/pooled.js';
 
 const options = Type.Object(
   {

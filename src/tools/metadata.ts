@@ -3,10 +3,10 @@
 import { writeFile } from 'node:fs/promises';
 import { type Static, Type } from '@sinclair/typebox';
 import type { QpdfCall } from '../engines/qpdf/qpdf.js';
-import { engineCall, engineCallWithProgress, onlyPdf } from './lib/inputs.js';
-import { outputName, workFile } from './lib/output-name.js';
-import type { ToolContext } from './lib/types.js';
-import { defineTool } from './lib/types.js';
+import { engineCall, engineCallWithProgress, onlyPdf } from './framework/inputs.js';
+import { outputName, workFile } from './framework/output-name.js';
+import type { ToolContext } from './framework/types.js';
+import { defineTool } from './framework/types.js';
 
 /** Option name → /Info key (PDF 32000-1, 14.3.3, "Document Information Dictionary"). */
 const FIELDS = {

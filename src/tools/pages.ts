@@ -2,10 +2,15 @@
 // keeping the document's catalog (metadata, bookmarks into surviving pages).
 import { type Static, Type } from '@sinclair/typebox';
 import { QuireError } from '../errors/quire-error.js';
-import { checkPageLimit, engineCallWithProgress, onlyPdf } from './lib/inputs.js';
-import { outputName, workFile } from './lib/output-name.js';
-import { PageSelectionSchema, resolvePageList, resolvePageSet, toQpdfRange } from './lib/page-selection.js';
-import { defineTool } from './lib/types.js';
+import { checkPageLimit, engineCallWithProgress, onlyPdf } from './framework/inputs.js';
+import { outputName, workFile } from './framework/output-name.js';
+import {
+  PageSelectionSchema,
+  resolvePageList,
+  resolvePageSet,
+  toQpdfRange,
+} from './framework/page-selection.js';
+import { defineTool } from './framework/types.js';
 
 /**
  * An explicit selection: `""` would mean "all pages", which makes `keep` a plain copy and

@@ -1,10 +1,10 @@
 // pdf-to-office: a PDF to an editable Word document (.docx) with real paragraphs, tables and images,
 // converted by pdf2docx in the document sandbox (no network, no view of the host's files).
 import { Type } from '@sinclair/typebox';
-import { engineCall, onlyPdf } from './lib/inputs.js';
-import { outputName, workFile } from './lib/output-name.js';
-import { StringEnum } from './lib/schema.js';
-import { defineTool } from './lib/types.js';
+import { engineCall, onlyPdf } from './framework/inputs.js';
+import { outputName, workFile } from './framework/output-name.js';
+import { StringEnum } from './framework/schema.js';
+import { defineTool } from './framework/types.js';
 
 const DOCX = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
 

@@ -3,10 +3,10 @@ import { randomBytes } from 'node:crypto';
 import { type Static, Type } from '@sinclair/typebox';
 import type { Permissions } from '../engines/qpdf/encrypt.js';
 import { QuireError } from '../errors/quire-error.js';
-import { engineCall, onlyPdf } from './lib/inputs.js';
-import { outputName, workFile } from './lib/output-name.js';
-import { StringEnum } from './lib/schema.js';
-import { defineTool } from './lib/types.js';
+import { engineCall, onlyPdf } from './framework/inputs.js';
+import { outputName, workFile } from './framework/output-name.js';
+import { StringEnum } from './framework/schema.js';
+import { defineTool } from './framework/types.js';
 
 /** qpdf reads passwords from the first line of a file, so a line break could never be typed back. */
 export const PasswordSchema = (description: string) =>

@@ -5,11 +5,11 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { FieldError } from '../errors/quire-error.js';
 import { QuireError } from '../errors/quire-error.js';
-import { engineCall, onlyPdf } from './lib/inputs.js';
-import { outputName, workFile } from './lib/output-name.js';
-import { piiKinds, piiOcr, piiRegion, recognisePages, textlessPages } from './lib/pii.js';
-import { StringEnum } from './lib/schema.js';
-import { defineTool } from './lib/types.js';
+import { engineCall, onlyPdf } from './framework/inputs.js';
+import { outputName, workFile } from './framework/output-name.js';
+import { StringEnum } from './framework/schema.js';
+import { defineTool } from './framework/types.js';
+import { piiKinds, piiOcr, piiRegion, recognisePages, textlessPages } from './shared/pii.js';
 
 /** Bounds on what one request may ask for; far above any real redaction list. */
 const MAX_AREAS = 1_000;

@@ -2,10 +2,10 @@
 // copy still fails `qpdf --check` (e.g. undecodable stream data) re-distils it with Ghostscript.
 import { Type } from '@sinclair/typebox';
 import { isQuireError } from '../errors/quire-error.js';
-import { engineCall, engineCallWithProgress, onlyPdf } from './lib/inputs.js';
-import { outputName, workFile } from './lib/output-name.js';
-import type { ToolContext } from './lib/types.js';
-import { defineTool } from './lib/types.js';
+import { engineCall, engineCallWithProgress, onlyPdf } from './framework/inputs.js';
+import { outputName, workFile } from './framework/output-name.js';
+import type { ToolContext } from './framework/types.js';
+import { defineTool } from './framework/types.js';
 
 const options = Type.Object({}, { additionalProperties: false, examples: [{}] });
 

@@ -1,10 +1,10 @@
 // rotate: turns selected pages clockwise by 90/180/270 degrees on top of their current rotation.
 import { Type } from '@sinclair/typebox';
-import { engineCallWithProgress, onlyPdf } from './lib/inputs.js';
-import { outputName, workFile } from './lib/output-name.js';
-import { PageSelectionSchema, resolvePageSet, toQpdfRange } from './lib/page-selection.js';
-import { IntegerEnum } from './lib/schema.js';
-import { defineTool } from './lib/types.js';
+import { engineCallWithProgress, onlyPdf } from './framework/inputs.js';
+import { outputName, workFile } from './framework/output-name.js';
+import { PageSelectionSchema, resolvePageSet, toQpdfRange } from './framework/page-selection.js';
+import { IntegerEnum } from './framework/schema.js';
+import { defineTool } from './framework/types.js';
 
 const options = Type.Object(
   {

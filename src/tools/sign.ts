@@ -2,10 +2,10 @@
 // bundle given as a secret option, optionally visible and optionally certifying (DocMDP).
 import { Type } from '@sinclair/typebox';
 import { type FieldError, QuireError } from '../errors/quire-error.js';
-import { engineCall, onlyPdf } from './lib/inputs.js';
-import { outputName, workFile } from './lib/output-name.js';
-import { StringEnum } from './lib/schema.js';
-import { defineTool } from './lib/types.js';
+import { engineCall, onlyPdf } from './framework/inputs.js';
+import { outputName, workFile } from './framework/output-name.js';
+import { StringEnum } from './framework/schema.js';
+import { defineTool } from './framework/types.js';
 
 /**
  * A .p12 with a key, its certificate and a chain of a few certificates is under 10 KiB. The whole

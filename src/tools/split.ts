@@ -3,13 +3,13 @@
 import { stat } from 'node:fs/promises';
 import { type Static, Type } from '@sinclair/typebox';
 import { QuireError } from '../errors/quire-error.js';
-import { engineCall, engineCallWithProgress, onlyPdf } from './lib/inputs.js';
-import { fileStem, workFile } from './lib/output-name.js';
-import { PageSelectionSchema, resolvePageList, toQpdfRange } from './lib/page-selection.js';
-import { StringEnum } from './lib/schema.js';
-import type { ToolContext, ToolInput } from './lib/types.js';
-import { defineTool } from './lib/types.js';
-import { writeZip, type ZipEntry } from './lib/zip.js';
+import { engineCall, engineCallWithProgress, onlyPdf } from './framework/inputs.js';
+import { fileStem, workFile } from './framework/output-name.js';
+import { PageSelectionSchema, resolvePageList, toQpdfRange } from './framework/page-selection.js';
+import { StringEnum } from './framework/schema.js';
+import type { ToolContext, ToolInput } from './framework/types.js';
+import { defineTool } from './framework/types.js';
+import { writeZip, type ZipEntry } from './framework/zip.js';
 
 const options = Type.Object(
   {

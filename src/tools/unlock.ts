@@ -1,8 +1,8 @@
 // unlock: removes encryption given the user or the owner password.
 import { Type } from '@sinclair/typebox';
-import { engineCall, engineCallWithProgress, onlyPdf } from './lib/inputs.js';
-import { outputName, workFile } from './lib/output-name.js';
-import { defineTool } from './lib/types.js';
+import { engineCall, engineCallWithProgress, onlyPdf } from './framework/inputs.js';
+import { outputName, workFile } from './framework/output-name.js';
+import { defineTool } from './framework/types.js';
 
 const options = Type.Object(
   {

@@ -4,10 +4,10 @@
 import { writeFile } from 'node:fs/promises';
 import { Type } from '@sinclair/typebox';
 import { PROFILES, type ProfileName } from '../engines/verapdf/report.js';
-import { engineCall, onlyPdf } from './lib/inputs.js';
-import { outputName, workFile } from './lib/output-name.js';
-import { StringEnum } from './lib/schema.js';
-import { defineTool } from './lib/types.js';
+import { engineCall, onlyPdf } from './framework/inputs.js';
+import { outputName, workFile } from './framework/output-name.js';
+import { StringEnum } from './framework/schema.js';
+import { defineTool } from './framework/types.js';
 
 const PROFILE_NAMES = Object.keys(PROFILES) as ProfileName[];
 

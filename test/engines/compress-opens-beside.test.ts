@@ -7,8 +7,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QuireError } from '../../src/errors/quire-error.js';
-import { compressTool } from '../../src/tools/compress.js';
-import type { ToolLimits } from '../../src/tools/lib/types.js';
+import { compressTool } from '../../src/tools/compress/tool.js';
+import type { ToolLimits } from '../../src/tools/framework/types.js';
 import { hostileVariants, writeVariant } from '../support/hostile-pdf.js';
 import { checkPasses, pageCount } from '../support/pdf-checks.js';
 import {

@@ -203,7 +203,7 @@ export interface ToolDefinition<S extends TObject = TObject> {
   checkJob?(options: Static<S>, inputs: readonly ToolInput[]): void;
   /**
    * The least this tool makes from one input of at least `pages` pages, from its options alone
-   * (lib/least-output.ts): declared by tools that multiply pages or files, checked against the plan
+   * (least-output.ts): declared by tools that multiply pages or files, checked against the plan
    * when a job is created.
    */
   leastOutput?(options: Static<S>, pages: number): { files: number; pages: number };

@@ -2,11 +2,11 @@
 // viewer shows them (qpdf --generate-appearances), and can flatten the result.
 import { writeFile } from 'node:fs/promises';
 import { Type } from '@sinclair/typebox';
-import { fillUpdate } from './lib/form-fill.js';
-import { readForm, refuseXfaOnly } from './lib/form-model.js';
-import { engineCall, engineCallWithProgress, onlyPdf } from './lib/inputs.js';
-import { outputName, workFile } from './lib/output-name.js';
-import { defineTool } from './lib/types.js';
+import { engineCall, engineCallWithProgress, onlyPdf } from '../framework/inputs.js';
+import { outputName, workFile } from '../framework/output-name.js';
+import { defineTool } from '../framework/types.js';
+import { readForm, refuseXfaOnly } from '../shared/form-model.js';
+import { fillUpdate } from './form-fill.js';
 
 /** Far above any real form; bounds the update we build. */
 const MAX_VALUES = 2_000;

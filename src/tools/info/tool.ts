@@ -2,10 +2,10 @@
 // structure flags (qpdf JSON) plus fonts and images (poppler).
 import { writeFile } from 'node:fs/promises';
 import { Type } from '@sinclair/typebox';
-import { buildInfoReport, type QpdfInfoJson } from './lib/info-report.js';
-import { engineCall, onlyPdf } from './lib/inputs.js';
-import { outputName, workFile } from './lib/output-name.js';
-import { defineTool } from './lib/types.js';
+import { engineCall, onlyPdf } from '../framework/inputs.js';
+import { outputName, workFile } from '../framework/output-name.js';
+import { defineTool } from '../framework/types.js';
+import { buildInfoReport, type QpdfInfoJson } from './info-report.js';
 
 const options = Type.Object({}, { additionalProperties: false, examples: [{}] });
 

@@ -3,18 +3,18 @@
 // candidate wins, and the input itself if none gains.
 import { copyFile, stat } from 'node:fs/promises';
 import { type Static, Type } from '@sinclair/typebox';
-import { type EngineCallOptions, InputNeedsOpeningError } from '../engines/call-options.js';
-import type { LossyLevel } from '../engines/ghostscript/ghostscript.js';
-import type { StreamFile } from '../engines/qpdf/qpdf.js';
-import { isQuireError } from '../errors/quire-error.js';
-import { AbortedError } from '../process/runner.js';
-import { IMAGE_TARGETS, imagePass } from './lib/image-pass.js';
-import { type ImagePlan, planWithStreams, REWRITE_AHEAD_MAX_BYTES } from './lib/image-plan.js';
-import { engineCall, engineCallWithProgress, onlyInput, onlyPdf, openBeside } from './lib/inputs.js';
-import { outputName, workFile } from './lib/output-name.js';
-import { StringEnum } from './lib/schema.js';
-import type { ToolContext, ToolInput, ToolOutput } from './lib/types.js';
-import { defineTool } from './lib/types.js';
+import { type EngineCallOptions, InputNeedsOpeningError } from '../../engines/call-options.js';
+import type { LossyLevel } from '../../engines/ghostscript/ghostscript.js';
+import type { StreamFile } from '../../engines/qpdf/qpdf.js';
+import { isQuireError } from '../../errors/quire-error.js';
+import { AbortedError } from '../../process/runner.js';
+import { engineCall, engineCallWithProgress, onlyInput, onlyPdf, openBeside } from '../framework/inputs.js';
+import { outputName, workFile } from '../framework/output-name.js';
+import { StringEnum } from '../framework/schema.js';
+import type { ToolContext, ToolInput, ToolOutput } from '../framework/types.js';
+import { defineTool } from '../framework/types.js';
+import { IMAGE_TARGETS, imagePass } from './image-pass.js';
+import { type ImagePlan, planWithStreams, REWRITE_AHEAD_MAX_BYTES } from './image-plan.js';
 
 const options = Type.Object(
   {
@@ -71,7 +71,7 @@ async function lossyPass(
 }
 
 /**
- * The image pass (lib/image-pass.ts) for a lossy level without grey conversion, when the JPEGs it
+ * The image pass (image-pass.ts) for a lossy level without grey conversion, when the JPEGs it
  * can re-encode dominate the file. Its file is already optimised (and only optimised when no image
  * gained); it stands only if it is smaller than the input, else Ghostscript runs as for any other
  * file. Undefined when it does not apply.

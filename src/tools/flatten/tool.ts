@@ -2,13 +2,13 @@
 // --flatten-annotations), so they can no longer be edited and look the same in every reader.
 import { writeFile } from 'node:fs/promises';
 import { Type } from '@sinclair/typebox';
-import { readAnnotationObjects } from './lib/annotation-objects.js';
-import { annotationCount, type QpdfJsonFile, restorePlan, stashPlan } from './lib/flatten-plan.js';
-import { engineCall, engineCallWithProgress, onlyPdf } from './lib/inputs.js';
-import { outputName, workFile } from './lib/output-name.js';
-import { StringEnum } from './lib/schema.js';
-import type { ToolContext } from './lib/types.js';
-import { defineTool } from './lib/types.js';
+import { engineCall, engineCallWithProgress, onlyPdf } from '../framework/inputs.js';
+import { outputName, workFile } from '../framework/output-name.js';
+import { StringEnum } from '../framework/schema.js';
+import type { ToolContext } from '../framework/types.js';
+import { defineTool } from '../framework/types.js';
+import { readAnnotationObjects } from './annotation-objects.js';
+import { annotationCount, type QpdfJsonFile, restorePlan, stashPlan } from './flatten-plan.js';
 
 const options = Type.Object(
   {
