@@ -4,7 +4,7 @@
 // file, or both in a ZIP. The pdfdiff engine does the work in the document sandbox.
 import { type Static, Type } from '@sinclair/typebox';
 import { QuireError } from '../errors/quire-error.js';
-import { engineCallWithProgress } from './framework/inputs.js';
+import { engineCallWithProgress } from './framework/engine-call.js';
 import { fileStem, outputName, workFile } from './framework/output-name.js';
 import { PageSelectionSchema, resolvePageSet } from './framework/page-selection.js';
 import { StringEnum } from './framework/schema.js';

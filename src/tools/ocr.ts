@@ -3,7 +3,8 @@
 import { Type } from '@sinclair/typebox';
 import type { EngineStatus } from '../engines/types.js';
 import type { FieldError } from '../errors/quire-error.js';
-import { engineCall, onlyInput } from './framework/inputs.js';
+import { engineCall } from './framework/engine-call.js';
+import { onlyInput } from './framework/inputs.js';
 import { outputName, workFile } from './framework/output-name.js';
 import { StringEnum } from './framework/schema.js';
 import { defineTool } from './framework/types.js';

@@ -2,7 +2,8 @@
 // of LibreOffice instances; an optional page selection is then cut out of the result with qpdf.
 import { Type } from '@sinclair/typebox';
 import { QuireError } from '../errors/quire-error.js';
-import { checkPageLimit, onlyInput } from './framework/inputs.js';
+import { onlyInput } from './framework/inputs.js';
+import { checkPageLimit } from './framework/opening.js';
 import { outputName, workFile } from './framework/output-name.js';
 import { PageSelectionSchema, resolvePageList, toQpdfRange } from './framework/page-selection.js';
 import { StringEnum } from './framework/schema.js';

@@ -101,7 +101,7 @@ export const pageNumbersTool = defineTool({
     return [];
   },
   async run(ctx) {
-    const { input, pageCount: count } = onlyPdf(ctx);
+    const { input, pageCount: count } = await onlyPdf(ctx);
     const opts = ctx.options;
     const pages = resolvePageSet(opts.pages, count);
     const targets = await stampTargets(ctx, input, pages, count);

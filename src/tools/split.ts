@@ -3,7 +3,8 @@
 import { stat } from 'node:fs/promises';
 import { type Static, Type } from '@sinclair/typebox';
 import { QuireError } from '../errors/quire-error.js';
-import { engineCall, engineCallWithProgress, onlyPdf } from './framework/inputs.js';
+import { engineCall, engineCallWithProgress } from './framework/engine-call.js';
+import { onlyPdf } from './framework/inputs.js';
 import { fileStem, workFile } from './framework/output-name.js';
 import { PageSelectionSchema, resolvePageList, toQpdfRange } from './framework/page-selection.js';
 import { StringEnum } from './framework/schema.js';
@@ -139,7 +140,7 @@ export const splitTool = defineTool({
   keywords: ['separate', 'extract pages', 'burst', 'divide'],
   description:
     'Splits a PDF into parts by page ranges, every N pages or one part per page; several parts come as a ZIP.',
-  inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'], opens: 'pdf', quickOpen: true },
+  inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'], opens: 'pdf', early: true },
   options,
   output: { contentType: 'application/zip', parts: ['application/pdf'] },
   engines: ['qpdf'],
@@ -170,7 +171,7 @@ export const splitTool = defineTool({
     }
   },
   async run(ctx) {
-    const { input, pageCount } = onlyPdf(ctx);
+    const { input, pageCount } = await onlyPdf(ctx);
     const mode = ctx.options.mode ?? 'each';
     ctx.progress.step('split');
     const parts =

@@ -4,7 +4,8 @@
 import { writeFile } from 'node:fs/promises';
 import { Type } from '@sinclair/typebox';
 import { PROFILES, type ProfileName } from '../engines/verapdf/report.js';
-import { engineCall, onlyPdf } from './framework/inputs.js';
+import { engineCall } from './framework/engine-call.js';
+import { onlyPdf } from './framework/inputs.js';
 import { outputName, workFile } from './framework/output-name.js';
 import { StringEnum } from './framework/schema.js';
 import { defineTool } from './framework/types.js';
@@ -39,7 +40,7 @@ export const validateTool = defineTool({
   engines: ['verapdf', 'qpdf'],
   steps: { inspect: 10, validate: 90 },
   async run(ctx) {
-    const { input, pageCount } = onlyPdf(ctx);
+    const { input, pageCount } = await onlyPdf(ctx);
     ctx.progress.step('validate');
     const profile = ctx.options.profile ?? 'auto';
     const flavour = profile === 'auto' ? 'auto' : PROFILES[profile];

@@ -267,7 +267,7 @@ export const watermarkTool = defineTool({
     }
   },
   async run(ctx) {
-    const { input, pageCount: count } = onlyPdf(ctx);
+    const { input, pageCount: count } = await onlyPdf(ctx);
     const pages = resolvePageSet(ctx.options.pages, count);
 
     ctx.progress.step('stamp');

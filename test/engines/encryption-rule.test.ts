@@ -36,7 +36,7 @@ const echoTool = defineTool({
   engines: ['qpdf'],
   steps: { inspect: 10, run: 90 },
   async run(ctx) {
-    const { input } = onlyPdf(ctx);
+    const { input } = await onlyPdf(ctx);
     const output = workFile(ctx.workDir, 'echo');
     if (ctx.options.rotate)
       await ctx.engines.qpdf.rotate(input.path, output, 90, '1-z', { workDir: ctx.workDir });

@@ -1,4 +1,4 @@
-// Engine tier: merge opened beside its qpdf merge (inputs.opensBeside) ends every hostile and damaged
+// Engine tier: merge opened beside its qpdf merge (inputs.early, openBeside) ends every hostile and damaged
 // input exactly as the runner's qpdf opening before it does — the same code, or the same pages — since
 // whatever that opening would look at more closely sends the job back to it.
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -19,7 +19,7 @@ import {
 } from '../support/tool-context.js';
 
 /** The same tool opened the way every other PDF tool is: the runner's qpdf opening first. */
-const mergeOpenedFirst = { ...mergeTool, inputs: { ...mergeTool.inputs, opensBeside: false } };
+const mergeOpenedFirst = { ...mergeTool, inputs: { ...mergeTool.inputs, early: false } };
 
 async function outcome(
   tool: typeof mergeTool,

@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { inflate } from 'node:zlib';
 import sharp from 'sharp';
 import type { StreamFile } from '../../engines/qpdf/qpdf.js';
-import { engineCall } from '../framework/inputs.js';
+import { engineCall } from '../framework/engine-call.js';
 import { workFile } from '../framework/output-name.js';
 import type { ToolContext } from '../framework/types.js';
 import { MAX_PAGE_PIXELS } from '../shared/page-pixels.js';

@@ -3,7 +3,7 @@
 // rewrite) so that fewer engine runs wait on one another.
 import type { ImageEntry } from '../../engines/poppler/poppler.js';
 import type { StreamFile } from '../../engines/qpdf/qpdf.js';
-import { engineCall } from '../framework/inputs.js';
+import { engineCall } from '../framework/engine-call.js';
 import { workFile } from '../framework/output-name.js';
 import type { ToolContext } from '../framework/types.js';
 

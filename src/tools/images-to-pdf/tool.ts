@@ -3,7 +3,8 @@
 import { type Static, Type } from '@sinclair/typebox';
 import sharp from 'sharp';
 import { QuireError } from '../../errors/quire-error.js';
-import { checkPageLimit, engineCall } from '../framework/inputs.js';
+import { engineCall } from '../framework/engine-call.js';
+import { checkPageLimit } from '../framework/opening.js';
 import { outputName, workFile } from '../framework/output-name.js';
 import { StringEnum } from '../framework/schema.js';
 import { defineTool, type ToolInput } from '../framework/types.js';

@@ -1,7 +1,8 @@
 // pdf-to-images: renders selected pages to PNG or JPEG, several page ranges at once within the
 // job's CPU share (render-pages.ts), and packs several pages as a ZIP.
 import { type Static, Type } from '@sinclair/typebox';
-import { engineCall, onlyPdf } from '../framework/inputs.js';
+import { engineCall } from '../framework/engine-call.js';
+import { onlyPdf } from '../framework/inputs.js';
 import { fileStem, workFile } from '../framework/output-name.js';
 import { PageSelectionSchema, resolvePageSet } from '../framework/page-selection.js';
 import { StringEnum } from '../framework/schema.js';
@@ -63,7 +64,7 @@ export const pdfToImagesTool = defineTool({
   engines: ['qpdf', 'poppler'],
   steps: { inspect: 5, render: 90, package: 5 },
   async run(ctx) {
-    const { input, pageCount: count } = onlyPdf(ctx);
+    const { input, pageCount: count } = await onlyPdf(ctx);
     const opts = ctx.options;
     const pages = resolvePageSet(opts.pages, count);
     const largest = await checkPixels(ctx, input.path, pages, count);

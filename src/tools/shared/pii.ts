@@ -4,7 +4,7 @@
 // left as they are) so that scanned values are found too.
 import { Type } from '@sinclair/typebox';
 import { PII_KINDS, type PiiKind } from '../../engines/pymupdf/detect.js';
-import { engineCall } from '../framework/inputs.js';
+import { engineCall } from '../framework/engine-call.js';
 import { workFile } from '../framework/output-name.js';
 import { StringEnum } from '../framework/schema.js';
 import type { ToolContext } from '../framework/types.js';

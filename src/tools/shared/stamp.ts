@@ -21,7 +21,7 @@ import {
 } from 'pdf-lib';
 import { displayedSize } from '../../engines/poppler/geometry.js';
 import type { PageGeometry } from '../../engines/poppler/poppler.js';
-import { engineCall, engineCallWithProgress } from '../framework/inputs.js';
+import { engineCall, engineCallWithProgress } from '../framework/engine-call.js';
 import { workFile } from '../framework/output-name.js';
 import { toQpdfRange } from '../framework/page-selection.js';
 import type { RunContext, ToolInput } from '../framework/types.js';
