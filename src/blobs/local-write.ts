@@ -33,21 +33,28 @@ export async function fill(
   let batch: Buffer[] = [];
   let batchBytes = 0;
   let writing: Promise<void> = Promise.resolve();
-  for await (const chunk of body) {
-    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-    if (bytes.length === 0) continue;
-    hash?.update(bytes);
-    size += bytes.length;
-    batch.push(bytes);
-    batchBytes += bytes.length;
-    if (batchBytes >= CHUNK_BYTES) {
-      await writing;
-      writing = writeAll(fd, batch);
-      // Awaited at the next batch or the end; a failure meanwhile must not count as unhandled.
-      writing.catch(() => undefined);
-      batch = [];
-      batchBytes = 0;
+  try {
+    for await (const chunk of body) {
+      const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+      if (bytes.length === 0) continue;
+      hash?.update(bytes);
+      size += bytes.length;
+      batch.push(bytes);
+      batchBytes += bytes.length;
+      if (batchBytes >= CHUNK_BYTES) {
+        await writing;
+        writing = writeAll(fd, batch);
+        // Awaited at the next batch or the end; a failure meanwhile must not count as unhandled.
+        writing.catch(() => undefined);
+        batch = [];
+        batchBytes = 0;
+      }
     }
+  } catch (error) {
+    // The body failed: the write in flight ends before the caller closes `fd`, whose number a
+    // file opened meanwhile could otherwise take over.
+    await writing.catch(() => undefined);
+    throw error;
   }
   await writing;
   if (batch.length > 0) await writeAll(fd, batch);

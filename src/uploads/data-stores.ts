@@ -5,7 +5,8 @@
 import { open } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import type { DataStore, KvStore } from '@tus/utils';
+import { type DataStore, ERRORS, type KvStore } from '@tus/utils';
+import { fill } from '../blobs/local-write.js';
 import type { BlobStore } from '../blobs/types.js';
 import { parseS3Url } from '../config/storage-url.js';
 
@@ -33,7 +34,28 @@ export async function openUploadBytes(
   if (storageUrl.startsWith('s3://')) return openS3(storageUrl, expiryMs);
   const { FileStore } = await import('@tus/file-store');
   const directory = path.join(dataDir, 'uploads');
-  const store = new FileStore({ directory, expirationPeriodInMilliseconds: expiryMs });
+
+  /**
+   * @tus/file-store writes a chunk through a Transform and a WriteStream, one file-system call per
+   * 64 KiB socket chunk; this appends it the way the blob store writes a multipart file (`fill`:
+   * what arrives during a write goes in the next writev, up to 1 MiB). Appending is writing at the
+   * offset: the store's offset is the file's size, checked by the PATCH handler under the lock.
+   */
+  class AppendingFileStore extends FileStore {
+    override async write(readable: Readable, id: string, offset: number): Promise<number> {
+      const file = await open(path.join(directory, id), 'a');
+      try {
+        return offset + (await fill(file.fd, readable, undefined));
+      } catch {
+        // As @tus/file-store answers any failed write; the bytes appended so far stay.
+        throw ERRORS.FILE_WRITE_ERROR;
+      } finally {
+        await file.close();
+      }
+    }
+  }
+
+  const store = new AppendingFileStore({ directory, expirationPeriodInMilliseconds: expiryMs });
   return {
     store,
     idPrefix: '',

@@ -6,7 +6,7 @@ import { pipeline } from 'node:stream/promises';
 import { type Api, data } from './api.js';
 import type { components } from './generated/schema.js';
 import type { InputSource } from './inputs.js';
-import { countingBody, type JobSpec, type Jobs, textParts } from './jobs.js';
+import { countingBody, countingWriter, type JobSpec, type Jobs, textParts } from './jobs.js';
 import { multipartBody } from './multipart.js';
 import type { AnyToolName } from './tool-options.js';
 import type { Transport } from './transport.js';
@@ -48,6 +48,7 @@ export class Batches {
         ...(params.idempotencyKey ? { 'Idempotency-Key': params.idempotencyKey } : {}),
       },
       body: countingBody(() => form.body(), total, params.onUploadProgress),
+      write: countingWriter((sink) => form.writeTo(sink), total, params.onUploadProgress),
       replayable: form.replayable,
       signal: params.signal,
     });

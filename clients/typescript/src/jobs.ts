@@ -7,7 +7,7 @@ import type { components, operations } from './generated/schema.js';
 import { type InputSource, type Part, toPart } from './inputs.js';
 import { multipartBody } from './multipart.js';
 import type { AnyToolName, Step, ToolOptions } from './tool-options.js';
-import type { Transport } from './transport.js';
+import type { BodyWriter, Transport } from './transport.js';
 import type { TusUploads, UploadProgress } from './uploads.js';
 import { type WaitOptions, waitForJob } from './wait.js';
 
@@ -79,6 +79,25 @@ export function countingBody(
   };
 }
 
+/** The same count for a body written by the SDK itself (Node), as each chunk is handed over. */
+export function countingWriter(
+  write: BodyWriter,
+  total: number,
+  onProgress?: (progress: UploadProgress) => void,
+): BodyWriter {
+  if (!onProgress) return write;
+  return (sink) => {
+    let sent = 0;
+    return write({
+      write(chunk) {
+        sent += chunk.byteLength;
+        onProgress({ bytesSent: sent, bytesTotal: total });
+        return sink.write(chunk);
+      },
+    });
+  };
+}
+
 export class Jobs {
   constructor(
     private readonly transport: Transport,
@@ -122,6 +141,7 @@ export class Jobs {
         ...(params.idempotencyKey === undefined ? {} : { 'Idempotency-Key': params.idempotencyKey }),
       },
       body,
+      write: countingWriter((sink) => form.writeTo(sink), total, params.onUploadProgress),
       replayable: form.replayable,
       signal: params.signal,
     });

@@ -4,7 +4,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import type { BodySink, BodyWriter } from './transport.js';
 
 /** Statuses whose Response may not have a body (Fetch standard "null body status"). */
 const NULL_BODY = new Set([101, 103, 204, 205, 304]);
@@ -14,7 +14,8 @@ export async function streamingFetch(
   init: {
     method: string;
     headers: Record<string, string>;
-    body: ReadableStream<Uint8Array>;
+    /** Puts the body into the request itself (multipart.ts `writeTo`). */
+    body: BodyWriter;
     signal?: AbortSignal | undefined;
   },
 ): Promise<Response> {
@@ -30,10 +31,17 @@ export async function streamingFetch(
   });
   // The server may answer (413, 400) before reading the whole body: that answer wins over the
   // write error of the rest.
-  const sent = pipeline(
-    Readable.fromWeb(init.body as import('node:stream/web').ReadableStream<Uint8Array>),
-    request,
-  ).catch((error: unknown) => error);
+  const sent = init
+    .body(requestSink(request))
+    .then(
+      () => new Promise<void>((resolve) => request.end(resolve)),
+      (error: unknown) => {
+        // The server must not wait for the rest of a body that will never come.
+        request.destroy(error instanceof Error ? error : new Error(String(error)));
+        throw error;
+      },
+    )
+    .catch((error: unknown) => error);
   const response = await Promise.race([answered, sent.then(() => answered)]);
   const headers = new Headers();
   for (const [name, value] of Object.entries(response.headers)) {
@@ -43,6 +51,30 @@ export async function streamingFetch(
   const body = NULL_BODY.has(status) ? null : (Readable.toWeb(response) as ReadableStream<Uint8Array>);
   if (body === null) response.resume();
   return new Response(body, { status, statusText: response.statusMessage ?? '', headers });
+}
+
+/**
+ * The request as a BodySink: a write settles once the socket has taken the chunk (its callback), so
+ * the writer may reuse the chunk's memory then; it fails if the request closes first (an early
+ * answer, a cut connection, an abort), so no writer waits forever.
+ */
+function requestSink(request: http.ClientRequest): BodySink {
+  return {
+    write: (chunk) =>
+      new Promise<void>((resolve, reject) => {
+        if (request.destroyed) {
+          reject(new Error('the request ended before its body was sent'));
+          return;
+        }
+        const onClose = () => reject(new Error('the request ended before its body was sent'));
+        request.once('close', onClose);
+        request.write(chunk, (error) => {
+          request.off('close', onClose);
+          if (error) reject(error);
+          else resolve();
+        });
+      }),
+  };
 }
 
 /** A GET whose body is read as a Node stream (its async iterator honours back-pressure). */

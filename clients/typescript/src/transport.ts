@@ -33,12 +33,22 @@ export interface RateLimitState {
   raw: { rateLimit: string | null; policy: string | null };
 }
 
+/** Where a BodyWriter puts a request body: each write settles once the bytes are taken. */
+export interface BodySink {
+  write(chunk: Uint8Array): Promise<void>;
+}
+
+/** Writes one attempt's whole body into `sink` (Node: see node-http.ts and multipart.ts). */
+export type BodyWriter = (sink: BodySink) => Promise<void>;
+
 /** A request to send, rebuilt for every attempt (a streamed body cannot be sent twice). */
 export interface Attempt {
   method: string;
   path: string;
   headers?: Record<string, string>;
   body?: () => NonNullable<RequestInit['body']> | undefined;
+  /** The same body written by the SDK itself, used instead of `body` where the transport can. */
+  write?: BodyWriter;
   /** A streamed body can be rebuilt for a retry only when its inputs can be read again. */
   replayable?: boolean;
   signal?: AbortSignal;
@@ -72,7 +82,7 @@ export type StreamingFetch = (
   init: {
     method: string;
     headers: Record<string, string>;
-    body: ReadableStream<Uint8Array>;
+    body: BodyWriter;
     signal?: AbortSignal | undefined;
   },
 ) => Promise<Response>;
@@ -128,13 +138,13 @@ export class Transport {
       let response: Response | undefined;
       let failure: QuireError;
       try {
-        const body = attempt.body?.();
+        const body = attempt.write && this.#streamingFetch ? undefined : attempt.body?.();
         response =
-          body instanceof ReadableStream && this.#streamingFetch
+          attempt.write && this.#streamingFetch
             ? await this.#streamingFetch(this.url(attempt.path), {
                 method: attempt.method,
                 headers,
-                body,
+                body: attempt.write,
                 signal: attempt.signal,
               })
             : await this.#fetch(this.url(attempt.path), {

@@ -1,5 +1,5 @@
 // The SDK with a 1 GiB file, in child processes measured from outside (/proc): a streamed multipart
-// upload and its download keep the client's RSS growth under 96 MiB (streamed, not held), and a tus upload killed at 50 %
+// upload and its download keep the client's RSS growth under 64 MiB (streamed, not held), and a tus upload killed at 50 %
 // resumes in a new process from where the server stopped, with every byte the same.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -80,21 +80,26 @@ async function startClient(args: string[]): Promise<Client> {
 }
 
 describe('the SDK with a 1 GiB file', () => {
-  // Issue 27 asks for under 64 MiB; measured 44, 57 and (in a full suite) 65 MiB, so that target is
-  // not met reliably yet. The bound here is what tells streaming from buffering (a 1 GiB file held
-  // whole would grow it by a GiB); the 64 MiB line stays open in the issue.
-  it('uploads it (streamed multipart) and downloads the result with under 96 MiB of RSS growth', async () => {
+  // Issue 27's bound. The upload reads the file into a few reused buffers (multipart.ts); what is
+  // left is mostly the download's fresh socket chunks waiting for V8's next young-generation GC.
+  it('uploads it (streamed multipart) and downloads the result with under 64 MiB of RSS growth', async () => {
     const output = path.join(dir, 'result.pdf');
     const client = await startClient(['run', input, output]);
     const rss = sampleRss(client.child.pid!, 50);
+    let uploadPeak = 0;
+    client.onLine((line) => {
+      const [word, sent, total] = line.split(' ');
+      if (word === 'progress' && sent === total) uploadPeak = rss.peak();
+    });
     client.child.stdin!.write('go\n');
     expect(await client.exited).toBe(0);
     rss.stop();
     const growth = rss.peak() - client.baseline;
     console.info(
-      `1 GiB multipart upload + download: RSS ${Math.round(client.baseline / MIB)} MiB at start, peak growth ${Math.round(growth / MIB)} MiB`,
+      `1 GiB multipart upload + download: RSS ${Math.round(client.baseline / MIB)} MiB at start, peak growth ${Math.round(growth / MIB)} MiB (${Math.round((uploadPeak - client.baseline) / MIB)} MiB by the end of the upload)`,
     );
-    expect(growth).toBeLessThan(96 * MIB);
+    expect(uploadPeak).toBeGreaterThan(0);
+    expect(growth).toBeLessThan(64 * MIB);
     expect(JSON.parse(client.lines.at(-1) ?? '{}')).toMatchObject({ bytes: GIB });
     expect((await stat(output)).size).toBe(GIB);
     expect(await sha256(output)).toBe(await sha256(input));
