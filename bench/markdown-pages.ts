@@ -44,14 +44,15 @@ for i in range(int(sys.argv[2])):
 doc.save(sys.argv[1], garbage=3, deflate=True)
 `;
 
-/** The highest RSS of any one engine process below `pid`, sampled until stopped, and how many ran. */
+/** The highest RSS of any one engine interpreter below `pid`, sampled until stopped, and how many ran. */
 function engineSampler(pid: number) {
   let peak = 0;
   const seen = new Set<number>();
   const timer = setInterval(() => {
     for (const child of descendants(pid).slice(1)) {
       try {
-        if (!readFileSync(`/proc/${child}/cmdline`, 'utf8').includes('quire-pymupdf4llm')) continue;
+        // The interpreter itself, not the bubblewrap processes around it (their arguments name it too).
+        if (!readFileSync(`/proc/${child}/cmdline`, 'utf8').startsWith(`${ENGINE_PYTHON}\0`)) continue;
       } catch {
         continue;
       }
@@ -116,7 +117,7 @@ export async function markdownPages(): Promise<BenchResult> {
     const [short, long] = runs as [Run, Run];
     const lines = runs.map(
       (r) =>
-        `${r.pages} pages: ${r.outcome}; ${fmt(r.seconds)} s (${fmt(r.seconds / r.pages, 3)} s/page); largest engine process ${fmt(r.enginePeak / MiB)} MiB of ${r.engineProcesses} engine processes; server RSS ${fmt(r.serverBefore / MiB)} → peak ${fmt(r.serverPeak / MiB)} MiB`,
+        `${r.pages} pages: ${r.outcome}; ${fmt(r.seconds)} s (${fmt(r.seconds / r.pages, 3)} s/page); largest engine process ${fmt(r.enginePeak / MiB)} MiB of ${r.engineProcesses} engine runs; server RSS ${fmt(r.serverBefore / MiB)} → peak ${fmt(r.serverPeak / MiB)} MiB`,
     );
     const engineRatio = long.enginePeak / short.enginePeak;
     const serverGrowth = Math.max(...runs.map((r) => r.serverPeak - r.serverBefore));
