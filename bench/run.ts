@@ -11,6 +11,7 @@ import { heavyMemory } from './heavy-memory.js';
 import { html } from './html.js';
 import { jobOverhead } from './job-overhead.js';
 import { jobReads } from './job-reads.js';
+import { markdownPages } from './markdown-pages.js';
 import { mergeBench } from './merge.js';
 import { peer } from './peer.js';
 import { queueScaling } from './queue-scaling.js';
@@ -34,6 +35,7 @@ const BENCHMARKS: Record<string, () => Promise<BenchResult>> = {
   'job-reads': jobReads,
   'structure-memory': structureMemory,
   structure,
+  'markdown-pages': markdownPages,
   compress,
   html,
   docx,
@@ -45,7 +47,7 @@ const BENCHMARKS: Record<string, () => Promise<BenchResult>> = {
 /** No benchmark should come close; past this the run is stuck and is abandoned. */
 const BENCH_TIMEOUT_MS = 10 * 60_000;
 /** Benchmarks that convert a whole document set, OCR included, and may take longer. */
-const LONG_TIMEOUT_MS: Record<string, number> = { structure: 40 * 60_000 };
+const LONG_TIMEOUT_MS: Record<string, number> = { structure: 60 * 60_000 };
 
 function withTimeout<T>(promise: Promise<T>, name: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;

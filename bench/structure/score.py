@@ -1,11 +1,14 @@
-# Scores one Markdown conversion against its HTML source (bench/structure/sources): text similarity,
-# heading precision/recall/F1 (text and level), table cell accuracy and reading-order errors.
-# Usage: score.py SOURCE.html OUTPUT.md  -> one JSON line. Standard library only.
+# Scores one Markdown conversion against its source (bench/structure/sources: HTML, or a flat
+# OpenDocument text read by office_source.py): text similarity, heading precision/recall/F1 (text and
+# level), table cell accuracy and reading-order errors.
+# Usage: score.py SOURCE.html|SOURCE.fodt OUTPUT.md  -> one JSON line. Standard library only.
 import json
 import re
 import sys
 from difflib import SequenceMatcher
 from html.parser import HTMLParser
+
+from office_source import OfficeSource
 
 BLOCKS = {"p", "li", "h1", "h2", "h3", "h4", "h5", "h6", "td", "th"}
 
@@ -152,9 +155,12 @@ def order_errors(paragraphs, out_tokens):
     return errors, missing
 
 
-def score(source_html, output_md):
-    src = Source()
-    src.feed(source_html)
+def score(source, output_md, office=False):
+    if office:
+        src = OfficeSource(source, norm, layout)
+    else:
+        src = Source()
+        src.feed(source)
     headings, tables, plain = markdown_parts(output_md)
     truth_tokens = tokens(" ".join(src.blocks))
     out_tokens = tokens(plain)
@@ -183,4 +189,4 @@ def score(source_html, output_md):
 
 if __name__ == "__main__":
     with open(sys.argv[1], encoding="utf-8") as s, open(sys.argv[2], encoding="utf-8") as o:
-        print(json.dumps(score(s.read(), o.read())))
+        print(json.dumps(score(s.read(), o.read(), office=sys.argv[1].endswith(".fodt"))))

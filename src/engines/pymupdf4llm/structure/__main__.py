@@ -20,10 +20,20 @@ from running import margins, running_lines  # noqa: E402
 
 EXIT_UNREADABLE = 3
 BOLD_HEADING = re.compile(r"^(#{1,6} )\*\*(.+?)\*\*[ \t]*$", re.M)
+INLINE_CODE = re.compile(r"`([^`\n]*)`")
 IMAGES = "images"
+# The font of the invisible text layer OCR (ocrmypdf, Tesseract) puts on a scanned page.
+OCR_FONT = "GlyphLessFont"
+
+
+def ocr_layer(page):
+    """Whether the page's text is an OCR layer: its glyph-less font says it is monospaced, and
+    pymupdf4llm would otherwise set every line of the scan as code."""
+    return any(font[3].endswith(OCR_FONT) for font in page.get_fonts())
 
 
 def convert_page(doc, number, job, headers, repeated):
+    ocr = ocr_layer(doc[number])
     chunk = to_markdown(
         doc,
         pages=[number],
@@ -35,12 +45,16 @@ def convert_page(doc, number, job, headers, repeated):
         image_path=f"{job['out_dir']}/{IMAGES}",
         filename="image",
         extract_words=job["format"] == "json",
+        ignore_code=ocr,
         show_progress=False,
     )[0]
     # Image references point into the exchange folder; the archive holds them beside the document.
     text = chunk["text"].replace(f"{job['out_dir']}/{IMAGES}/", "")
     # A heading is a heading by its marks; the bold pymupdf4llm adds from the font says nothing more.
     text = BOLD_HEADING.sub(r"\1\2", text)
+    if ocr:
+        # Nor is a heading of a scan code: its marks come from the OCR font as well.
+        text = INLINE_CODE.sub(r"\1", text)
     return chunk, text
 
 
