@@ -39,7 +39,10 @@ export function Recipes({ client, catalogue }: { client: QuireBrowser; catalogue
     (catalogue.data.find((t) => t.name === tool)?.options_schema ?? {}) as Schema;
 
   const refresh = () =>
-    everyRecipe(client).then(setSaved, (error: unknown) => setStatus(`Could not list recipes: ${error}`));
+    everyRecipe(client).then(setSaved, (error: unknown) => {
+      setSaved((known) => known ?? []);
+      setStatus(`Could not list your recipes: ${error instanceof Error ? error.message : String(error)}`);
+    });
   useEffect(() => {
     void refresh();
   }, [client]);
