@@ -6,14 +6,14 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { corpusFile, repoRoot } from '../support/corpus.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { axeViolations, launchBrowser, openPage, type TestPage } from './browser.js';
 import { describeFlows } from './flow-suite.js';
 import { chooseFiles, openTool, runAndWait, signInWithLink } from './flows.js';
 import { recipeManageFlow } from './recipe-flow.js';
-import { madeForScreens, screens, screenshotNames } from './screens.js';
+import { createJob, madeForScreens, screens, screenshotNames } from './screens.js';
 
 const FILE_LIMIT = 1_000_000;
 const SCHEMES = ['light', 'dark'] as const;
@@ -142,6 +142,14 @@ describe('once, at /', () => {
 describe('every screen, light and dark', () => {
   it('has no serious or critical axe violations, fits 375 px and trips no CSP directive', async () => {
     const made = await madeForScreens(app, key, FILE_LIMIT);
+    const queued = await startTestServer({ QUIRE_LOG_LEVEL: 'warn' }, { workers: false });
+    const queueKey = (await queued.newAccount()).key;
+    const queue = {
+      app: `${queued.url}/`,
+      key: queueKey,
+      job: await createJob(`${queued.url}/`, queueKey, { tool: 'compress' }, scan),
+    };
+    onTestFinished(() => queued.close());
     const found: string[] = [];
     const check = async (p: Page, where: string) => {
       found.push(...(await axeViolations(p)).map((v) => `${where}: ${v}`));
@@ -178,6 +186,13 @@ describe('every screen, light and dark', () => {
           if (width === 1100 && screen.screenshot) await screenshot(p, `${screen.name}-${scheme}`);
         });
       }
+      // A job that stays queued (its server runs no worker): the progress screen with Cancel, for as
+      // long as axe needs, which a running job on an idle machine does not give.
+      await signInWithLink(p, queue.app, queue.key);
+      await p.goto(`${queue.app}#/jobs/${queue.job}`);
+      await p.locator('.progress-box .badge').filter({ hasText: 'queued' }).waitFor();
+      await p.getByRole('button', { name: 'Cancel job' }).waitFor();
+      await both(p, `${width}/job-queued`);
       expect(opened.cspViolations).toEqual([]);
     }
     expect(found).toEqual([]);

@@ -39,14 +39,14 @@ export async function organizerFlow(p: Page, app: string, key: string, source: s
   // A typed range: positions 1-2 (pages 4 and 1) duplicated → 4, 4, 1, 1, 2↻.
   await p.getByLabel('Select positions').fill('1-2');
   await p.getByRole('button', { name: 'Select', exact: true }).click();
-  expect(await checked(p, 3)).toEqual([true, true, false]);
+  await expect.poll(() => checked(p, 3)).toEqual([true, true, false]);
   await p.getByRole('button', { name: 'Duplicate selected' }).click();
-  expect(await p.locator('.organizer li').count()).toBe(5);
+  await expect.poll(() => p.locator('.organizer li').count()).toBe(5);
   // Shift-click: position 2, then shift on 4, selects 2-4, turned → 4, 4↻, 1↻, 1↻, 2↻.
   await p.getByRole('button', { name: 'Clear selection' }).click();
   await checkbox(p, 2).click();
   await checkbox(p, 4).click({ modifiers: ['Shift'] });
-  expect(await checked(p, 5)).toEqual([false, true, true, true, false]);
+  await expect.poll(() => checked(p, 5)).toEqual([false, true, true, true, false]);
   await p.getByText('3 of 5 selected').waitFor();
   await p.getByRole('button', { name: 'Rotate selected' }).click();
   // A range the document does not have is refused next to the field; then position 3 is deleted.
@@ -58,7 +58,7 @@ export async function organizerFlow(p: Page, app: string, key: string, source: s
   await p.getByLabel('Select positions').fill('3');
   await p.getByRole('button', { name: 'Select', exact: true }).click();
   await p.getByRole('button', { name: 'Delete selected' }).click();
-  expect(await p.locator('.organizer li').count()).toBe(4);
+  await expect.poll(() => p.locator('.organizer li').count()).toBe(4);
   await p.getByRole('button', { name: 'Apply' }).click();
   await expect
     .poll(() => p.locator('.progress-box .badge').textContent(), { timeout: 60_000 })

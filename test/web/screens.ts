@@ -1,7 +1,7 @@
 // Every screen of the web app in the states a person meets it in, for axe, the 375 px check and the
 // README's screenshots: each is an address in the app plus what to do there before looking. The jobs
 // and the recipe they show are made through the API first (madeForScreens), so no screen waits on a UI
-// flow. The running-job screens (progress, cancel) are checked inside their flows (job-flows.ts).
+// flow. A queued job's screen (progress, Cancel) is looked at on a server without workers (app.test.ts).
 // Two screens in a row never share an address: going to the same one again would not reset it.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -29,7 +29,7 @@ export interface Made {
   tooBig: string;
 }
 
-async function createJob(
+export async function createJob(
   app: string,
   key: string,
   fields: Record<string, string>,
