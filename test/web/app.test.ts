@@ -4,6 +4,7 @@
 // compress by keyboard only, a ZIP result's listing, recipes renamed, exported, imported and deleted,
 // and axe on every screen in light and dark at 1100 and 375 px, with the README's screenshots.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
@@ -149,7 +150,11 @@ describe('every screen, light and dark', () => {
       key: queueKey,
       job: await createJob(`${queued.url}/`, queueKey, { tool: 'compress' }, scan),
     };
-    onTestFinished(() => queued.close());
+    onTestFinished(async () => {
+      await queued.close();
+      for (const file of [made.tooBig, made.broken])
+        await rm(path.dirname(file), { recursive: true, force: true });
+    });
     const found: string[] = [];
     const check = async (p: Page, where: string) => {
       found.push(...(await axeViolations(p)).map((v) => `${where}: ${v}`));
@@ -201,7 +206,14 @@ describe('every screen, light and dark', () => {
   it('shows in the README every screenshot the test writes, and no other', async () => {
     const readme = readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
     const shown = [...readme.matchAll(/docs\/screenshots\/([\w-]+\.png)/g)].map((m) => m[1]);
-    const written = screenshotNames({ pdfJob: '', zipJob: '', failedJob: '', infoJob: '', tooBig: '' });
+    const written = screenshotNames({
+      pdfJob: '',
+      zipJob: '',
+      failedJob: '',
+      infoJob: '',
+      tooBig: '',
+      broken: '',
+    });
     expect([...new Set(shown)].sort()).toEqual([...written].sort());
     for (const name of written) expect(existsSync(path.join(repoRoot, 'docs/screenshots', name))).toBe(true);
   });

@@ -25,8 +25,9 @@ export interface Made {
   zipJob: string;
   failedJob: string;
   infoJob: string;
-  /** A file one byte over the plan's limit (sparse). */
+  /** A file one byte over the plan's limit, and the zeros the failed job ran on (both sparse). */
   tooBig: string;
+  broken: string;
 }
 
 export async function createJob(
@@ -67,6 +68,7 @@ export async function madeForScreens(app: string, key: string, fileLimit: number
     failedJob: await createJob(app, key, { tool: 'compress' }, broken, 'broken.pdf'),
     infoJob: await createJob(app, key, { tool: 'info' }, simple),
     tooBig: await sparsePdf('too-big.pdf', fileLimit + 1),
+    broken,
   };
 }
 
