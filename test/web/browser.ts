@@ -42,7 +42,8 @@ export async function openPage(
  * DevTools protocol (page.evaluate), which the page's CSP does not govern, so the policy stays on.
  */
 export async function axeViolations(page: Page): Promise<string[]> {
-  await page.evaluate(AXE_SOURCE);
+  // Once per document: the app moves between screens by hash, so one injection serves them all.
+  if (!(await page.evaluate('typeof axe !== "undefined"'))) await page.evaluate(AXE_SOURCE);
   // A string: this file is compiled without the DOM's types, and the expression runs in the page.
   const results = (await page.evaluate('axe.run(document)')) as AxeResults;
   return results.violations

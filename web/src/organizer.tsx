@@ -1,32 +1,23 @@
 // The page organizer: thumbnails of a PDF's pages (drawn by pdf.js from the chosen file, in the page),
-// reorder by buttons or dragging, rotate, delete, duplicate, zoom one page; "Apply" runs one server
-// job of `pages` and `rotate` steps. Nothing is edited in the browser and nothing is stored.
+// reorder by buttons or dragging, rotate, delete, duplicate, zoom one page, or select pages (checkbox,
+// shift-click for a run, typed positions) and change them together; "Apply" runs one server job of
+// `pages` and `rotate` steps. Nothing is edited in the browser and nothing is stored.
 import type { QuireBrowser } from '@quire/client/browser';
 import * as pdfjs from 'pdfjs-dist';
 import workerUrl from 'pdfjs-dist/build/pdf.worker.min.mjs?url';
 import { useEffect, useRef, useState } from 'preact/hooks';
+import {
+  type Card,
+  cardsFor,
+  changeCards,
+  duplicated,
+  idsBetween,
+  organizerSteps,
+  rotated,
+} from './organizer-cards.js';
+import { SelectionBar } from './organizer-selection.js';
 
 pdfjs.GlobalWorkerOptions.workerSrc = workerUrl;
-
-interface Card {
-  id: number;
-  /** The page of the original document, from 1. */
-  page: number;
-  /** Added clockwise rotation: 0, 90, 180 or 270. */
-  angle: number;
-}
-
-/** The job's steps: `pages` keeps the new order (repeats allowed), then one `rotate` per angle. */
-export function organizerSteps(cards: Card[]): Array<{ tool: string; options: Record<string, unknown> }> {
-  const steps: Array<{ tool: string; options: Record<string, unknown> }> = [
-    { tool: 'pages', options: { keep: cards.map((c) => c.page).join(',') } },
-  ];
-  for (const angle of [90, 180, 270]) {
-    const at = cards.flatMap((c, i) => (c.angle === angle ? [i + 1] : []));
-    if (at.length > 0) steps.push({ tool: 'rotate', options: { angle, pages: at.join(',') } });
-  }
-  return steps;
-}
 
 function Thumb({ pdf, card, scale }: { pdf: pdfjs.PDFDocumentProxy; card: Card; scale: number }) {
   const canvas = useRef<HTMLCanvasElement>(null);
@@ -45,8 +36,6 @@ function Thumb({ pdf, card, scale }: { pdf: pdfjs.PDFDocumentProxy; card: Card; 
   return <canvas ref={canvas} role="img" aria-label={`Page ${card.page}`} />;
 }
 
-let nextId = 1;
-
 export default function Organizer({ client }: { client: QuireBrowser }) {
   const [file, setFile] = useState<File | null>(null);
   const [pdf, setPdf] = useState<pdfjs.PDFDocumentProxy | null>(null);
@@ -54,6 +43,9 @@ export default function Organizer({ client }: { client: QuireBrowser }) {
   const [zoomed, setZoomed] = useState<Card | null>(null);
   const [dragged, setDragged] = useState<number | null>(null);
   const [status, setStatus] = useState('');
+  const [selected, setSelected] = useState<Set<number>>(new Set());
+  /** The position last checked or unchecked without shift: where a shift-click's run starts. */
+  const [anchor, setAnchor] = useState<number | null>(null);
 
   async function open(chosen: File | undefined) {
     if (!chosen) return;
@@ -63,7 +55,9 @@ export default function Organizer({ client }: { client: QuireBrowser }) {
       isEvalSupported: false,
     }).promise;
     setPdf(doc);
-    setCards(Array.from({ length: doc.numPages }, (_, i) => ({ id: nextId++, page: i + 1, angle: 0 })));
+    setCards(cardsFor(doc.numPages));
+    setSelected(new Set());
+    setAnchor(null);
   }
 
   const move = (from: number, to: number) => {
@@ -73,8 +67,19 @@ export default function Organizer({ client }: { client: QuireBrowser }) {
     if (card) next.splice(to, 0, card);
     setCards(next);
   };
-  const update = (index: number, change: (card: Card) => Card[]) =>
-    setCards(cards.flatMap((card, i) => (i === index ? change(card) : [card])));
+  const update = (card: Card, change: (card: Card) => Card[]) =>
+    setCards(changeCards(cards, new Set([card.id]), change));
+
+  function toggle(index: number, card: Card, shift: boolean) {
+    const next = new Set(selected);
+    if (shift && anchor !== null) for (const id of idsBetween(cards, anchor, index)) next.add(id);
+    else {
+      if (next.has(card.id)) next.delete(card.id);
+      else next.add(card.id);
+      setAnchor(index);
+    }
+    setSelected(next);
+  }
 
   async function apply() {
     if (!file) return;
@@ -98,10 +103,12 @@ export default function Organizer({ client }: { client: QuireBrowser }) {
           <p class="muted" aria-live="polite">
             {cards.length} pages. Changes are applied on the server as one job.
           </p>
+          <SelectionBar cards={cards} selected={selected} onSelect={setSelected} onCards={setCards} />
           <ol class="organizer" aria-label="Pages, in their new order">
             {cards.map((card, index) => (
               <li
                 key={card.id}
+                class={selected.has(card.id) ? 'selected' : undefined}
                 draggable
                 onDragStart={() => setDragged(index)}
                 onDragOver={(e) => e.preventDefault()}
@@ -112,10 +119,16 @@ export default function Organizer({ client }: { client: QuireBrowser }) {
                 }}
               >
                 <Thumb pdf={pdf} card={card} scale={0.25} />
-                <span>
+                <label class="check">
+                  <input
+                    type="checkbox"
+                    checked={selected.has(card.id)}
+                    onClick={(e) => toggle(index, card, e.shiftKey)}
+                  />
+                  <span class="sr">Select position {index + 1}: </span>
                   Page {card.page}
                   {card.angle ? ` (+${card.angle}°)` : ''}
-                </span>
+                </label>
                 <span class="tools-row">
                   <button type="button" onClick={() => move(index, index - 1)} disabled={index === 0}>
                     Earlier<span class="sr"> page {card.page}</span>
@@ -127,16 +140,20 @@ export default function Organizer({ client }: { client: QuireBrowser }) {
                   >
                     Later<span class="sr"> page {card.page}</span>
                   </button>
-                  <button
-                    type="button"
-                    onClick={() => update(index, (c) => [{ ...c, angle: (c.angle + 90) % 360 }])}
-                  >
+                  <button type="button" onClick={() => update(card, (c) => [rotated(c)])}>
                     Rotate<span class="sr"> page {card.page}</span>
                   </button>
-                  <button type="button" onClick={() => update(index, (c) => [c, { ...c, id: nextId++ }])}>
+                  <button type="button" onClick={() => update(card, duplicated)}>
                     Duplicate<span class="sr"> page {card.page}</span>
                   </button>
-                  <button type="button" onClick={() => update(index, () => [])} disabled={cards.length === 1}>
+                  <button
+                    type="button"
+                    onClick={() => {
+                      update(card, () => []);
+                      setSelected(new Set([...selected].filter((id) => id !== card.id)));
+                    }}
+                    disabled={cards.length === 1}
+                  >
                     Delete<span class="sr"> page {card.page}</span>
                   </button>
                   <button type="button" onClick={() => setZoomed(card)}>

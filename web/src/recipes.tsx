@@ -1,89 +1,121 @@
-// The recipe builder: a chain of steps from the catalogue, each with its generated form, run on one
-// file (one chained job) or on several (a batch, downloaded as one ZIP). Recipes are saved in
-// localStorage as their steps and options only (never a document), and exported or imported as JSON.
-import { type QuireBrowser, QuireError, type ToolList } from '@quire/client/browser';
-import { useState } from 'preact/hooks';
+// The recipe builder: a chain of steps from the catalogue, each with its generated form, saved on the
+// server as a versioned recipe (docs/api.md §13) and run on one file (one chained job) or on several (a
+// batch, downloaded as one ZIP). A saved recipe runs by its reference, so the jobs record which version
+// ran; nothing of a recipe or a document is kept in browser storage.
+import { type QuireBrowser, QuireError, type Recipe, type ToolList } from '@quire/client/browser';
+import { useEffect, useState } from 'preact/hooks';
 import { DropZone, type Picked } from './drop-zone.js';
+import { RecipeList } from './recipe-list.js';
+import {
+  type BuilderErrors,
+  builderErrors,
+  nameMistake,
+  type RecipeSteps,
+  sameSteps,
+} from './recipe-steps.js';
 import { optionsFrom, type Schema, SchemaForm, type Values } from './schema-form.js';
 
-interface Recipe {
-  name: string;
-  steps: Array<{ tool: string; options: Values }>;
-}
+type Draft = Array<{ tool: string; options: Values }>;
+const NO_ERRORS: BuilderErrors = { steps: {} };
 
-const STORE = 'quire.recipes';
-
-function savedRecipes(): Recipe[] {
-  try {
-    return JSON.parse(localStorage.getItem(STORE) ?? '[]') as Recipe[];
-  } catch {
-    return [];
-  }
-}
-
-function keep(recipes: Recipe[]): void {
-  localStorage.setItem(STORE, JSON.stringify(recipes));
+async function everyRecipe(client: QuireBrowser): Promise<Recipe[]> {
+  const all: Recipe[] = [];
+  for await (const recipe of client.recipes.iterate({ limit: 100 })) all.push(recipe);
+  return all;
 }
 
 export function Recipes({ client, catalogue }: { client: QuireBrowser; catalogue: ToolList }) {
   const chainable = catalogue.data.filter((t) => t.available && t.inputs.min_files <= 1);
-  const [name, setName] = useState('My recipe');
-  const [steps, setSteps] = useState<Array<{ tool: string; options: Values }>>([]);
+  const [saved, setSaved] = useState<Recipe[] | null>(null);
+  const [opened, setOpened] = useState<Recipe | null>(null);
+  const [name, setName] = useState('my-recipe');
+  const [steps, setSteps] = useState<Draft>([]);
+  const [errors, setErrors] = useState<BuilderErrors>(NO_ERRORS);
   const [adding, setAdding] = useState(chainable[0]?.name ?? '');
-  const [saved, setSaved] = useState(savedRecipes);
   const [files, setFiles] = useState<Picked[]>([]);
   const [status, setStatus] = useState('');
   const [zip, setZip] = useState<string | null>(null);
   const schemaOf = (tool: string) =>
     (catalogue.data.find((t) => t.name === tool)?.options_schema ?? {}) as Schema;
 
-  function save() {
-    const next = [...saved.filter((r) => r.name !== name), { name, steps }];
-    keep(next);
-    setSaved(next);
-    setStatus(`Saved “${name}”.`);
+  const refresh = () =>
+    everyRecipe(client).then(setSaved, (error: unknown) => {
+      setSaved((known) => known ?? []);
+      setStatus(`Could not list your recipes: ${error instanceof Error ? error.message : String(error)}`);
+    });
+  useEffect(() => {
+    void refresh();
+  }, [client]);
+
+  function open(recipe: Recipe | null | undefined) {
+    setOpened(recipe ?? null);
+    setErrors(NO_ERRORS);
+    if (!recipe) return;
+    setName(recipe.name);
+    setSteps(recipe.steps.map((s) => ({ tool: s.tool, options: (s.options ?? {}) as Values })));
   }
 
-  function exportJson() {
-    const url = URL.createObjectURL(
-      new Blob([JSON.stringify({ name, steps }, null, 2)], { type: 'application/json' }),
+  /** The steps as the API takes them, or (in `errors`) the fields that need attention first. */
+  function checkSteps(): { chain?: RecipeSteps; errors: BuilderErrors['steps'] } {
+    const checked = steps.map((s) => ({ tool: s.tool, ...optionsFrom(schemaOf(s.tool), s.options) }));
+    const errors = Object.fromEntries(
+      checked.flatMap((s, i) =>
+        Object.keys(s.errors).length ? [[i, s.errors as Record<string, string>]] : [],
+      ),
     );
-    const a = document.createElement('a');
-    a.href = url;
-    a.download = `${name}.json`;
-    a.click();
-    setTimeout(() => URL.revokeObjectURL(url), 1000);
+    if (Object.keys(errors).length > 0) return { errors };
+    return { chain: checked.map((s) => ({ tool: s.tool, options: s.options })), errors };
   }
 
-  async function importJson(list: FileList | null) {
-    const file = list?.[0];
-    if (!file) return;
+  function refused(error: unknown) {
+    if (!(error instanceof QuireError)) {
+      setStatus(String(error));
+      return;
+    }
+    const placed = builderErrors(error);
+    setErrors(placed);
+    setStatus(placed.other ?? 'The server refused it: see the fields marked.');
+  }
+
+  async function save() {
+    const mistake = nameMistake(name);
+    const { chain: steps, errors: stepErrors } = checkSteps();
+    setErrors({ steps: stepErrors, ...(mistake ? { name: mistake } : {}) });
+    if (mistake || !steps) return;
     try {
-      const recipe = JSON.parse(await file.text()) as Recipe;
-      if (!Array.isArray(recipe.steps)) throw new Error('no steps');
-      setName(recipe.name ?? file.name);
-      setSteps(recipe.steps);
-      setStatus(`Imported “${recipe.name}”.`);
+      // The open recipe under its own name gets a new version; any other name is a new recipe.
+      const result =
+        opened && opened.name === name
+          ? await client.recipes.replace(opened.id, steps as never)
+          : await client.recipes.create({ name, steps: steps as never });
+      setOpened(result);
+      setStatus(`Saved “${result.name}” (version ${result.version}) on the server.`);
+      await refresh();
     } catch (error) {
-      setStatus(`That file is not a recipe: ${error instanceof Error ? error.message : String(error)}`);
+      refused(error);
     }
   }
 
   async function run(event: Event) {
     event.preventDefault();
     setZip(null);
-    const chain = steps.map((s) => ({
-      tool: s.tool,
-      options: optionsFrom(schemaOf(s.tool), s.options).options,
-    }));
+    const { chain: current, errors: stepErrors } = checkSteps();
+    setErrors({ steps: stepErrors });
+    if (!current) return;
+    // The saved version when the builder still shows it, so each job records the recipe it ran.
+    const spec =
+      opened && opened.name === name && sameSteps(opened.steps, current)
+        ? { recipe: `${opened.id}@${opened.version}` }
+        : { steps: current as never };
+    const inputs = files.map((f) => f.file);
     try {
-      if (files.length === 1 && files[0]) {
-        const job = await client.jobs.create({ steps: chain as never, inputs: [files[0].file] });
+      if (inputs.length === 1) {
+        const job = await client.jobs.create({ ...spec, inputs });
         location.hash = `#/jobs/${job.id}`;
         return;
       }
       setStatus('Running the batch…');
-      let batch = await client.batches.create({ steps: chain as never, inputs: files.map((f) => f.file) });
+      let batch = await client.batches.create({ ...spec, inputs });
       while (batch.status !== 'completed') {
         await new Promise((resolve) => setTimeout(resolve, 1000));
         batch = await client.batches.get(batch.id);
@@ -92,55 +124,72 @@ export function Recipes({ client, catalogue }: { client: QuireBrowser; catalogue
       setZip(URL.createObjectURL(await client.batches.download(batch.id)));
       setStatus(`Batch done: ${batch.counts.succeeded} succeeded, ${batch.counts.failed} failed.`);
     } catch (error) {
-      setStatus(error instanceof QuireError ? `${error.title}: ${error.detail}` : String(error));
+      refused(error);
     }
   }
 
   return (
     <section aria-labelledby="recipes-title">
       <h1 id="recipes-title">Recipes</h1>
-      <p>Chain tools: each step works on the result of the one before. Saved in this browser.</p>
-      {saved.length > 0 && (
-        <ul aria-label="Saved recipes">
-          {saved.map((r) => (
-            <li key={r.name}>
-              <button
-                type="button"
-                onClick={() => {
-                  setName(r.name);
-                  setSteps(r.steps);
-                }}
-              >
-                Open {r.name}
-              </button>
-              <button
-                type="button"
-                onClick={() => {
-                  const next = saved.filter((x) => x.name !== r.name);
-                  keep(next);
-                  setSaved(next);
-                }}
-              >
-                Delete<span class="sr"> {r.name}</span>
-              </button>
-            </li>
-          ))}
-        </ul>
+      <p>Chain tools: each step works on the result of the one before. Recipes are saved on the server.</p>
+      {saved === null ? (
+        <p role="status">Loading your recipes…</p>
+      ) : (
+        <RecipeList
+          client={client}
+          recipes={saved}
+          onOpen={open}
+          onChanged={(message, change) => {
+            // The builder follows a rename or delete of what it shows and opens an import; other
+            // changes leave its unsaved edits alone.
+            const wasOpen = change.removed !== undefined && change.removed === opened?.id;
+            if (change.created && (change.removed === undefined || wasOpen)) open(change.created);
+            else if (wasOpen) setOpened(null);
+            setStatus(message);
+            void refresh();
+          }}
+          onRefusedImport={(draft, error) => {
+            open(null);
+            setName(draft.name);
+            setSteps(draft.steps.map((s) => ({ tool: s.tool, options: s.options ?? {} })));
+            refused(error);
+          }}
+        />
       )}
       <form onSubmit={run} noValidate>
+        <h2>{opened ? `Editing ${opened.name}, version ${opened.version}` : 'New recipe'}</h2>
         <label for="recipe-name">Recipe name</label>
-        <input id="recipe-name" value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} />
+        <input
+          id="recipe-name"
+          value={name}
+          aria-invalid={errors.name ? 'true' : undefined}
+          aria-describedby={errors.name ? 'recipe-name-hint recipe-name-error' : 'recipe-name-hint'}
+          onInput={(e) => setName((e.target as HTMLInputElement).value)}
+        />
+        <p id="recipe-name-hint" class="hint">
+          Lower-case letters, digits, “.”, “_” and “-”. Saving under the open recipe’s name adds a version.
+        </p>
+        {errors.name && (
+          <p id="recipe-name-error" class="error" role="alert">
+            {errors.name}
+          </p>
+        )}
         <ol class="steps">
           {steps.map((step, index) => (
             <li key={`${index}-${step.tool}`}>
-              <h2>
+              <h3>
                 Step {index + 1}: {step.tool}
-              </h2>
+              </h3>
+              {errors.steps[index]?.tool && (
+                <p class="error" role="alert">
+                  {errors.steps[index]?.tool}
+                </p>
+              )}
               <SchemaForm
                 idPrefix={`step${index + 1}`}
                 schema={schemaOf(step.tool)}
                 values={step.options}
-                errors={{}}
+                errors={errors.steps[index] ?? {}}
                 onChange={(options) => setSteps(steps.map((s, i) => (i === index ? { ...s, options } : s)))}
               />
               <button type="button" onClick={() => setSteps(steps.filter((_, i) => i !== index))}>
@@ -168,17 +217,7 @@ export function Recipes({ client, catalogue }: { client: QuireBrowser; catalogue
           <button type="button" onClick={save} disabled={steps.length === 0}>
             Save recipe
           </button>
-          <button type="button" onClick={exportJson} disabled={steps.length === 0}>
-            Export JSON
-          </button>
         </p>
-        <label for="recipe-import">Import a recipe (JSON)</label>
-        <input
-          id="recipe-import"
-          type="file"
-          accept="application/json,.json"
-          onChange={(e) => importJson((e.target as HTMLInputElement).files)}
-        />
         <DropZone
           accepts={['application/pdf']}
           maxFiles={catalogue.limits.max_files_per_job}

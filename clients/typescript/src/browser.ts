@@ -6,6 +6,7 @@ import * as tus from 'tus-js-client';
 import { type Api, createApi, data } from './api.js';
 import { type Job, QuireError } from './errors.js';
 import type { components, operations } from './generated/schema.js';
+import { Recipes } from './recipes.js';
 import { Tools } from './resources.js';
 import type { Step } from './tool-options.js';
 import { type RateLimitState, type RetryPolicy, Transport } from './transport.js';
@@ -15,6 +16,7 @@ import { type WaitOptions, waitForJob } from './wait.js';
 export type { Job } from './errors.js';
 export { type ErrorCode, type FieldError, type Problem, QuireError } from './errors.js';
 export type { components, operations, paths } from './generated/schema.js';
+export type { ListRecipesQuery, Recipe, RecipeList } from './recipes.js';
 export type { Tool, ToolList } from './resources.js';
 export type { AnyToolName, Step, ToolName, ToolOptions } from './tool-options.js';
 export type { RateLimitState, RetryPolicy } from './transport.js';
@@ -43,6 +45,8 @@ export interface BrowserCreateParams {
   tool?: string;
   options?: unknown;
   steps?: Step[];
+  /** A saved recipe's id or name, optionally `@version`, in place of `tool`/`options`/`steps`. */
+  recipe?: string;
   inputs: BrowserInput[];
   metadata?: Record<string, string>;
   idempotencyKey?: string;
@@ -176,6 +180,7 @@ export class QuireBrowser {
   readonly batches: BrowserBatches;
   readonly uploads: BrowserUploads;
   readonly tools: Tools;
+  readonly recipes: Recipes;
   readonly #transport: Transport;
 
   constructor(options: BrowserQuireOptions) {
@@ -190,6 +195,7 @@ export class QuireBrowser {
     this.batches = new BrowserBatches(this.#transport);
     this.uploads = new BrowserUploads(this.#transport);
     this.tools = new Tools(api);
+    this.recipes = new Recipes(api);
   }
 
   get rateLimit(): RateLimitState {
@@ -211,6 +217,7 @@ function formOf(params: BrowserCreateParams): FormData {
   if (params.tool !== undefined) form.append('tool', params.tool);
   if (params.options !== undefined) form.append('options', JSON.stringify(params.options));
   if (params.steps !== undefined) form.append('steps', JSON.stringify(params.steps));
+  if (params.recipe !== undefined) form.append('recipe', params.recipe);
   if (params.metadata !== undefined) form.append('metadata', JSON.stringify(params.metadata));
   for (const input of params.inputs) {
     if (input instanceof Blob) form.append('file', input, input instanceof File ? input.name : 'input');
