@@ -4,10 +4,9 @@
 // never pays for them. A job's file crosses into the sandbox through the instance's exchange
 // folder, which holds that one job's input and output and is emptied after it.
 import { chmod, copyFile, rm } from 'node:fs/promises';
-import net from 'node:net';
 import path from 'node:path';
 import { QuireError } from '../../errors/quire-error.js';
-import { AbortedError, run } from '../../process/runner.js';
+import { run } from '../../process/runner.js';
 import { requireSandbox, sandboxArgv } from '../../process/sandbox.js';
 import { createInstancePool, type PooledInstance } from '../instance-pool.js';
 import { askOverSocket } from '../socket-request.js';

@@ -5,10 +5,9 @@
 // use, so a server that never validates never pays for a JVM. A job's file crosses into the sandbox
 // through the instance's exchange folder, which holds that one file and is emptied after it.
 import { chmod, copyFile, mkdir, rm } from 'node:fs/promises';
-import net from 'node:net';
 import path from 'node:path';
 import { QuireError } from '../../errors/quire-error.js';
-import { AbortedError, run } from '../../process/runner.js';
+import { run } from '../../process/runner.js';
 import { makeSandboxDir, requireSandbox, sandboxArgv, writeSandboxPasswd } from '../../process/sandbox.js';
 import { makeWorkDir } from '../../process/work-dir.js';
 import { createInstancePool, type PooledInstance } from '../instance-pool.js';
