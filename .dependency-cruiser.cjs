@@ -17,6 +17,9 @@ const jobsMayImport = [
   'outbound',
 ];
 
+/** The only modules beside store/ and cli/ that may hold the job and batch stores' writes. */
+const jobServices = ['job-service', 'batch-service', 'services'];
+
 const allowed = {
   errors: [],
   model: ['errors'],
@@ -68,6 +71,14 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/', pathNot: '^src/(outbound|http|cli)/' },
       to: { dependencyTypes: ['core'], path: '^(node:)?(https?|http2|tls)$', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'services-write-job-state',
+      comment:
+        'job and batch state is written only by the job services (jobs/job-service.ts, batch-service.ts, built by services.ts): no other module outside store/ and cli/ imports the stores with their writes (store/job-stores.ts) or opens a database (store/open.ts, the SQL implementations); routes and the worker read through store/job-reads.ts (docs/architecture.md)',
+      severity: 'error',
+      from: { path: '^src/', pathNot: `^src/(store|cli)/|^src/jobs/(${jobServices.join('|')})\\.ts$` },
+      to: { path: '^src/store/((job-stores|open)\\.ts|(sql|sqlite|postgres)/)' },
     },
     {
       name: 'known-folders-only',

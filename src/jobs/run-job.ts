@@ -13,7 +13,7 @@ import type { JobEvents } from '../model/job-change.js';
 import { runnableSteps } from '../model/step-secrets.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
-import { withWorkDir } from '../process/work-dir.js';
+import { openWorkDir, removeWorkDir } from '../process/work-dir.js';
 import type { ClaimedJob } from '../store/types.js';
 import type { ToolCatalog } from '../tools/lib/catalog.js';
 import type { InputType, ToolInput } from '../tools/lib/types.js';
@@ -99,11 +99,16 @@ export async function runJob(
       await phases.transfer(() =>
         importInputs(claim, signal, deps, limits.maxFileBytes, acceptsOf(deps, job.tool)),
       );
-    const result = await phases.engine(() =>
-      withWorkDir(deps.config.tmpDir, (workDir) =>
-        execute(claim, workDir, signal, { progress, running }, deps, limits),
-      ),
-    );
+    const result = await phases.engine(async () => {
+      // Opened and removed here rather than through withWorkDir, so the job's run is not a callback
+      // of process/ (docs/architecture.md, "The call path of a job").
+      const workDir = openWorkDir(deps.config.tmpDir);
+      try {
+        return await execute(claim, workDir, signal, { progress, running }, deps, limits);
+      } finally {
+        await removeWorkDir(workDir);
+      }
+    });
     if (job.transfers.export) await phases.transfer(() => exportResult(claim, result, signal, deps));
     terminal = await service.complete(claim, result, retentionOf(claim, limits), ended('succeeded'));
     // Lost the lease between the engine and the write: the job belongs to someone else now.
