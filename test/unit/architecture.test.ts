@@ -10,7 +10,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../support/corpus.js';
 
 const require = createRequire(import.meta.url);
-const config = require(path.join(repoRoot, '.dependency-cruiser.cjs')) as { forbidden: IForbiddenRuleType[] };
+/** The rules as written there (each `to` a plain object, which the library's union type hides). */
+type Rule = IForbiddenRuleType & { to: { path?: string } };
+const config = require(path.join(repoRoot, '.dependency-cruiser.cjs')) as { forbidden: Rule[] };
 const doc = readFileSync(path.join(repoRoot, 'docs/architecture.md'), 'utf8');
 
 /** Cruises a throwaway tree of `files` (path under the tree → source) with the real rules. */
