@@ -18,6 +18,9 @@ const jobsMayImport = [
   'outbound',
 ];
 
+/** The only modules beside store/ and cli/ that may hold the job and batch stores' writes. */
+const jobServices = ['job-service', 'batch-service', 'services'];
+
 const allowed = {
   errors: [],
   model: ['errors'],
@@ -114,6 +117,14 @@ module.exports = {
       to: { dependencyTypes: ['core'], path: '^(node:)?(https?|http2|tls)$', dependencyTypesNot: ['type-only'] },
     },
     ...toolRules,
+    {
+      name: 'services-write-job-state',
+      comment:
+        'job and batch state is written only by the job services (jobs/job-service.ts, batch-service.ts, built by services.ts): no other module outside store/ and cli/ imports the stores with their writes (store/job-stores.ts) or opens a database (store/open.ts, the SQL implementations); routes and the worker read through store/job-reads.ts (docs/architecture.md)',
+      severity: 'error',
+      from: { path: '^src/', pathNot: `^src/(store|cli)/|^src/jobs/(${jobServices.join('|')})\\.ts$` },
+      to: { path: '^src/store/((job-stores|open)\\.ts|(sql|sqlite|postgres)/)' },
+    },
     {
       name: 'known-folders-only',
       comment: 'every module of src/ lives in a folder of the layer picture (docs/architecture.md)',

@@ -10,14 +10,15 @@ import type { Config } from '../config/config.js';
 import { closeEngines, createEngines, type Engines, probeEngines } from '../engines/index.js';
 import { QPDF_FORKSERVER, qpdfForkServer } from '../engines/qpdf/forkserver/binary.js';
 import type { EngineModule, EngineStatus } from '../engines/types.js';
+import { openServices, type Services } from '../jobs/services.js';
 import { JobEvents } from '../model/job-change.js';
 import { createLogger, type Logger } from '../observability/logger.js';
 import { createMetrics, type Metrics } from '../observability/metrics.js';
 import { guardedLookup } from '../outbound/address-guard.js';
 import { EXEC_HELPER, execHelper } from '../process/limits.js';
+import type { Database } from '../store/job-stores.js';
 import { withLocalRateLimits } from '../store/local-rate-limiter.js';
 import { openDatabase } from '../store/open.js';
-import type { Database } from '../store/types.js';
 import { ToolCatalog } from '../tools/framework/catalog.js';
 import type { AnyToolDefinition } from '../tools/framework/types.js';
 import { tools } from '../tools/registry.js';
@@ -34,6 +35,8 @@ export interface Runtime {
   engineStatus: EngineStatus[];
   catalog: ToolCatalog;
   events: JobEvents;
+  /** The only writers of job and batch state, shared by the routes, the workers and the sweeper. */
+  services: Services;
   uploads: Uploads;
   close(): Promise<void>;
 }
@@ -112,6 +115,7 @@ export async function openRuntime(
     engineStatus,
     catalog: new ToolCatalog([...tools, ...(extras.tools ?? [])], engineStatus),
     events,
+    services: openServices(db, { blobs, events, webhookSecretKey: keys.webhookSecretKey }),
     uploads,
     close: async () => {
       // Pooled LibreOffice and Chromium instances would otherwise outlive a closed runtime in tests.

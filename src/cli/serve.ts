@@ -78,7 +78,7 @@ export async function listen(runtime: Runtime, graceMs = 10_000): Promise<Listen
 
 /** Job workers, webhook dispatcher and sweeper: everything a process that does the work runs. */
 export function startWork(runtime: Runtime): () => Promise<void> {
-  const workers = startWorkers({ ...runtime, jobs: runtime.db.jobs });
+  const workers = startWorkers(runtime);
   // Deliveries have their own few slots: a slow receiver never holds a job slot, nor a job a delivery.
   const dispatcher = startWebhookDispatcher({ ...runtime, webhooks: runtime.db.webhooks });
   const sweeper = startSweeper(sweeperDeps(runtime));
@@ -90,13 +90,11 @@ export function startWork(runtime: Runtime): () => Promise<void> {
 
 function sweeperDeps(runtime: Runtime) {
   return {
-    jobs: runtime.db.jobs,
+    services: runtime.services,
     idempotency: runtime.db.idempotency,
     rateLimits: runtime.db.rateLimits,
     uploads: runtime.uploads,
     recordRetentionMs: runtime.config.retention.jobRecordMs,
-    blobs: runtime.blobs,
-    events: runtime.events,
     logger: runtime.logger,
     intervalMs: runtime.config.worker.sweepIntervalMs,
     maxStalls: runtime.config.worker.maxStalls,

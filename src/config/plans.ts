@@ -241,8 +241,11 @@ export interface AccountLimits {
 
 export type WholeJobLimits = Pick<Plan, 'maxOutputBytes' | 'maxFanOut' | 'maxWorkBytes' | 'maxEngineMs'>;
 
-/** What a running job is held to: its account's page limit, result retention and whole-job limits. */
-export type JobLimits = Pick<AccountLimits, 'maxPages' | 'resultRetentionMs' | 'job'>;
+/**
+ * What a running job is held to: its account's per-file limit (URL imports), page limit, result
+ * retention and whole-job limits.
+ */
+export type JobLimits = Pick<AccountLimits, 'maxFileBytes' | 'maxPages' | 'resultRetentionMs' | 'job'>;
 
 export function accountLimits(caps: PlanCaps, planName: string): AccountLimits {
   const p = planFor(caps.plans, planName);

@@ -3,16 +3,19 @@ import type { ServerKeys } from '../auth/server-secret.js';
 import type { BlobStore } from '../blobs/types.js';
 import type { Config } from '../config/config.js';
 import type { EngineStatus } from '../engines/types.js';
+import type { Services } from '../jobs/services.js';
 import type { JobEvents } from '../model/job-change.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
-import type { Database } from '../store/types.js';
+import type { ReadableDatabase } from '../store/job-reads.js';
 import type { ToolCatalog } from '../tools/framework/catalog.js';
 import type { Uploads } from '../uploads/uploads.js';
 
 export interface AppDeps {
   config: Config;
-  db: Database;
+  /** Job and batch state read-only: routes change it through `services` alone. */
+  db: ReadableDatabase;
+  services: Services;
   blobs: BlobStore;
   keys: ServerKeys;
   catalog: ToolCatalog;

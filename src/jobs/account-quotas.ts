@@ -3,7 +3,7 @@
 // about to be accepted; the job runner's whole-job limits are job-budget.ts.
 import type { Plan } from '../config/plans.js';
 import { QuireError } from '../errors/quire-error.js';
-import type { JobStore } from '../store/types.js';
+import type { JobReads } from '../store/job-reads.js';
 import type { UploadStore } from '../store/upload-types.js';
 
 /**
@@ -13,7 +13,7 @@ import type { UploadStore } from '../store/upload-types.js';
 const QUEUE_RETRY_AFTER_S = 5;
 
 export class AccountQuotas {
-  constructor(private readonly deps: { jobs: JobStore; uploads: UploadStore }) {}
+  constructor(private readonly deps: { jobs: JobReads; uploads: UploadStore }) {}
 
   /**
    * Refuses when `adding` more bytes (0: whether the account is already at its quota) would take

@@ -6,12 +6,11 @@ import type { Config } from '../config/config.js';
 import { QuireError } from '../errors/quire-error.js';
 import type { JobResult, TransferTarget } from '../model/job.js';
 import { readExcerpt } from '../outbound/request.js';
-import type { ClaimedJob, JobStore } from '../store/types.js';
+import type { ClaimedJob } from '../store/types.js';
 import { classify, exchange, TransferError, transferSignals } from './transfer-http.js';
 
 export interface ExportDeps {
   config: Pick<Config, 'transfers'>;
-  jobs: JobStore;
   blobs: BlobStore;
 }
 
@@ -72,17 +71,6 @@ export function exportHeaders(target: TransferTarget): Record<string, string> {
  */
 export function retentionOf(claim: ClaimedJob, limits: { resultRetentionMs: number }): number {
   return claim.job.transfers.export?.keepResult === false ? 0 : limits.resultRetentionMs;
-}
-
-/** Drops a result the client asked not to keep (`export.keep_result: false`) once it is recorded. */
-export async function dropUnkeptResult(
-  claim: ClaimedJob,
-  result: JobResult,
-  deps: ExportDeps,
-): Promise<void> {
-  if (claim.job.transfers.export?.keepResult !== false) return;
-  await deps.blobs.delete(result.blobKey);
-  await deps.jobs.markResultDeleted(claim.job.id);
 }
 
 function exportError(error: unknown, jobSignal: AbortSignal, deadline: AbortSignal): unknown {

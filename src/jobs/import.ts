@@ -7,14 +7,16 @@ import type { BlobStore } from '../blobs/types.js';
 import type { Config } from '../config/config.js';
 import { QuireError } from '../errors/quire-error.js';
 import type { InputFile, TransferTarget } from '../model/job.js';
+import type { ClaimedJob } from '../store/types.js';
 import { SNIFF_BYTES, sniffContentType } from '../sniff/sniff.js';
-import type { ClaimedJob, JobStore } from '../store/types.js';
+import type { JobService } from './job-service.js';
 import { LeaseLostError } from './lease-keeper.js';
 import { classify, exchange, TransferError, type TransferRequest, transferSignals } from './transfer-http.js';
 
 export interface ImportDeps {
   config: Pick<Config, 'transfers'>;
-  jobs: JobStore;
+  /** Records the fetched inputs under the lease (JobService.recordInputs). */
+  services: { jobs: Pick<JobService, 'recordInputs'> };
   blobs: BlobStore;
 }
 
@@ -43,7 +45,7 @@ export async function importInputs(
     if (!source) throw new QuireError('import_failed', `Input ${index + 1}: its URL is no longer held.`);
     await importOne(input, index, source, signal, deps, maxFileBytes, accepts);
   }
-  if (!(await deps.jobs.recordInputs(job.id, claim.leaseToken, job.inputs)))
+  if (!(await deps.services.jobs.recordInputs(claim, job.inputs)))
     throw signal.reason ?? new LeaseLostError('lease lost while importing');
 }
 

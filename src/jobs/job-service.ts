@@ -1,16 +1,30 @@
 // The job's state changes, each in one place: the store write, the blobs that go with it and the
-// in-process notice. HTTP routes, workers and the sweeper call these instead of doing the steps.
+// in-process notice. Built once per process (jobs/services.ts) and handed to the routes, the workers
+// and the sweeper, which call these instead of doing the steps: this file and batch-service.ts are
+// the only writers of job state (`services-write-job-state` in .dependency-cruiser.cjs).
 import { jobFolder } from '../blobs/keys.js';
 import type { BlobStore } from '../blobs/types.js';
 import { QuireError } from '../errors/quire-error.js';
 import type { InputFile, JobError, JobRecord, JobResult } from '../model/job.js';
 import type { JobEvents } from '../model/job-change.js';
-import type { ClaimedJob, ClaimLimits, JobStore, NewJob, SweepOutcome } from '../store/types.js';
+import type { JobStore } from '../store/job-stores.js';
+import type { ClaimedJob, ClaimLimits, NewJob, SweepOutcome } from '../store/types.js';
+import type { WebhookStore } from '../store/webhook-types.js';
+import { jobCallbackEndpoint } from '../webhooks/job-callback.js';
 
 export interface JobServiceDeps {
   jobs: JobStore;
   blobs: BlobStore;
   events: JobEvents;
+  /** Where a job with a `webhook_url` gets its account's callback secret before it is stored. */
+  webhooks: WebhookStore;
+  webhookSecretKey: Buffer;
+}
+
+/** A lease as the lease keeper holds it. */
+export interface HeldLease {
+  id: string;
+  token: string;
 }
 
 /**
@@ -22,19 +36,24 @@ export type OnRecorded = () => void;
 export class JobService {
   constructor(private readonly deps: JobServiceDeps) {}
 
-  /** Stores the job whose inputs are already uploaded; on a failed write its files go too. */
+  /**
+   * Stores the job whose inputs are already uploaded; on a failed write its files go too. A job
+   * with a `webhook_url` first gets its account's callback secret, so its first delivery is signed.
+   */
   async create(job: NewJob): Promise<JobRecord> {
     const { jobs, blobs, events } = this.deps;
-    const created = await jobs.create(job).catch(async (error: unknown) => {
-      // No job row, no sweep would ever find these files: delete them now. Only when the job is
-      // known to be absent — a commit whose answer was lost may still have created it.
-      const absent = await jobs.get(job.accountId, job.id).then(
-        (found) => found === undefined,
-        () => false,
-      );
-      if (absent) await blobs.deletePrefix(jobFolder(job.id)).catch(() => undefined);
-      throw error;
-    });
+    const created = await this.callbackSecret(job)
+      .then(() => jobs.create(job))
+      .catch(async (error: unknown) => {
+        // No job row, no sweep would ever find these files: delete them now. Only when the job is
+        // known to be absent — a commit whose answer was lost may still have created it.
+        const absent = await jobs.get(job.accountId, job.id).then(
+          (found) => found === undefined,
+          () => false,
+        );
+        if (absent) await blobs.deletePrefix(jobFolder(job.id)).catch(() => undefined);
+        throw error;
+      });
     events.emit({ jobId: job.id, kind: 'created' });
     return created;
   }
@@ -89,6 +108,35 @@ export class JobService {
     return this.deps.jobs.release(claim.job.id, claim.leaseToken).catch(() => false);
   }
 
+  /** Extends the claim's lease while its token still holds it; false means the lease is lost. */
+  renewLease(id: string, token: string, leaseMs: number): Promise<boolean> {
+    return this.deps.jobs.renewLease(id, token, leaseMs);
+  }
+
+  /** Of these leases, the ids whose lease is still held (a cancel or a sweep took the others). */
+  heldLeases(leases: readonly HeldLease[]): Promise<Set<string>> {
+    return this.deps.jobs.heldLeases(leases);
+  }
+
+  /** Raises the running job's progress while the lease holds; false when nothing was written. */
+  async setProgress(claim: ClaimedJob, percent: number): Promise<boolean> {
+    const held = await this.deps.jobs.setProgress(claim.job.id, claim.leaseToken, percent);
+    if (held) this.deps.events.emit({ jobId: claim.job.id, kind: 'updated' });
+    return held;
+  }
+
+  /** Records the step a job of several steps is running, while the lease holds. */
+  async setStep(claim: ClaimedJob, index: number): Promise<boolean> {
+    const held = await this.deps.jobs.setStep(claim.job.id, claim.leaseToken, index);
+    if (held) this.deps.events.emit({ jobId: claim.job.id, kind: 'updated' });
+    return held;
+  }
+
+  /** Records the fetched URL inputs (size, sniffed type) while the lease holds; false when lost. */
+  recordInputs(claim: ClaimedJob, inputs: InputFile[]): Promise<boolean> {
+    return this.deps.jobs.recordInputs(claim.job.id, claim.leaseToken, inputs);
+  }
+
   /**
    * processing → succeeded, while the claim's lease still holds; then the inputs go. False when the
    * lease was lost: the job belongs to someone else now, and this attempt's result is deleted.
@@ -117,6 +165,13 @@ export class JobService {
     if (!ended) return false;
     await this.ended(claim.job, ended, onRecorded);
     return true;
+  }
+
+  /** Drops a recorded result the client asked not to keep (`export.keep_result: false`). */
+  async dropUnkeptResult(claim: ClaimedJob, result: JobResult): Promise<void> {
+    if (claim.job.transfers.export?.keepResult !== false) return;
+    await this.deps.blobs.delete(result.blobKey);
+    await this.deps.jobs.markResultDeleted(claim.job.id);
   }
 
   /** Expired leases: requeued jobs wake idle workers here, failed ones (`worker_lost`) their waiters. */
@@ -152,6 +207,11 @@ export class JobService {
     const expired = await jobs.listExpiredRecords(before, batch);
     for (const job of expired) await blobs.deletePrefix(jobFolder(job.id));
     return jobs.deleteRecords(expired.map((job) => job.id));
+  }
+
+  private async callbackSecret(job: NewJob): Promise<void> {
+    if (!job.webhookUrl) return;
+    await jobCallbackEndpoint(this.deps.webhooks, this.deps.webhookSecretKey, job.accountId);
   }
 
   /** `job` as claimed (its inputs to delete), `ended` as written (for those the notice wakes). */

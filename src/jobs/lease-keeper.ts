@@ -3,7 +3,7 @@
 
 import type { JobEvents } from '../model/job-change.js';
 import type { Logger } from '../observability/logger.js';
-import type { JobStore } from '../store/types.js';
+import type { JobService } from './job-service.js';
 
 /** Why a running job's engine was stopped. */
 export class LeaseLostError extends Error {
@@ -28,7 +28,7 @@ export class LeaseKeeper {
   private readonly pollTimer: NodeJS.Timeout;
 
   constructor(
-    private readonly jobs: JobStore,
+    private readonly service: Pick<JobService, 'renewLease' | 'heldLeases'>,
     private readonly events: JobEvents,
     private readonly leaseMs: number,
     private readonly logger: Logger,
@@ -75,7 +75,7 @@ export class LeaseKeeper {
     const entry = this.held.get(token);
     if (!entry) return;
     try {
-      if (!(await this.jobs.renewLease(entry.jobId, token, this.leaseMs))) this.lose(token, 'lease lost');
+      if (!(await this.service.renewLease(entry.jobId, token, this.leaseMs))) this.lose(token, 'lease lost');
     } catch (error) {
       // A failed renewal is not a lost lease yet; the next one (or the expiry) decides.
       this.logger.warn({ job: entry.jobId, err: { type: (error as Error).name } }, 'lease renewal failed');
@@ -86,7 +86,7 @@ export class LeaseKeeper {
     if (this.held.size === 0) return;
     const leases = [...this.held].map(([token, h]) => ({ id: h.jobId, token }));
     try {
-      const still = await this.jobs.heldLeases(leases);
+      const still = await this.service.heldLeases(leases);
       for (const { id, token } of leases) if (!still.has(id)) this.lose(token, 'lease lost');
     } catch (error) {
       this.logger.warn({ err: { type: (error as Error).name } }, 'lease poll failed');

@@ -1,8 +1,8 @@
 // Throttles progress writes: at most one per second per job, and only when the whole percent rises,
 // with a trailing write so the last reported value is not lost (STYLE: progress is typed and throttled).
 
-import type { JobEvents } from '../model/job-change.js';
-import type { JobStore } from '../store/types.js';
+/** The write itself (JobService.setProgress): true when the lease still held. */
+export type WriteProgress = (percent: number) => Promise<boolean>;
 
 const MIN_INTERVAL_MS = 1_000;
 /**
@@ -18,12 +18,7 @@ export class ProgressWriter {
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
 
-  constructor(
-    private readonly jobs: JobStore,
-    private readonly events: JobEvents,
-    private readonly jobId: string,
-    private readonly token: string,
-  ) {}
+  constructor(private readonly write: WriteProgress) {}
 
   offer(percent: number): void {
     if (this.stopped || percent <= this.pending) return;
@@ -46,9 +41,7 @@ export class ProgressWriter {
     this.written = value;
     this.lastWriteAt = Date.now();
     try {
-      if (await this.jobs.setProgress(this.jobId, this.token, value)) {
-        this.events.emit({ jobId: this.jobId, kind: 'updated' });
-      }
+      await this.write(value);
     } catch {
       // Progress is advisory; a failed write is retried by the next offer.
       this.written = 0;

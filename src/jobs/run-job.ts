@@ -5,7 +5,7 @@ import path from 'node:path';
 import { jobFolder } from '../blobs/keys.js';
 import type { BlobStore } from '../blobs/types.js';
 import type { Config } from '../config/config.js';
-import { accountLimits, type JobLimits } from '../config/plans.js';
+import type { JobLimits } from '../config/plans.js';
 import type { Engines } from '../engines/index.js';
 import { QuireError } from '../errors/quire-error.js';
 import type { JobError, JobResult, StepRef } from '../model/job.js';
@@ -13,22 +13,23 @@ import type { JobEvents } from '../model/job-change.js';
 import { runnableSteps } from '../model/step-secrets.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
-import { withWorkDir } from '../process/work-dir.js';
-import type { ClaimedJob, JobStore } from '../store/types.js';
+import { openWorkDir, removeWorkDir } from '../process/work-dir.js';
+import type { ClaimedJob } from '../store/types.js';
 import type { ToolCatalog } from '../tools/framework/catalog.js';
 import type { InputType, ToolInput } from '../tools/framework/types.js';
-import { dropUnkeptResult, exportResult, retentionOf } from './export.js';
+import { exportResult, retentionOf } from './export.js';
 import { failureKind, toJobError } from './failure.js';
 import { importInputs } from './import.js';
 import { JobBudget } from './job-budget.js';
-import { JobService } from './job-service.js';
 import { LeaseLostError } from './lease-keeper.js';
 import { ProgressWriter } from './progress-writer.js';
+import type { Services } from './services.js';
 import { runSteps, type StepRecord } from './steps.js';
 
 export interface RunJobDeps {
   config: Config;
-  jobs: JobStore;
+  /** The job's writes (step, progress, inputs, the end) go through `services.jobs` alone. */
+  services: Pick<Services, 'jobs'>;
   blobs: BlobStore;
   catalog: ToolCatalog;
   engines: Engines;
@@ -79,11 +80,11 @@ export async function runJob(
   limits: JobLimits,
   phases: JobPhases,
 ): Promise<void> {
-  const { job, leaseToken } = claim;
+  const { job } = claim;
   const log = deps.logger.child({ job: job.id, tool: job.tool, attempt: job.attempts });
   const started = Date.now();
-  const service = new JobService(deps);
-  const progress = new ProgressWriter(deps.jobs, deps.events, job.id, leaseToken);
+  const service = deps.services.jobs;
+  const progress = new ProgressWriter((percent) => service.setProgress(claim, percent));
   /** Recorded right after the terminal write, so metrics and waiters see the end together. */
   const ended = (outcome: string) => () => {
     const seconds = (Date.now() - started) / 1000;
@@ -92,22 +93,27 @@ export async function runJob(
     log.info({ outcome, ms: Math.round(seconds * 1000) }, 'job finished');
   };
   let terminal = false;
-  const running = new RunningStep(claim, deps);
+  const running = new RunningStep(claim, service);
   try {
     if (hasPendingImports(claim))
       await phases.transfer(() =>
-        importInputs(claim, signal, deps, maxFileBytes(deps, claim), acceptsOf(deps, job.tool)),
+        importInputs(claim, signal, deps, limits.maxFileBytes, acceptsOf(deps, job.tool)),
       );
-    const result = await phases.engine(() =>
-      withWorkDir(deps.config.tmpDir, (workDir) =>
-        execute(claim, workDir, signal, { progress, running }, deps, limits),
-      ),
-    );
+    const result = await phases.engine(async () => {
+      // Opened and removed here rather than through withWorkDir, so the job's run is not a callback
+      // of process/ (docs/architecture.md, "The call path of a job").
+      const workDir = openWorkDir(deps.config.tmpDir);
+      try {
+        return await execute(claim, workDir, signal, { progress, running }, deps, limits);
+      } finally {
+        await removeWorkDir(workDir);
+      }
+    });
     if (job.transfers.export) await phases.transfer(() => exportResult(claim, result, signal, deps));
     terminal = await service.complete(claim, result, retentionOf(claim, limits), ended('succeeded'));
     // Lost the lease between the engine and the write: the job belongs to someone else now.
     if (!terminal) throw signal.reason ?? new LeaseLostError('lease lost before completion');
-    await dropUnkeptResult(claim, result, deps);
+    await service.dropUnkeptResult(claim, result);
   } catch (error) {
     progress.stop();
     if (terminal) {
@@ -195,7 +201,7 @@ class RunningStep {
 
   constructor(
     private readonly claim: ClaimedJob,
-    private readonly deps: Pick<RunJobDeps, 'jobs' | 'events'>,
+    private readonly service: Services['jobs'],
   ) {
     this.several = claim.job.nextSteps.length > 0;
   }
@@ -204,13 +210,12 @@ class RunningStep {
     const changed = this.current?.index !== step.index;
     this.current = step;
     if (!this.several || !changed) return;
-    const { job, leaseToken } = this.claim;
     // Advisory like progress: a failed write leaves the previous step shown, nothing else. Chained,
     // so the writes land in the order the steps ran.
     this.writes = this.writes
-      .then(() => this.deps.jobs.setStep(job.id, leaseToken, step.index))
+      .then(() => this.service.setStep(this.claim, step.index))
       .then(
-        (held) => void (held && this.deps.events.emit({ jobId: job.id, kind: 'updated' })),
+        () => undefined,
         () => undefined,
       );
   }
@@ -237,11 +242,6 @@ async function fetchInputs(claim: ClaimedJob, workDir: string, blobs: BlobStore)
 /** Inputs given as URLs and not fetched yet (a retried job does not fetch again). */
 function hasPendingImports(claim: ClaimedJob): boolean {
   return claim.job.inputs.some((input) => input.source === 'url' && input.contentType === '');
-}
-
-/** The plan's per-file limit, which a URL import is held to as an upload is. */
-function maxFileBytes(deps: RunJobDeps, claim: ClaimedJob): number {
-  return accountLimits(deps.config, claim.plan).maxFileBytes;
 }
 
 function acceptsOf(deps: RunJobDeps, tool: string): readonly string[] {

@@ -1,17 +1,14 @@
 // Periodic housekeeping: requeue expired leases (fail after too many stalls), delete inputs of ended
 // jobs and results past retention, job records past theirs, and expired resumable uploads. Idempotent, so any number of processes may run it at once.
 
-import type { BlobStore } from '../blobs/types.js';
-import type { JobEvents } from '../model/job-change.js';
 import type { Logger } from '../observability/logger.js';
 import { removeStaleWorkDirs } from '../process/work-dir.js';
-import type { IdempotencyStore, JobStore, RateLimiter } from '../store/types.js';
-import { JobService } from './job-service.js';
+import type { IdempotencyStore, RateLimiter } from '../store/types.js';
+import type { Services } from './services.js';
 
 export interface SweeperDeps {
-  jobs: JobStore;
-  blobs: BlobStore;
-  events: JobEvents;
+  /** The job service makes every job change of a sweep. */
+  services: Pick<Services, 'jobs'>;
   logger: Logger;
   intervalMs: number;
   maxStalls: number;
@@ -29,7 +26,7 @@ export interface SweeperDeps {
 const BATCH = 100;
 
 export async function sweepOnce(deps: SweeperDeps): Promise<void> {
-  const service = new JobService(deps);
+  const service = deps.services.jobs;
   const { requeued, failed } = await service.sweepExpiredLeases(deps.maxStalls);
   for (const id of requeued) deps.logger.warn({ job: id }, 'lease expired; job requeued');
   for (const id of failed)

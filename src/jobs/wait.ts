@@ -2,13 +2,13 @@
 import type { JobRecord } from '../model/job.js';
 import { terminalStatuses } from '../model/job.js';
 import type { JobChangeNotice, JobEvents } from '../model/job-change.js';
-import type { JobStore } from '../store/types.js';
+import type { JobReads } from '../store/job-reads.js';
 
 /** Re-read interval when the change happens in another process (no in-process event). */
 const POLL_MS = 250;
 
 export async function waitForTerminal(
-  jobs: JobStore,
+  jobs: JobReads,
   events: JobEvents,
   accountId: string,
   id: string,

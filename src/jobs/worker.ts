@@ -10,7 +10,7 @@ import type { ClaimedJob, ClaimLimits } from '../store/types.js';
 import type { ToolCatalog } from '../tools/framework/catalog.js';
 import { jobStarted } from '../tools/framework/cpu-share.js';
 import { EngineSlots } from './engine-slots.js';
-import { JobService } from './job-service.js';
+import type { JobService } from './job-service.js';
 import { LeaseKeeper } from './lease-keeper.js';
 import { type JobPhases, type RunJobDeps, runJob } from './run-job.js';
 import { TransferPool } from './transfer-pool.js';
@@ -24,9 +24,9 @@ export interface Workers {
 export function startWorkers(deps: RunJobDeps): Workers {
   const id = `wrk_${os.hostname()}_${process.pid}_${ulid().slice(-6)}`;
   const { concurrency, pollMs, leaseMs } = deps.config.worker;
-  const keeper = new LeaseKeeper(deps.jobs, deps.events, leaseMs, deps.logger);
+  const keeper = new LeaseKeeper(deps.services.jobs, deps.events, leaseMs, deps.logger);
   const limits = claimLimits(deps.config, deps.catalog);
-  const service = new JobService(deps);
+  const service = deps.services.jobs;
   const slots = new EngineSlots(concurrency);
   const transfers = new TransferPool(deps.config.transfers.concurrency, deps.config.transfers.maxPerAccount);
   // Jobs this process holds a lease on: in a slot, in a transfer, or waiting for either. Each account

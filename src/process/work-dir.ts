@@ -17,15 +17,7 @@ const SMALL_DIR_ENTRIES = 16;
  * each, where a thread-pool round trip costs more CPU than the call.
  */
 export async function withWorkDir<T>(parent: string, fn: (dir: string) => Promise<T>): Promise<T> {
-  let dir: string;
-  try {
-    dir = makeWorkDir(parent);
-  } catch (error) {
-    // The parent exists but on the first job (or after an operator removed it): made, then retried.
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    mkdirSync(parent, { recursive: true });
-    dir = makeWorkDir(parent);
-  }
+  const dir = openWorkDir(parent);
   try {
     return await fn(dir);
   } finally {
@@ -34,11 +26,27 @@ export async function withWorkDir<T>(parent: string, fn: (dir: string) => Promis
 }
 
 /**
+ * A new work dir under `parent`, which is made first if missing; the caller removes it with
+ * `removeWorkDir` however its work ends. For a caller whose work should not run as a callback of
+ * this module (the job runner: docs/architecture.md, "The call path of a job").
+ */
+export function openWorkDir(parent: string): string {
+  try {
+    return makeWorkDir(parent);
+  } catch (error) {
+    // The parent exists but on the first job (or after an operator removed it): made, then retried.
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    mkdirSync(parent, { recursive: true });
+    return makeWorkDir(parent);
+  }
+}
+
+/**
  * Removes a work dir: a small flat one (the usual case) by one listing, its unlinks and one rmdir
  * here; anything larger, nested or unexpected by `rm -r` off this thread. Symbolic links are
  * removed, never followed.
  */
-async function removeWorkDir(dir: string): Promise<void> {
+export async function removeWorkDir(dir: string): Promise<void> {
   try {
     const entries = readdirSync(dir, { withFileTypes: true });
     if (entries.length <= SMALL_DIR_ENTRIES && !entries.some((entry) => entry.isDirectory())) {

@@ -2,8 +2,10 @@
 // §5, `QUIRE_REQUEST_STATE=local`): GCRA decided in memory, so a request writes nothing. Buckets are
 // read from the database on first use and merged into it every `syncMs`, so a restart keeps them
 // and other processes on the same database converge on one budget.
+
+import type { Database } from './job-stores.js';
 import { decide, gcraStep, type LocalCount, SqlRateLimiter } from './sql/rate-limiter.js';
-import type { Database, RateDecision, RateLimiter, RatePolicy } from './types.js';
+import type { RateDecision, RateLimiter, RatePolicy } from './types.js';
 
 interface Bucket extends LocalCount {
   /** Counted or read since the previous sync; a bucket idle for a whole sync period is dropped. */

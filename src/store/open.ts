@@ -1,7 +1,7 @@
 // Chooses the database implementation from QUIRE_DATABASE_URL. Each dialect is imported only when
 // its scheme is used, so the embedded SQLite default never loads a PostgreSQL driver.
 import path from 'node:path';
-import type { Database } from './types.js';
+import type { Database } from './job-stores.js';
 
 const SQLITE = 'sqlite://';
 const DEFAULT_POOL_MAX = 10;

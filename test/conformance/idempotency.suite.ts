@@ -1,7 +1,8 @@
 // Conformance of the Idempotency-Key store (docs/api.md §4) and the rate limiter (docs/api.md §5): every
 // Database implementation runs these unchanged.
 import { describe, expect, test } from 'vitest';
-import type { Database, IdempotencyScope, StoredResponse } from '../../src/store/types.js';
+import type { Database } from '../../src/store/job-stores.js';
+import type { IdempotencyScope, StoredResponse } from '../../src/store/types.js';
 import { ALICE, BOB, type OpenDatabase, T0, useDatabase } from './support/job-fixtures.js';
 
 const scope: IdempotencyScope = { accountId: ALICE, method: 'POST', route: '/api/v1/jobs', key: 'k-1' };

@@ -1,7 +1,7 @@
 // Conformance of what the plan's account quotas read (bytes stored, jobs active, jobs created in the
 // window) and of job records expiring (docs/api.md §5), on every database.
 import { describe, expect, test } from 'vitest';
-import type { Database } from '../../src/store/types.js';
+import type { Database } from '../../src/store/job-stores.js';
 import {
   ALICE,
   BOB,

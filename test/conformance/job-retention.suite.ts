@@ -2,7 +2,7 @@
 // results) and of the status counts behind the queue metrics.
 import { describe, expect, test } from 'vitest';
 import type { JobRecord } from '../../src/model/job.js';
-import type { Database } from '../../src/store/types.js';
+import type { Database } from '../../src/store/job-stores.js';
 import {
   ALICE,
   LEASE_MS,

@@ -2,7 +2,7 @@
 // exactly its event in the same transaction (a refused conditional write writes none), events fan out
 // to subscribed enabled endpoints, and deliveries follow the lease protocol jobs do.
 import { describe, expect, test } from 'vitest';
-import type { Database } from '../../src/store/types.js';
+import type { Database } from '../../src/store/job-stores.js';
 import {
   ALICE,
   BOB,

@@ -2,16 +2,14 @@
 // ordinary job of the account (fair claiming, plan concurrency and limits apply to each); the batch
 // reads its counts from its jobs, cancels them together and zips their results into one download.
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { ulid } from 'ulid';
 import yazl from 'yazl';
 import { accountLimits } from '../../config/plans.js';
 import { QuireError } from '../../errors/quire-error.js';
 import { AccountQuotas } from '../../jobs/account-quotas.js';
-import { JobService } from '../../jobs/job-service.js';
 import { type BatchRecord, batchView } from '../../model/batch.js';
 import type { JobRecord } from '../../model/job.js';
-import { resultUsableUntil, terminalStatuses } from '../../model/job.js';
-import { type BatchItem, receiveBatchUpload } from '../batch-upload.js';
+import { resultUsableUntil } from '../../model/job.js';
+import { receiveBatchUpload } from '../batch-upload.js';
 import type { AppDeps } from '../deps.js';
 import { completedResponse, fingerprintOf, sendReplay } from '../idempotency.js';
 import { takeUploads } from '../upload-ids.js';
@@ -21,14 +19,14 @@ import { bytesOf, jobFingerprint, newJobOf } from './jobs.js';
 type IdParams = { Params: { id: string } };
 
 export function registerBatchRoutes(app: FastifyInstance, deps: AppDeps): void {
-  const service = new JobService({ jobs: deps.db.jobs, blobs: deps.blobs, events: deps.events });
-  registerCreate(app, deps, service);
+  const batches = deps.services.batches;
+  registerCreate(app, deps);
 
   app.get<IdParams>('/api/v1/batches/:id', {
     config: { scope: 'jobs:read' },
     schema: batchSchemas.get,
     handler: async (request) => {
-      const { batch, jobs } = await loadBatch(deps, request.auth!.accountId, request.params.id);
+      const { batch, jobs } = await batches.get(request.auth!.accountId, request.params.id);
       return batchView(batch, jobs);
     },
   });
@@ -37,15 +35,8 @@ export function registerBatchRoutes(app: FastifyInstance, deps: AppDeps): void {
     config: { scope: 'jobs:write' },
     schema: batchSchemas.cancel,
     handler: async (request) => {
-      const accountId = request.auth!.accountId;
-      const { batch, jobs } = await loadBatch(deps, accountId, request.params.id);
-      // Each active job is canceled on its own; one that ends meanwhile keeps its outcome.
-      for (const job of jobs.filter((j) => !terminalStatuses.includes(j.status))) {
-        await service.cancel(accountId, job.id).catch((error: unknown) => {
-          if (!(error instanceof QuireError && error.code === 'job_state_conflict')) throw error;
-        });
-      }
-      return batchView(batch, await deps.db.batches.listJobs(accountId, batch.id));
+      const { batch, jobs } = await batches.cancel(request.auth!.accountId, request.params.id);
+      return batchView(batch, jobs);
     },
   });
 
@@ -53,14 +44,15 @@ export function registerBatchRoutes(app: FastifyInstance, deps: AppDeps): void {
     config: { scope: 'results:read' },
     schema: batchSchemas.download,
     handler: async (request, reply) => {
-      const { batch, jobs } = await loadBatch(deps, request.auth!.accountId, request.params.id);
+      const { batch, jobs } = await batches.get(request.auth!.accountId, request.params.id);
       return sendZip(reply, deps, batch, jobs);
     },
   });
 }
 
-function registerCreate(app: FastifyInstance, deps: AppDeps, service: JobService): void {
+function registerCreate(app: FastifyInstance, deps: AppDeps): void {
   const { config, catalog, blobs } = deps;
+  const { jobs: service, batches } = deps.services;
   app.post('/api/v1/batches', {
     // The fingerprint includes each file's SHA-256, known only once the upload is stored.
     config: { scope: 'jobs:write', idempotency: 'deferred' },
@@ -105,51 +97,12 @@ function registerCreate(app: FastifyInstance, deps: AppDeps, service: JobService
       if (replay) return sendReplay(reply, replay);
       const takes = items.flatMap((i) => i.received.uploadTakes);
       await takeUploads({ uploads: deps.uploads, accountId: auth.accountId }, takes, discard);
-      const batch = await createBatch(deps, service, auth.accountId, items);
+      const newJobs = items.map((i) => newJobOf(deps, i.received, i.jobId, auth.accountId));
+      const { batch, jobs } = await batches.create(auth.accountId, newJobs);
       request.log.info({ batch: batch.id, jobs: items.length }, 'batch created');
-      const jobs = await deps.db.batches.listJobs(auth.accountId, batch.id);
       return reply.code(201).header('Location', `/api/v1/batches/${batch.id}`).send(batchView(batch, jobs));
     },
   });
-}
-
-/**
- * The batch row, then its jobs one by one (each with its own event, as a single job's). If one fails
- * to be stored, the ones already made are removed and the rest of the upload discarded: a batch is
- * made whole or not at all, as far as the client can see.
- */
-async function createBatch(
-  deps: AppDeps,
-  service: JobService,
-  accountId: string,
-  items: BatchItem[],
-): Promise<BatchRecord> {
-  const batch = await deps.db.batches.create({
-    id: `bat_${ulid()}`,
-    accountId,
-    tool: items[0]!.received.entry.tool.name,
-    jobCount: items.length,
-    createdAt: Date.now(),
-  });
-  const created: string[] = [];
-  try {
-    for (const item of items) {
-      await service.create(await newJobOf(deps, item.received, item.jobId, accountId, batch.id));
-      created.push(item.jobId);
-    }
-  } catch (error) {
-    await Promise.allSettled(created.map((id) => service.remove(accountId, id)));
-    const left = items.filter((i) => !created.includes(i.jobId));
-    await Promise.allSettled(left.map((i) => service.discardUpload(i.received.inputs)));
-    throw error;
-  }
-  return batch;
-}
-
-async function loadBatch(deps: AppDeps, accountId: string, id: string) {
-  const batch = await deps.db.batches.get(accountId, id);
-  if (!batch) throw new QuireError('not_found', 'No batch with this id.');
-  return { batch, jobs: await deps.db.batches.listJobs(accountId, id) };
 }
 
 /**

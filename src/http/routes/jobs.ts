@@ -1,18 +1,18 @@
 // /api/v1/jobs: create (multipart), read with long-poll, list, cancel, delete. Handlers adapt HTTP to
-// the job service, which owns the writes, the blobs and the notices; the download link and the event
-// stream are in job-results.ts.
+// the job service (`deps.services.jobs`), which owns the writes, the blobs and the notices; they read
+// the store's read views and write nothing themselves. The download link and the event stream are in
+// job-results.ts.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { accountLimits } from '../../config/plans.js';
 import { QuireError } from '../../errors/quire-error.js';
 import { AccountQuotas } from '../../jobs/account-quotas.js';
-import { JobService } from '../../jobs/job-service.js';
+import type { JobService } from '../../jobs/job-service.js';
 import { waitForTerminal } from '../../jobs/wait.js';
 import type { JobRecord, JobStatus } from '../../model/job.js';
 import { jobView } from '../../model/job-view.js';
 import { storedSteps } from '../../model/step-secrets.js';
 import { ulid } from '../../model/ulid.js';
 import type { NewJob, StoredResponse } from '../../store/types.js';
-import { jobCallbackEndpoint } from '../../webhooks/job-callback.js';
 import type { AppDeps } from '../deps.js';
 import { completedResponse, fingerprintOf, sendReplay } from '../idempotency.js';
 import { preferredWait } from '../prefer.js';
@@ -27,7 +27,7 @@ import { registerUploadRoutes } from './uploads.js';
 type ListQuery = { status?: JobStatus; tool?: string; limit: number; starting_after?: string };
 
 export function registerJobRoutes(app: FastifyInstance, deps: AppDeps): void {
-  const service = new JobService({ jobs: deps.db.jobs, blobs: deps.blobs, events: deps.events });
+  const service = deps.services.jobs;
   const streams = new OpenStreams(deps.db.accounts, {
     maxPerKey: deps.config.http.streamsMaxPerKey,
     maxPerAccount: deps.config.http.streamsMaxPerAccount,
@@ -93,7 +93,7 @@ function registerCreate(
       if (replay) return sendReplay(reply, replay);
       const uploadSource = { uploads: deps.uploads, accountId: auth.accountId };
       await takeUploads(uploadSource, received.uploadTakes, () => service.discardUpload(received.inputs));
-      const job = await service.create(await newJobOf(deps, received, id, auth.accountId));
+      const job = await service.create(newJobOf(deps, received, id, auth.accountId));
       request.log.info({ job: id, tool: job.tool, files: job.inputs.length }, 'job created');
       const shown = await waitAsPreferred(request, reply, deps, job, streams);
       return reply.code(201).header('Location', `/api/v1/jobs/${id}`).send(jobView(shown));
@@ -231,17 +231,14 @@ export function jobFingerprint(received: ReceivedJob): string {
   });
 }
 
-/** The job a received request describes; the batch path makes one per file with its `batchId`. */
-export async function newJobOf(
-  deps: AppDeps,
+/** The job a received request describes; the batch path makes one per file (the service adds `batchId`). */
+export function newJobOf(
+  deps: Pick<AppDeps, 'catalog'>,
   received: ReceivedJob,
   id: string,
   accountId: string,
-  batchId?: string,
-): Promise<NewJob> {
+): NewJob {
   const { transfers, secrets, webhookUrl } = received.transfers;
-  // The secret must exist before the job can end, so its first delivery is signed.
-  if (webhookUrl) await jobCallbackEndpoint(deps.db.webhooks, deps.keys.webhookSecretKey, accountId);
   const hasSecrets = secrets.imports.length > 0 || secrets.export !== null;
   return {
     id,
@@ -255,7 +252,6 @@ export async function newJobOf(
     metadata: received.metadata,
     inputs: received.inputs,
     createdAt: Date.now(),
-    ...(batchId ? { batchId } : {}),
     ...(received.recipe ? { recipe: received.recipe } : {}),
     ...(hasSecrets || webhookUrl ? { transfers } : {}),
     ...(hasSecrets ? { transferSecrets: secrets } : {}),

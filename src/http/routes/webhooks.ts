@@ -5,8 +5,7 @@ import { QuireError } from '../../errors/quire-error.js';
 import { rfc3339 } from '../../model/job-view.js';
 import type { WebhookAttempt, WebhookEndpoint, WebhookMessage } from '../../model/webhook.js';
 import { urlRefusal } from '../../outbound/address-guard.js';
-import { newEndpoint } from '../../webhooks/new-endpoint.js';
-import { encryptSecret, newWebhookSecret } from '../../webhooks/secrets.js';
+import { registerEndpoint, rotateEndpointSecret } from '../../webhooks/endpoints.js';
 import type { AppDeps } from '../deps.js';
 import { webhookSchemas } from './webhook-schemas.js';
 
@@ -34,17 +33,20 @@ function registerSecretIssuingRoutes(app: FastifyInstance, deps: AppDeps): void 
     schema: webhookSchemas.create,
     handler: async (request, reply) => {
       await checkUrl(request.body.url, settings.allowPrivate);
-      const { endpoint: record, secret } = newEndpoint(deps.keys.webhookSecretKey, {
-        accountId: request.auth!.accountId,
-        url: request.body.url,
-        description: request.body.description,
-        events: request.body.events,
-      });
-      const id = record.id;
-      const endpoint = await webhooks.createEndpoint(record, settings.maxEndpoints);
+      const { endpoint, secret } = await registerEndpoint(
+        webhooks,
+        deps.keys.webhookSecretKey,
+        {
+          accountId: request.auth!.accountId,
+          url: request.body.url,
+          description: request.body.description,
+          events: request.body.events,
+        },
+        settings.maxEndpoints,
+      );
       return reply
         .code(201)
-        .header('Location', `/api/v1/webhooks/${id}`)
+        .header('Location', `/api/v1/webhooks/${endpoint.id}`)
         .send({ ...endpointView(endpoint), secret });
     },
   });
@@ -56,16 +58,12 @@ function registerSecretIssuingRoutes(app: FastifyInstance, deps: AppDeps): void 
       schema: webhookSchemas.rotate,
       preValidation: refuseNullGracePeriod,
       handler: async (request) => {
-        const accountId = request.auth!.accountId;
-        const id = request.params.id;
-        await loadEndpoint(deps, accountId, id);
-        const secret = newWebhookSecret();
         const graceMs = (request.body?.grace_period_seconds ?? settings.rotationGraceMs / 1000) * 1000;
-        const now = Date.now();
-        const encrypted = encryptSecret(deps.keys.webhookSecretKey, id, secret);
-        const rotated = await webhooks.rotateSecret(accountId, id, encrypted, now + graceMs, now);
+        const { accountId } = request.auth!;
+        const key = deps.keys.webhookSecretKey;
+        const rotated = await rotateEndpointSecret(webhooks, key, accountId, request.params.id, graceMs);
         if (!rotated) throw notFound();
-        return { ...endpointView(rotated), secret };
+        return { ...endpointView(rotated.endpoint), secret: rotated.secret };
       },
     },
   );

@@ -2,9 +2,9 @@
 // PostgreSQL dialect, migrations under an advisory lock, and the LISTEN side of job-change notices.
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
+import type { Database } from '../job-stores.js';
 import { QueuedMessages } from '../sql/queued-messages.js';
 import { sqlStores } from '../sql/stores.js';
-import type { Database } from '../types.js';
 import { openPostgres, type PostgresOptions } from './connection.js';
 import { postgresDialect } from './dialect.js';
 import { listenForChanges } from './listener.js';

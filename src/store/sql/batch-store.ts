@@ -3,7 +3,7 @@
 import type { Kysely } from 'kysely';
 import type { BatchRecord } from '../../model/batch.js';
 import type { JobRecord } from '../../model/job.js';
-import type { BatchStore } from '../types.js';
+import type { BatchStore } from '../job-stores.js';
 import { type Tables, toJob } from './rows.js';
 
 export class SqlBatchStore implements BatchStore {

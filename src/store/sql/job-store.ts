@@ -4,14 +4,13 @@
 import type { CompiledQuery, Kysely, UpdateQueryBuilder, UpdateResult } from 'kysely';
 import { QuireError } from '../../errors/quire-error.js';
 import type { InputFile, JobError, JobRecord, JobResult, JobStatus } from '../../model/job.js';
-import { terminalStatuses } from '../../model/job.js';
 import type { JobChangeNotice } from '../../model/job-change.js';
+import type { JobStore } from '../job-stores.js';
 import type { AccountUsage } from '../quota-types.js';
 import type {
   CancelOutcome,
   ClaimedJob,
   ClaimLimits,
-  JobStore,
   ListJobsQuery,
   NewJob,
   SweepOutcome,
@@ -29,7 +28,7 @@ import {
 import { enabledEndpointsJson, endpoints } from './job-outbox.js';
 import { accountUsage, deleteRecords, listExpiredRecords } from './job-quotas.js';
 import { keysetPage, type PageCursor } from './keyset-page.js';
-import type { QueuedMessages, Transition } from './queued-messages.js';
+import type { QueuedMessages } from './queued-messages.js';
 import { fromNewJob, type JobRow, type Tables, toJob } from './rows.js';
 
 /** Progress a worker may report; 100 belongs to `complete` alone (docs/api.md §2). */

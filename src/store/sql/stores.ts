@@ -1,7 +1,7 @@
 // The stores over one Kysely instance, for either dialect: what a Database exposes besides its
 // lifecycle.
 import type { Kysely } from 'kysely';
-import type { Database } from '../types.js';
+import type { Database } from '../job-stores.js';
 import { SqlAccountStore } from './account-store.js';
 import { SqlBatchStore } from './batch-store.js';
 import type { SqlDialect } from './dialect.js';

@@ -1,8 +1,8 @@
 // The SQLite Database: one connection per process (WAL lets the api and worker processes share the
 // file), the SQL stores over it, migrations and lifecycle.
 import { sql } from 'kysely';
+import type { Database } from '../job-stores.js';
 import { sqlStores } from '../sql/stores.js';
-import type { Database } from '../types.js';
 import { openSqlite, type SqliteConnectionOptions } from './connection.js';
 import { sqliteDialect } from './dialect.js';
 import { runMigrations } from './migrations.js';

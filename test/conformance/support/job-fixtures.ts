@@ -3,7 +3,8 @@
 import { afterEach, beforeEach } from 'vitest';
 import type { JobResult } from '../../../src/model/job.js';
 import type { WebhookEndpoint } from '../../../src/model/webhook.js';
-import type { Database, NewJob } from '../../../src/store/types.js';
+import type { Database } from '../../../src/store/job-stores.js';
+import type { NewJob } from '../../../src/store/types.js';
 
 export type OpenDatabase = () => Promise<Database>;
 
