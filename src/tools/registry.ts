@@ -12,7 +12,7 @@ import { imagesToPdfTool } from './images-to-pdf.js';
 import { infoTool } from './info.js';
 import type { AnyToolDefinition } from './lib/types.js';
 import { linearizeTool } from './linearize.js';
-import { mergeTool } from './merge.js';
+import { mergeTool } from './merge/tool.js';
 import { metadataTool } from './metadata.js';
 import { ocrTool } from './ocr.js';
 import { officeToPdfTool } from './office-to-pdf.js';

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QuireError } from '../../src/errors/quire-error.js';
 import type { ToolLimits } from '../../src/tools/lib/types.js';
-import { mergeTool } from '../../src/tools/merge.js';
+import { mergeTool } from '../../src/tools/merge/tool.js';
 import { healthy, hostileVariants, writeVariant } from '../support/hostile-pdf.js';
 import { pageCount } from '../support/pdf-checks.js';
 import {

@@ -6,9 +6,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_OUTLINE_ITEMS } from '../../src/tools/lib/merge-outlines.js';
 import { readWrittenPdf } from '../../src/tools/lib/written-pdf.js';
-import { mergeTool } from '../../src/tools/merge.js';
+import { MAX_OUTLINE_ITEMS } from '../../src/tools/merge/merge-outlines.js';
+import { mergeTool } from '../../src/tools/merge/tool.js';
 import {
   buildPdf,
   healthy,

@@ -1,18 +1,18 @@
 // merge: concatenates PDFs in upload order (optionally a page selection per file) with qpdf, then
 // appends bookmarks: each file's own (`keep`), one per file over its own (`per_file`), or none.
 import { type Static, Type } from '@sinclair/typebox';
-import { type EngineCallOptions, InputNeedsOpeningError } from '../engines/call-options.js';
-import { QuireError } from '../errors/quire-error.js';
-import { engineCall, engineCallWithProgress, openBeside } from './lib/inputs.js';
-import { eachOutline, type MergedFile, outlineTree, type QpdfOutline } from './lib/merge-outlines.js';
-import { appendOutline } from './lib/outline-update.js';
-import { fileStem, workFile } from './lib/output-name.js';
-import { PageSelectionSchema, resolvePageList, toQpdfRange } from './lib/page-selection.js';
-import { pooled } from './lib/pooled.js';
-import { StringEnum } from './lib/schema.js';
-import type { ToolContext, ToolInput } from './lib/types.js';
-import { defineTool } from './lib/types.js';
-import { readWrittenPdf } from './lib/written-pdf.js';
+import { type EngineCallOptions, InputNeedsOpeningError } from '../../engines/call-options.js';
+import { QuireError } from '../../errors/quire-error.js';
+import { engineCall, engineCallWithProgress, openBeside } from '../lib/inputs.js';
+import { fileStem, workFile } from '../lib/output-name.js';
+import { PageSelectionSchema, resolvePageList, toQpdfRange } from '../lib/page-selection.js';
+import { pooled } from '../lib/pooled.js';
+import { StringEnum } from '../lib/schema.js';
+import type { ToolContext, ToolInput } from '../lib/types.js';
+import { defineTool } from '../lib/types.js';
+import { readWrittenPdf } from '../lib/written-pdf.js';
+import { eachOutline, type MergedFile, outlineTree, type QpdfOutline } from './merge-outlines.js';
+import { appendOutline } from './outline-update.js';
 
 const options = Type.Object(
   {
