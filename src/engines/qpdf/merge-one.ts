@@ -1,8 +1,13 @@
 // The merge in one qpdf process (forkserver/merge.cc): the pages written as `qpdf --empty --pages`
 // writes them, and from the same opened inputs their page counts and, when asked, their outlines.
 import { QuireError } from '../../errors/quire-error.js';
-import type { MergePart } from './qpdf.js';
 import { abs, JSON_MAX_BYTES, type QpdfCall, type QpdfProgram } from './run-qpdf.js';
+
+export interface MergePart {
+  path: string;
+  /** qpdf page range (see toQpdfRange); all pages when omitted. */
+  pages?: string;
+}
 
 /** What the merge read of one input: its page count and, with `outlines`, qpdf JSON v2 "outlines". */
 export interface MergedInput {
