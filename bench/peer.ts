@@ -153,7 +153,6 @@ export async function peer(): Promise<BenchResult> {
   return withTempDir('peer', async (dir) => {
     const page = path.join(dir, 'index.html');
     await writeFile(page, HTML);
-    const big = bigMergeInput();
     // A plan far above what the reads send, so none is refused (the limiter still counts each one).
     const server = await startServer('serve', {
       QUIRE_LOG_LEVEL: 'info',
@@ -163,13 +162,13 @@ export async function peer(): Promise<BenchResult> {
       const client = new BenchClient(server.baseUrl, server.key);
       const peerClient = new PeerClient(gotenberg);
       const pids = { quire: server.pid, peer: peerPid() };
+      // One exchange, as Gotenberg's: the merged PDF in the create's own answer.
       const merge = (files: string[], options: Record<string, unknown>) => async () =>
-        (await client.flow('merge', options, files)).totalMs;
+        (await client.flow('merge', options, files, 'one-request')).totalMs;
       const peerMerge = (files: string[]) => async () =>
         (await peerClient.convert('/forms/pdfengines/merge', files)).ms;
-      const rows: Row[] = [];
-      rows.push(await pair('merge 2 small PDFs', RUNS, merge(SMALL, {}), peerMerge(SMALL), pids, 1.0));
-      rows.push(
+      const mergeRows = async () => [
+        await pair('merge 2 small PDFs', RUNS, merge(SMALL, {}), peerMerge(SMALL), pids, 1.0),
         await pair(
           'merge 10 corpus PDFs, bookmarks: none',
           RUNS,
@@ -178,8 +177,6 @@ export async function peer(): Promise<BenchResult> {
           pids,
           1.0,
         ),
-      );
-      rows.push(
         await pair(
           'merge 10 corpus PDFs, bookmarks: keep',
           RUNS,
@@ -188,21 +185,30 @@ export async function peer(): Promise<BenchResult> {
           pids,
           1.1,
         ),
-      );
-      rows.push(await htmlRate(client, peerClient, page, pids));
-      const job = await client.flow('rotate', { angle: 90 }, [SMALL[0]!]);
-      rows.push(await reads(server, gotenberg, job.job.id));
-      rows.push(
-        await pair(
-          `merge ${fmt(big.mib, 0)} MiB + a small PDF`,
-          3,
-          merge([big.file, SMALL[0]!], { bookmarks: 'none' }),
-          peerMerge([big.file, SMALL[0]!]),
-          pids,
-          1.0,
-          'cpu',
-        ),
-      );
+      ];
+      const rows: Row[] = [];
+      // PEER_ROWS=merge,html,reads,big runs only those rows (all by default).
+      const only = new Set(process.env.PEER_ROWS?.split(',') ?? ['merge', 'html', 'reads', 'big']);
+      if (only.has('merge')) rows.push(...(await mergeRows()));
+      if (only.has('html')) rows.push(await htmlRate(client, peerClient, page, pids));
+      if (only.has('reads')) {
+        const job = await client.flow('rotate', { angle: 90 }, [SMALL[0]!]);
+        rows.push(await reads(server, gotenberg, job.job.id));
+      }
+      if (only.has('big')) {
+        const big = bigMergeInput();
+        rows.push(
+          await pair(
+            `merge ${fmt(big.mib, 0)} MiB + a small PDF`,
+            3,
+            merge([big.file, SMALL[0]!], { bookmarks: 'none' }),
+            peerMerge([big.file, SMALL[0]!]),
+            pids,
+            1.0,
+            'cpu',
+          ),
+        );
+      }
       return report(rows);
     } finally {
       await server.stop();

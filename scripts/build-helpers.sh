@@ -46,27 +46,43 @@ fi
 # -Werror: a warning in a helper that every engine start goes through is a bug to fix, not to ship.
 flags=(-std=gnu11 -O2 -Wall -Wextra -Werror -s)
 
-# build NAME DIR STATIC(yes|no) STAMP-EXTRA [LINKER ARGS...]: every .c file of DIR, its .h files in the stamp
+cxx=$(command -v c++ || command -v g++ || true)
+cxx_flags=(-std=gnu++17 -O2 -Wall -Wextra -Werror)
+
+# build NAME DIR STATIC(yes|no) STAMP-EXTRA [LINKER ARGS...]: every .c file of DIR, and its .cc files
+# (compiled as C++ beforehand and linked with libstdc++), its .h files in the stamp
 build() {
   local out=dist/bin/$1 dir=$2 static=$3 extra=$4
   shift 4
-  local src=("$dir"/*.c) sum
-  sum=$({ cat "${src[@]}" "$dir"/*.h 2>/dev/null; echo "${flags[*]} $*"; echo "$extra"; "$cc" --version | head -n 1; } |
-    sha256sum | cut -d' ' -f1)
+  local src=("$dir"/*.c) cpp=() sum
+  for f in "$dir"/*.cc; do [ -e "$f" ] && cpp+=("$f"); done
+  sum=$({ cat "${src[@]}" "${cpp[@]}" "$dir"/*.h 2>/dev/null; echo "${flags[*]} ${cxx_flags[*]} $*"; echo "$extra"
+    "$cc" --version | head -n 1; } | sha256sum | cut -d' ' -f1)
   if [ -x "$out" ] && [ -f "$out.sha256" ] && [ "$(cat "$out.sha256")" = "$sum" ]; then return 0; fi
   mkdir -p dist/bin
   # Built beside and renamed into place: a service starting engines meanwhile sees the old binary or
   # the new one, never half of one (and rename works while the old one is being executed).
-  local tmp
+  local tmp objs=()
   tmp=$(mktemp "$out.XXXXXX")
-  if [ "$static" = yes ] && "$cc" "${flags[@]}" -static -o "$tmp" "${src[@]}" "$@" 2>/dev/null; then
+  if [ ${#cpp[@]} -gt 0 ]; then
+    [ -n "$cxx" ] || { rm -f "$tmp"; log "no C++ compiler for $out"; return 1; }
+    for f in "${cpp[@]}"; do
+      objs+=("$tmp.$(basename "$f").o")
+      # The C flags' include and library options (pkg-config) apply to the C++ sources too.
+      "$cxx" "${cxx_flags[@]}" -c -o "${objs[-1]}" "$f" $(printf '%s\n' "$@" | grep '^-I' || true) ||
+        { rm -f "$tmp" "${objs[@]}"; return 1; }
+    done
+    set -- "$@" -lstdc++
+  fi
+  if [ "$static" = yes ] && "$cc" "${flags[@]}" -static -o "$tmp" "${src[@]}" "${objs[@]}" "$@" 2>/dev/null; then
     log "built $out (static)"
-  elif "$cc" "${flags[@]}" -o "$tmp" "${src[@]}" "$@"; then
+  elif "$cc" "${flags[@]}" -o "$tmp" "${src[@]}" "${objs[@]}" "$@"; then
     log "built $out"
   else
-    rm -f "$tmp"
+    rm -f "$tmp" "${objs[@]}"
     return 1
   fi
+  rm -f "${objs[@]}"
   chmod 0755 "$tmp"
   mv -f "$tmp" "$out"
   echo "$sum" >"$out.sha256"

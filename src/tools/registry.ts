@@ -12,7 +12,7 @@ import { htmlToPdfTool } from './html-to-pdf/tool.js';
 import { imagesToPdfTool } from './images-to-pdf/tool.js';
 import { infoTool } from './info/tool.js';
 import { linearizeTool } from './linearize.js';
-import { mergeTool } from './merge.js';
+import { mergeTool } from './merge/tool.js';
 import { metadataTool } from './metadata.js';
 import { ocrTool } from './ocr.js';
 import { officeToPdfTool } from './office-to-pdf.js';

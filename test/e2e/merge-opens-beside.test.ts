@@ -1,5 +1,5 @@
-// merge's opening beside the qpdf merge (inputs.early, openBeside) over real HTTP and real qpdf: a clean job
-// runs one qpdf read per input besides the merge and no opening pass, and every input the opening
+// merge's opening beside the qpdf merge (inputs.early, the one-run merge) over real HTTP and real qpdf: a clean job
+// runs the merge as its one qpdf run (the opening too) and no opening pass, and every input the opening
 // would look at more closely (damaged, encrypted, unreadable, past the page limit) or a page selection
 // sends the job to the runner's opening, ending as it did before: the same result or the same code.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -62,10 +62,10 @@ async function mergedFile(id: string): Promise<string> {
 }
 
 describe('merge opened beside the qpdf merge', () => {
-  it('keep: one read per input beside the merge, no opening pass; pages and bookmarks as before', async () => {
+  it('keep: the merge is the one qpdf run, no opening pass; pages and bookmarks as before', async () => {
     const { job, runs } = await merge([tracemonkey, outline, fourPages]);
     expect(job.status, JSON.stringify(job.error)).toBe('succeeded');
-    expect(runs).toBe(1 + 3);
+    expect(runs).toBe(1);
     expect(job.result).toMatchObject({ pages: 14 + 4 + 4, files: 3 });
     const file = await mergedFile(job.id);
     expect(pageCount(file)).toBe(22);
@@ -74,10 +74,10 @@ describe('merge opened beside the qpdf merge', () => {
     expect((await outlineTitles(file)).length).toBe(9);
   });
 
-  it('none: one page count per input beside the merge', async () => {
+  it('none: the merge is the one qpdf run, its page counts from the same run', async () => {
     const { job, runs } = await merge([fourPages, tracemonkey], { bookmarks: 'none' });
     expect(job.status, JSON.stringify(job.error)).toBe('succeeded');
-    expect(runs).toBe(1 + 2);
+    expect(runs).toBe(1);
     const file = await mergedFile(job.id);
     expect(pageCount(file)).toBe(18);
     expect(await outlineTitles(file)).toEqual([]);
@@ -86,9 +86,9 @@ describe('merge opened beside the qpdf merge', () => {
   it('an owner-password-only input opens without a password, as in the opening', async () => {
     const { job, runs } = await merge([fourPages, ownerOnly], { bookmarks: 'none' });
     expect(job.status, JSON.stringify(job.error)).toBe('succeeded');
-    // The merge and its two reads, plus the encryption rule's (docs/tools.md): qpdf confirms the
-    // encryption the byte scan saw, and writes the decrypted copy the merge reads.
-    expect(runs).toBe(1 + 2 + 2);
+    // The byte scan sees encryption, so the runner opens both files (two runs); the encryption
+    // rule's two (docs/tools.md: qpdf confirms the encryption, writes the decrypted copy); the merge.
+    expect(runs).toBe(2 + 2 + 1);
     // Only the later file was encrypted: the merged file cannot keep it and says so.
     expect(job.result?.encryption).toBe('removed');
     expect(pageCount(await mergedFile(job.id))).toBe(34);
@@ -97,12 +97,12 @@ describe('merge opened beside the qpdf merge', () => {
 
 describe('merge sent back to the runner’s opening', () => {
   it.each(['keep', 'none'])(
-    'bookmarks %s: a damaged input is repaired by the opening and merged, after the reads gave up',
+    'bookmarks %s: a damaged input is repaired by the opening and merged, after the one-run merge gave up',
     async (bookmarks) => {
       const { job, runs } = await merge([fourPages, repairable], { bookmarks });
       expect(job.status, JSON.stringify(job.error)).toBe('succeeded');
-      // The merge and reads given up, then the opening, the repair and the merge again.
-      expect(runs).toBeGreaterThan(1 + 2 + 2);
+      // The merge given up, then the opening of both, the repair and the merge again.
+      expect(runs).toBeGreaterThan(1 + 2 + 1);
       const file = await mergedFile(job.id);
       expect(pageCount(file)).toBe(4 + 8);
       expect(qpdfCheckPasses(file)).toBe(true);
@@ -149,7 +149,7 @@ describe('merge sent back to the runner’s opening', () => {
         expect(job.error?.message).toContain('18 pages');
         const under = await merge([fourPages, outline], { bookmarks }, c, limited.url);
         expect(under.job.status, JSON.stringify(under.job.error)).toBe('succeeded');
-        expect(under.runs).toBe(1 + 2);
+        expect(under.runs).toBe(1);
       } finally {
         await limited.close();
       }

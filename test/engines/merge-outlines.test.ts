@@ -7,8 +7,8 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { readWrittenPdf } from '../../src/tools/framework/written-pdf.js';
-import { MAX_OUTLINE_ITEMS } from '../../src/tools/lib/merge-outlines.js';
-import { mergeTool } from '../../src/tools/merge.js';
+import { MAX_OUTLINE_ITEMS } from '../../src/tools/merge/merge-outlines.js';
+import { mergeTool } from '../../src/tools/merge/tool.js';
 import {
   buildPdf,
   healthy,

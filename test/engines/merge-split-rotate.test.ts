@@ -2,7 +2,7 @@
 
 import { execFileSync } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
-import { mergeTool } from '../../src/tools/merge.js';
+import { mergeTool } from '../../src/tools/merge/tool.js';
 import { rotateTool } from '../../src/tools/rotate.js';
 import { splitTool } from '../../src/tools/split.js';
 import { checkPasses, outlineTitles, pageCount, pageText, rotations } from '../support/pdf-checks.js';

@@ -11,7 +11,7 @@ import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { QuireError } from '../../src/errors/quire-error.js';
 import { QUICK_OPEN_MAX_BYTES, quickPageCount } from '../../src/tools/framework/quick-open.js';
-import { mergeTool } from '../../src/tools/merge.js';
+import { mergeTool } from '../../src/tools/merge/tool.js';
 import { rotateTool } from '../../src/tools/rotate.js';
 import { hostileVariants, writeVariant } from '../support/hostile-pdf.js';
 import { checkPasses, pageCount, rotations } from '../support/pdf-checks.js';

@@ -65,9 +65,10 @@ export async function makeToolContext<O>(spec: ContextSpec<O>): Promise<TestCont
 }
 
 /** Real engines whose observer reports each qpdf run's number (what /metrics counts). */
-function enginesCountingQpdf(onQpdfRun: (count: number) => void) {
+function enginesCountingQpdf(onQpdfRun: (count: number) => void, qpdfForkServer = true) {
   let qpdfRuns = 0;
   return createEngines({
+    qpdfForkServer,
     timeoutMs: 60_000,
     memoryBytes: 2 * 1024 ** 3,
     observe: (engine) => {
@@ -78,13 +79,18 @@ function enginesCountingQpdf(onQpdfRun: (count: number) => void) {
 
 /**
  * Opens and runs `tool` on `ctx` with real engines whose observer counts the qpdf runs, for the
- * tests that hold a tool to a number of engine runs.
+ * tests that hold a tool to a number of engine runs; `qpdfForkServer` false runs qpdf without its
+ * forkserver, as a server without the built helper does.
  */
-export async function openAndRunCountingQpdf<O>(tool: AnyToolDefinition, ctx: RunContext<O>) {
+export async function openAndRunCountingQpdf<O>(
+  tool: AnyToolDefinition,
+  ctx: RunContext<O>,
+  qpdfForkServer = true,
+) {
   let qpdfRuns = 0;
   const engines = enginesCountingQpdf((count) => {
     qpdfRuns = count;
-  });
+  }, qpdfForkServer);
   const output = await openAndRun(tool, { ...ctx, engines });
   return { output, qpdfRuns };
 }

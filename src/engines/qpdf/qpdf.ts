@@ -11,21 +11,17 @@ import { encryptionCopying } from './copy-encryption.js';
 import { type EncryptionSpec, encryptionJob } from './encrypt.js';
 import { QPDF_EXIT } from './failure.js';
 import { forkServerFor, viaForkServer } from './forkserver/binary.js';
+import { type MergePart, mergeInOneRun } from './merge-one.js';
 import { qpdfOpening } from './opening.js';
 import { abs, JSON_MAX_BYTES, type QpdfCall, type QpdfProgram, qpdfProgram } from './run-qpdf.js';
 import { OPTIMIZE, streamData } from './stream-data.js';
 
 export type { EncryptionParameters } from './copy-encryption.js';
 export type { EncryptionSpec } from './encrypt.js';
+export type { MergedInput, MergePart } from './merge-one.js';
 export type { Opening } from './opening.js';
 export { JSON_MAX_BYTES, type QpdfCall } from './run-qpdf.js';
 export type { StreamFile } from './stream-data.js';
-
-export interface MergePart {
-  path: string;
-  /** qpdf page range (see toQpdfRange); all pages when omitted. */
-  pages?: string;
-}
 
 /** How the input is protected, from `qpdf --requires-password` (exit 0 / 3 / 2). */
 export type EncryptionState = 'user-password' | 'owner-only' | 'none';
@@ -48,6 +44,7 @@ export function createQpdf(
     ...qpdfOpening(qpdf),
     ...inspection(qpdf),
     ...pageOperations(qpdf),
+    ...mergeInOneRun(qpdf),
     ...protection(qpdf),
     ...encryptionCopying(qpdf),
     ...rewrites(qpdf),

@@ -33,7 +33,7 @@ export interface QpdfProgram {
   exec(
     args: string[],
     call: QpdfCall,
-    options?: { stdout?: boolean; progress?: boolean; stdoutMaxBytes?: number },
+    options?: { stdout?: boolean; progress?: boolean; stdoutMaxBytes?: number; program?: string },
   ): Promise<RunResult>;
   /**
    * Exit 3 means "written with warnings"; on damaged inputs that can be a file without pages. Returns
@@ -72,7 +72,7 @@ export function qpdfProgram(
     try {
       const onProgress = call.onProgress;
       const result = await run(
-        binary,
+        options.program ?? binary,
         argv,
         toRunOptions(defaults, call, {
           captureStdout: options.stdout === true,

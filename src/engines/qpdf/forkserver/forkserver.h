@@ -19,6 +19,8 @@ void put_u32(unsigned char *at, uint32_t value);
 /* One frame: a type byte, a 4-byte big-endian length, the payload. */
 int send_frame(int fd, char type, const void *data, size_t len);
 /* In the forked child: sets the run up from its request fields, runs qpdf's command line, exits. */
+/* The merge in one process (merge.cc), run instead of qpdf's command line when argv[0] names it. */
+int quire_merge(int argc, char **argv);
 __attribute__((noreturn)) void run_child(int conn, pid_t server, char **fields, size_t count);
 
 #endif

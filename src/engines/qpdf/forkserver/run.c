@@ -165,5 +165,6 @@ void run_child(int conn, pid_t server, char **fields, size_t count) {
   qpdflogger_set_save(logger, qpdf_log_dest_custom, stream_write, &out_stream, 0);
   qpdflogger_cleanup(&logger);
   atexit(flush_all); /* also when qpdf itself calls exit() */
+  if (strcmp(argv[0], "quire-qpdf-merge") == 0) exit(quire_merge((int)(count - 4 - env_count), argv));
   exit(qpdfjob_run_from_argv((char const *const *)argv));
 }

@@ -1,77 +1,14 @@
-// merge: concatenates PDFs in upload order (optionally a page selection per file) with qpdf, then
-// appends bookmarks: each file's own (`keep`), one per file over its own (`per_file`), or none.
-import { type Static, Type } from '@sinclair/typebox';
-import { type EngineCallOptions, InputNeedsOpeningError } from '../engines/call-options.js';
-import { QuireError } from '../errors/quire-error.js';
-import { engineCall, engineCallWithProgress } from './framework/engine-call.js';
-import { openBeside } from './framework/opening-beside.js';
-import { fileStem, workFile } from './framework/output-name.js';
-import { PageSelectionSchema, resolvePageList, toQpdfRange } from './framework/page-selection.js';
-import { StringEnum } from './framework/schema.js';
-import type { ToolContext, ToolInput } from './framework/types.js';
-import { defineTool } from './framework/types.js';
-import { readWrittenPdf } from './framework/written-pdf.js';
-import { eachOutline, type MergedFile, outlineTree, type QpdfOutline } from './lib/merge-outlines.js';
-import { appendOutline } from './lib/outline-update.js';
-import { pooled } from './shared/pooled.js';
-
-const options = Type.Object(
-  {
-    pages_per_file: Type.Optional(
-      Type.Array(PageSelectionSchema('Pages of this file, in the order given.'), {
-        maxItems: 1000,
-        description:
-          'One page selection per input, in upload order; missing or empty entries take all pages.',
-        examples: [['1-3', '', 'r1']],
-      }),
-    ),
-    bookmarks: Type.Optional(
-      StringEnum(['keep', 'per_file', 'none'], {
-        default: 'keep',
-        description:
-          '`keep`: every file’s bookmarks; `per_file`: one bookmark per file (its name) holding that file’s bookmarks; `none`: no bookmarks.',
-      }),
-    ),
-  },
-  {
-    additionalProperties: false,
-    examples: [{}, { pages_per_file: ['1-3', 'r1'], bookmarks: 'per_file' }],
-  },
-);
-
-type Ctx = ToolContext<Static<typeof options>>;
-
-interface Plan {
-  pages: number[][];
-  files: MergedFile[];
-}
-
-function plan(ctx: Ctx, counts: readonly number[]): Plan {
-  const selections = ctx.options.pages_per_file ?? [];
-  if (selections.length > ctx.inputs.length) {
-    throw new QuireError('invalid_options', 'pages_per_file has more entries than there are files', {
-      errors: [{ pointer: '/options/pages_per_file', detail: `at most ${ctx.inputs.length} entries` }],
-    });
-  }
-  const pages = counts.map((count, i) => resolvePageList(selections[i], count));
-  let offset = 0;
-  const files = pages.map((list, i) => {
-    const pageMap = new Map<number, number>();
-    list.forEach((page, k) => {
-      if (!pageMap.has(page)) pageMap.set(page, offset + k);
-    });
-    const file = {
-      title: fileStem(ctx.inputs[i]!.name),
-      outlines: [],
-      pageMap,
-      firstIndex: offset,
-      pageNumbers: new Map(),
-    };
-    offset += list.length;
-    return file;
-  });
-  return { pages, files };
-}
+// The merge in separate qpdf runs, where the one-run merge (one-run.ts) is not there (no qpdf
+// forkserver): qpdf's own `--pages` merge, with each input's outline (or, for `none`, its page
+// count) read by a qpdf run of its own beside it.
+import { type EngineCallOptions, InputNeedsOpeningError } from '../../engines/call-options.js';
+import { engineCall, engineCallWithProgress } from '../framework/engine-call.js';
+import { openBeside } from '../framework/opening-beside.js';
+import { toQpdfRange } from '../framework/page-selection.js';
+import { pooled } from '../shared/pooled.js';
+import type { ToolInput } from '../framework/types.js';
+import { eachOutline, type MergedFile, type QpdfOutline } from './merge-outlines.js';
+import { type Ctx, type Mode, type Plan, plan } from './plan.js';
 
 /** A bookmark whose page qpdf did not resolve (a named destination) but whose /D names a page. */
 function hasNamedDest(outlines: readonly QpdfOutline[]): boolean {
@@ -126,8 +63,6 @@ async function readOutlines(ctx: Ctx, files: MergedFile[]): Promise<void> {
     files[i] = { ...file, ...(await readOutline(ctx, i)) };
   });
 }
-
-type Mode = NonNullable<Static<typeof options>['bookmarks']>;
 
 /** The merge after the runner's opening: page selections resolved, outlines read beside qpdf. */
 async function mergeOpened(ctx: Ctx, mode: Mode, merged: string): Promise<Plan> {
@@ -192,45 +127,7 @@ async function allSettled(tasks: readonly Promise<unknown>[]): Promise<void> {
   if (failed) throw failed.reason;
 }
 
-export const mergeTool = defineTool({
-  name: 'merge',
-  title: 'Merge PDFs',
-  group: 'Pages and structure',
-  keywords: ['combine', 'join', 'concatenate', 'append'],
-  description: 'Combines several PDFs into one, in upload order, optionally taking selected pages of each.',
-  inputs: { minFiles: 2, maxFiles: 'plan', accepts: ['application/pdf'], opens: 'pdf', early: true },
-  options,
-  checkRequest(opts, fileCount) {
-    const given = opts.pages_per_file?.length ?? 0;
-    return given > fileCount
-      ? [{ pointer: '/options/pages_per_file', detail: `has ${given} entries for ${fileCount} files` }]
-      : [];
-  },
-  output: { contentType: 'application/pdf' },
-  engines: ['qpdf'],
-  steps: { inspect: 15, merge: 75, bookmarks: 10 },
-  checkJob(_options, inputs) {
-    if (inputs.length < 2) throw new QuireError('missing_file', 'Merging needs at least two PDFs');
-  },
-  async run(ctx) {
-    const mode = ctx.options.bookmarks ?? 'keep';
-    const merged = workFile(ctx.workDir, 'merged');
-    const { pages, files } = await (ctx.quickOpened ? mergeBeside : mergeOpened)(ctx, mode, merged);
-    const total = pages.reduce((sum, list) => sum + list.length, 0);
-
-    ctx.progress.step('bookmarks');
-    // Nothing to write: no bookmarks asked for, or none in any input.
-    const nothingToKeep = mode === 'keep' && files.every((f) => f.outlines.length === 0);
-    if (mode !== 'none' && !nothingToKeep) {
-      const layout = await readWrittenPdf(merged, total);
-      const nodes = outlineTree(files, layout.pages, mode);
-      if (nodes.length > 0) await appendOutline(merged, layout, nodes);
-    }
-    return {
-      path: merged,
-      name: `${fileStem(ctx.inputs[0]!.name)}-merged.pdf`,
-      contentType: 'application/pdf',
-      facts: { pages: total, files: ctx.inputs.length },
-    };
-  },
-});
+/** The merge in separate runs: on the inputs as the runner left them (opened, or not: `inputs.early`). */
+export function mergeInRuns(ctx: Ctx, mode: Mode, merged: string): Promise<Plan> {
+  return (ctx.quickOpened ? mergeBeside : mergeOpened)(ctx, mode, merged);
+}

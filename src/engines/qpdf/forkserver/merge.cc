@@ -1,0 +1,249 @@
+/*
+ * quire-qpdf-merge, run by the forkserver's child when argv[0] names it (run.c): a merge in one
+ * process that opens each input once. It does what `qpdf --empty --remove-unreferenced-resources=no
+ * --pages f1 r1 f2 r2 … -- out` does (QPDFJob::handlePageSpecs in qpdf 11.3: pages copied in order,
+ * a page taken twice copied shallowly, page labels and form fields carried over, the highest input
+ * version kept) and, from the same opened files, prints what the merge tool needs to write the
+ * bookmarks: each input's page count and, with --outlines, its outline with every destination
+ * resolved to a page position (named destinations and GoTo actions included).
+ *
+ *   quire-qpdf-merge [--progress] [--outlines] OUTPUT INPUT RANGE [INPUT RANGE …]
+ *
+ * RANGE is a qpdf page range, empty for every page. Stdout: {"files":[{"pages":N,"outlines":[…]}]},
+ * each outline item {"title","dest","destpageposfrom1","open","kids"} as in qpdf's JSON v2.
+ * Exit status as qpdf's: 0, 2 on an error (its message on stderr), 3 when it warned.
+ */
+/* Only std::shared_ptr, never qpdf's deprecated PointerHolder (qpdf/PointerHolder.hh). */
+#define POINTERHOLDER_TRANSITION 4
+#include <qpdf/JSON.hh>
+#include <qpdf/QPDF.hh>
+#include <qpdf/QPDFAcroFormDocumentHelper.hh>
+#include <qpdf/QPDFLogger.hh>
+#include <qpdf/QPDFOutlineDocumentHelper.hh>
+#include <qpdf/QPDFPageDocumentHelper.hh>
+#include <qpdf/QPDFPageLabelDocumentHelper.hh>
+#include <qpdf/QPDFWriter.hh>
+#include <qpdf/QUtil.hh>
+
+#include <cstring>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+/* The bounds of src/tools/merge/merge-outlines.ts (MAX_OUTLINE_ITEMS, MAX_OUTLINE_DEPTH). */
+static const int MAX_OUTLINE_ITEMS = 20000;
+static const int MAX_OUTLINE_DEPTH = 64;
+/* A destination is a page and at most five view values (§12.3.2.2, /FitR). */
+static const int MAX_DEST_ITEMS = 6;
+
+namespace {
+
+struct Input {
+  std::shared_ptr<QPDF> pdf;
+  std::vector<QPDFPageObjectHelper> pages;
+  std::vector<int> selected;
+};
+
+/* The view values of a destination, scalars only: anything else makes the tool fall back to /Fit. */
+JSON destJson(QPDFObjectHandle dest) {
+  if (dest.isDictionary() && dest.getKey("/D").isArray()) dest = dest.getKey("/D");
+  if (!dest.isArray()) return JSON::makeNull();
+  JSON out = JSON::makeArray();
+  int n = dest.getArrayNItems();
+  for (int i = 0; i < n && i < MAX_DEST_ITEMS; i++) {
+    QPDFObjectHandle item = dest.getArrayItem(i);
+    if (i == 0) {
+      out.addArrayElement(JSON::makeNull());
+    } else if (item.isNumber() || item.isName() || item.isNull()) {
+      out.addArrayElement(item.getJSON(2));
+    } else {
+      out.addArrayElement(JSON::makeString("?"));
+    }
+  }
+  return out;
+}
+
+class OutlineWriter {
+ public:
+  explicit OutlineWriter(std::map<QPDFObjGen, int> const& pageNumbers) : pageNumbers(pageNumbers) {}
+
+  JSON list(std::vector<QPDFOutlineObjectHelper> outlines, int depth) {
+    JSON out = JSON::makeArray();
+    if (depth > MAX_OUTLINE_DEPTH) return out;
+    for (auto& outline : outlines) {
+      if (budget-- <= 0) break;
+      out.addArrayElement(item(outline, depth));
+    }
+    return out;
+  }
+
+  int budget = MAX_OUTLINE_ITEMS;
+
+ private:
+  JSON item(QPDFOutlineObjectHelper& outline, int depth) {
+    QPDFObjectHandle dest = outline.getDest();
+    QPDFObjectHandle target = dest;
+    if (target.isDictionary()) target = target.getKey("/D");
+    JSON page = JSON::makeNull();
+    if (target.isArray() && target.getArrayNItems() > 0) {
+      QPDFObjectHandle first = target.getArrayItem(0);
+      auto found = first.isIndirect() ? pageNumbers.find(first.getObjGen()) : pageNumbers.end();
+      if (found != pageNumbers.end()) page = JSON::makeInt(found->second);
+    }
+    JSON out = JSON::makeDictionary();
+    out.addDictionaryMember("title", JSON::makeString(outline.getTitle()));
+    out.addDictionaryMember("dest", destJson(dest));
+    out.addDictionaryMember("destpageposfrom1", page);
+    out.addDictionaryMember("open", JSON::makeBool(outline.getCount() >= 0));
+    out.addDictionaryMember("kids", list(outline.getKids(), depth + 1));
+    return out;
+  }
+
+  std::map<QPDFObjGen, int> const& pageNumbers;
+};
+
+JSON fileJson(Input& input, bool outlines, int& budget) {
+  JSON out = JSON::makeDictionary();
+  out.addDictionaryMember("pages", JSON::makeInt(static_cast<long long>(input.pages.size())));
+  if (outlines) {
+    std::map<QPDFObjGen, int> numbers;
+    for (size_t i = 0; i < input.pages.size(); i++) {
+      numbers.emplace(input.pages[i].getObjectHandle().getObjGen(), static_cast<int>(i + 1));
+    }
+    QPDFOutlineDocumentHelper dh(*input.pdf);
+    OutlineWriter writer(numbers);
+    writer.budget = budget;
+    out.addDictionaryMember("outlines", writer.list(dh.getTopLevelOutlines(), 1));
+    budget = writer.budget;
+  }
+  return out;
+}
+
+/* `qpdf --progress`'s line, which src/engines/qpdf/progress.ts parses. */
+class Progress : public QPDFWriter::ProgressReporter {
+ public:
+  explicit Progress(std::string output) : output(std::move(output)) {}
+  void reportProgress(int percent) override {
+    *QPDFLogger::defaultLogger()->getInfo() << "qpdf: " << output << ": write progress: " << percent << "%\n";
+  }
+
+ private:
+  std::string output;
+};
+
+/* Pages of every input copied into `out` in order, as QPDFJob::handlePageSpecs copies them. */
+bool copyPages(QPDF& out, std::vector<Input>& inputs) {
+  QPDFPageDocumentHelper dh(out);
+  QPDFAcroFormDocumentHelper outForm(out);
+  std::set<QPDFObjGen> referencedFields;
+  std::vector<QPDFObjectHandle> labels;
+  bool anyLabels = false;
+  bool warnings = false;
+  int outPage = 0;
+  for (auto& input : inputs) {
+    QPDFPageLabelDocumentHelper pldh(*input.pdf);
+    QPDFAcroFormDocumentHelper form(*input.pdf);
+    anyLabels = anyLabels || pldh.hasPageLabels();
+    std::set<QPDFObjGen> copied;
+    for (int number : input.selected) {
+      int index = number - 1;
+      pldh.getLabelsForPageRange(index, index, outPage++, labels);
+      QPDFPageObjectHelper page = input.pages.at(static_cast<size_t>(index));
+      if (!copied.insert(page.getObjectHandle().getObjGen()).second) page = page.shallowCopyPage();
+      dh.addPage(page, false);
+      if (!form.hasAcroForm()) continue;
+      try {
+        QPDFObjectHandle added = out.copyForeignObject(page.getObjectHandle());
+        outForm.fixCopiedAnnotations(added, page.getObjectHandle(), form, &referencedFields);
+      } catch (std::exception& e) {
+        out.warn(qpdf_e_damaged_pdf, "", 0, std::string("Exception caught while fixing copied annotations: ") + e.what());
+      }
+    }
+    warnings = warnings || input.pdf->anyWarnings();
+  }
+  if (anyLabels) {
+    QPDFObjectHandle pageLabels = QPDFObjectHandle::newDictionary();
+    pageLabels.replaceKey("/Nums", QPDFObjectHandle::newArray(labels));
+    out.getRoot().replaceKey("/PageLabels", pageLabels);
+  }
+  if (outForm.hasAcroForm()) {
+    QPDFObjectHandle acroForm = out.getRoot().getKey("/AcroForm");
+    QPDFObjectHandle fields = acroForm.getKey("/Fields");
+    if (fields.isArray()) {
+      QPDFObjectHandle kept = QPDFObjectHandle::newArray();
+      if (fields.isIndirect()) kept = out.makeIndirectObject(kept);
+      for (auto const& field : fields.aitems()) {
+        if (referencedFields.count(field.getObjGen())) kept.appendItem(field);
+      }
+      if (kept.getArrayNItems() > 0) {
+        acroForm.replaceKey("/Fields", kept);
+      } else {
+        out.getRoot().removeKey("/AcroForm");
+      }
+    }
+  }
+  return warnings;
+}
+
+int merge(int argc, char** argv) {
+  bool progress = false;
+  bool outlines = false;
+  int at = 1;
+  for (; at < argc && std::strncmp(argv[at], "--", 2) == 0; at++) {
+    if (std::strcmp(argv[at], "--progress") == 0) {
+      progress = true;
+    } else if (std::strcmp(argv[at], "--outlines") == 0) {
+      outlines = true;
+    } else {
+      throw std::runtime_error(std::string("unknown option ") + argv[at]);
+    }
+  }
+  if (argc - at < 3 || (argc - at - 1) % 2 != 0) throw std::runtime_error("usage: OUTPUT INPUT RANGE …");
+  char const* output = argv[at++];
+  std::vector<Input> inputs;
+  PDFVersion version;
+  for (; at < argc; at += 2) {
+    Input input;
+    input.pdf = QPDF::create();
+    input.pdf->processFile(argv[at]);
+    version.updateIfGreater(input.pdf->getVersionAsPDFVersion());
+    input.pages = QPDFPageDocumentHelper(*input.pdf).getAllPages();
+    int count = static_cast<int>(input.pages.size());
+    if (*argv[at + 1] == '\0') {
+      for (int i = 1; i <= count; i++) input.selected.push_back(i);
+    } else {
+      input.selected = QUtil::parse_numrange(argv[at + 1], count);
+    }
+    inputs.push_back(std::move(input));
+  }
+
+  auto out = QPDF::create();
+  out->emptyPDF();
+  bool warnings = copyPages(*out, inputs);
+  QPDFWriter writer(*out, output);
+  writer.setMinimumPDFVersion(version);
+  if (progress) writer.registerProgressReporter(std::make_shared<Progress>(output));
+  writer.write();
+  warnings = warnings || out->anyWarnings();
+
+  JSON files = JSON::makeArray();
+  int budget = MAX_OUTLINE_ITEMS;
+  for (auto& input : inputs) files.addArrayElement(fileJson(input, outlines, budget));
+  JSON result = JSON::makeDictionary();
+  result.addDictionaryMember("files", files);
+  *QPDFLogger::defaultLogger()->getInfo() << result.unparse() << "\n";
+  return warnings ? 3 : 0;
+}
+
+}  // namespace
+
+extern "C" int quire_merge(int argc, char** argv) {
+  try {
+    return merge(argc, argv);
+  } catch (std::exception& e) {
+    *QPDFLogger::defaultLogger()->getError() << "qpdf: " << e.what() << "\n";
+    return 2;
+  }
+}

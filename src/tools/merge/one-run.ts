@@ -1,0 +1,74 @@
+// The merge as one qpdf process (engines/qpdf/merge-one.ts), whatever the bookmarks: it opens each
+// input once, writes the merged pages and hands back each input's page count and outline, so no
+// input is read again by a run of its own. Without the qpdf forkserver it is not there, and the
+// tool merges in separate runs (separate-runs.ts).
+import { InputNeedsOpeningError } from '../../engines/call-options.js';
+import type { MergedInput } from '../../engines/qpdf/qpdf.js';
+import { QuireError } from '../../errors/quire-error.js';
+import { engineCallWithProgress } from '../framework/engine-call.js';
+import { toQpdfRange } from '../framework/page-selection.js';
+import type { QpdfOutline } from './merge-outlines.js';
+import { type Ctx, type Mode, type Plan, plan } from './plan.js';
+
+/** The plan with each input's outline from the merge's own reading of it. */
+function withOutlines(at: Plan, read: readonly MergedInput[]): Plan {
+  const files = at.files.map((file, i) => ({
+    ...file,
+    outlines: (read[i]?.outlines ?? []) as QpdfOutline[],
+  }));
+  return { pages: at.pages, files };
+}
+
+/**
+ * On inputs the runner did not open (`inputs.early`, all pages of every file): the merge is also the
+ * opening. An input the opening would look at more closely (an error, a repaired file: the run
+ * throws InputNeedsOpeningError), one without pages or a total past the page limit sends the job
+ * back to the runner's opening, as openBeside does.
+ */
+async function mergeUnopened(ctx: Ctx, mode: Mode, merged: string): Promise<Plan> {
+  const selections = ctx.options.pages_per_file ?? [];
+  if (selections.some((text) => text !== undefined && text !== '')) {
+    throw new InputNeedsOpeningError('page selections are resolved against opened page counts');
+  }
+  const parts = ctx.inputs.map((input) => ({ path: input.path }));
+  const read = await ctx.engines.qpdf.mergeOnce(
+    parts,
+    merged,
+    { outlines: mode !== 'none' },
+    engineCallWithProgress(ctx),
+  );
+  const counts = read.map((input) => input.pages);
+  const total = counts.reduce((sum, pages) => sum + pages, 0);
+  if (counts.some((pages) => pages < 1) || total > ctx.limits.maxPages) {
+    throw new InputNeedsOpeningError('pages to check');
+  }
+  return withOutlines(plan(ctx, counts), read);
+}
+
+/** On inputs the runner opened: page selections resolved against its counts. */
+async function mergeOpened(ctx: Ctx, mode: Mode, merged: string): Promise<Plan> {
+  const at = plan(ctx, ctx.pages);
+  const parts = ctx.inputs.map((input, i) => ({ path: input.path, pages: toQpdfRange(at.pages[i]!) }));
+  const read = await ctx.engines.qpdf.mergeOnce(
+    parts,
+    merged,
+    { outlines: mode !== 'none' },
+    engineCallWithProgress(ctx),
+  );
+  return withOutlines(at, read);
+}
+
+/**
+ * The merge in one run, or undefined when this server has no qpdf forkserver or it cannot start
+ * (the one-run merge lives in it): the caller then merges in separate runs.
+ */
+export async function mergeInOneRun(ctx: Ctx, mode: Mode, merged: string): Promise<Plan | undefined> {
+  if (!ctx.engines.qpdf.mergesOnce) return undefined;
+  ctx.progress.step('merge');
+  try {
+    return await (ctx.quickOpened ? mergeUnopened : mergeOpened)(ctx, mode, merged);
+  } catch (error) {
+    if (error instanceof QuireError && error.code === 'engine_unavailable') return undefined;
+    throw error;
+  }
+}
