@@ -87,7 +87,7 @@ const toolRules = [
     comment: 'a one-file tool imports only src/tools/framework and src/tools/shared (docs/architecture.md)',
     severity: 'error',
     from: { path: '^src/tools/[^/]+[.]ts$', pathNot: '^src/tools/registry[.]ts$' },
-    to: { path: '^src/tools/', pathNot: '^src/tools/(framework|shared|lib)/' },
+    to: { path: '^src/tools/', pathNot: '^src/tools/(framework|shared)/' },
   },
   {
     name: 'tools-entered-through-framework',

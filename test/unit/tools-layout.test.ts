@@ -13,7 +13,7 @@ const ownersSection = doc.slice(
   doc.indexOf('\n## ', doc.indexOf('## Tools by owner') + 1),
 );
 /** Folders of src/tools that are not a tool. */
-const NOT_TOOLS = new Set(['framework', 'shared', 'lib']);
+const NOT_TOOLS = new Set(['framework', 'shared']);
 
 function folders(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true })
