@@ -119,43 +119,32 @@ class StepChain {
     const { ctx } = this;
     ctx.signal.throwIfAborted();
     ctx.onStep({ index, tool: tool.name });
-    let pages: readonly number[] = [];
     const pagesLeft = ctx.budget.pagesLeft(index);
     const limits: ToolLimits = {
       ...ctx.limits,
       maxPages: Math.min(ctx.limits.maxPages, pagesLeft),
       timeoutMs: ctx.budget.engineTimeoutMs(ctx.limits.timeoutMs),
     };
-    const output = await openAndRun(
-      // Wrapped only to see the page counts the runner found opening the step's inputs.
-      {
-        ...tool,
-        run: (toolCtx) => {
-          pages = toolCtx.pages;
-          return tool.run(toolCtx);
-        },
-      },
-      {
-        options,
-        inputs,
-        workDir: ctx.workDir,
-        signal: ctx.signal,
-        engines: ctx.engines,
-        limits,
-        ...(index > 0 && password !== undefined ? { inputPassword: password } : {}),
-        progress: createProgressReporter(tool.steps ?? { run: 100 }, (p) =>
-          ctx.onProgress(start + (share * p.percent) / 100),
-        ),
-      },
-    ).catch((error: unknown) => {
+    const output = await openAndRun(tool, {
+      options,
+      inputs,
+      workDir: ctx.workDir,
+      signal: ctx.signal,
+      engines: ctx.engines,
+      limits,
+      ...(index > 0 && password !== undefined ? { inputPassword: password } : {}),
+      progress: createProgressReporter(tool.steps ?? { run: 100 }, (p) =>
+        ctx.onProgress(start + (share * p.percent) / 100),
+      ),
+    }).catch((error: unknown) => {
       throw wholeJobPages(error, pagesLeft, ctx.limits.maxPages);
     });
-    this.countPages(index, output.inputPages ?? pages, output);
+    this.countPages(index, output.inputPages ?? [], output);
     if (this.steps.length === 1) return output;
     const facts = {
       input_size: inputs.reduce((sum, input) => sum + input.size, 0),
       output_size: (await stat(output.path)).size,
-      ...pageFact(output.inputPages ?? pages),
+      ...pageFact(output.inputPages ?? []),
       ...output.facts,
     };
     this.runs[index]!.push(file === undefined ? { facts } : { name: file, facts });

@@ -42,7 +42,8 @@ export async function openAndRun<O>(
       : undefined;
   if (early) {
     const found = pdfs.map((input, i) => ({ input, signed: scans[i]!.signed }));
-    return underEncryptionRule(tool, ctx, found, early, engineCall(ctx));
+    const output = await underEncryptionRule(tool, ctx, found, early.output, engineCall(ctx));
+    return withInputPages(output, early.pages);
   }
   const opened = await openPdfs(ctx, password);
   const call = { ...engineCall(ctx), ...(password === undefined ? {} : { password }) };
@@ -51,19 +52,30 @@ export async function openAndRun<O>(
   if (decryptsFor(tool, password)) run = await decryptedInputs(run, found, call);
   const output = await tool.run({ ...run, pages: opened.counts });
   const handed = pdfInputs(run.inputs)[0]?.path;
-  return underEncryptionRule(tool, ctx, found, output, call, handed);
+  return withInputPages(await underEncryptionRule(tool, ctx, found, output, call, handed), opened.counts);
 }
 
 /**
- * The tool run on inputs qpdf has not opened (`quickOpened`, `pages` empty until it asks), or
- * undefined when an input needs the qpdf opening after all.
+ * The output with its inputs' page counts as the run knew them (the opening's, or those an early
+ * tool asked for), so a caller reads them from the result instead of watching the run.
+ */
+function withInputPages(output: ToolOutput, pages: readonly number[]): ToolOutput {
+  if (output.inputPages !== undefined || pages.length === 0) return output;
+  return { ...output, inputPages: pages };
+}
+
+/**
+ * The tool run on inputs qpdf has not opened (`quickOpened`, `pages` empty until it asks), with
+ * the counts it asked for, or undefined when an input needs the qpdf opening after all.
  */
 async function runEarly<O>(
   tool: Pick<AnyToolDefinition, 'run'>,
   ctx: RunContext<O>,
-): Promise<ToolOutput | undefined> {
+): Promise<{ output: ToolOutput; pages: readonly number[] } | undefined> {
+  // The run fills `pages` if it asks for the counts (openedPages).
+  const pages: number[] = [];
   try {
-    return await tool.run({ ...ctx, quickOpened: true, pages: [] });
+    return { output: await tool.run({ ...ctx, quickOpened: true, pages }), pages };
   } catch (error) {
     if (!(error instanceof InputNeedsOpeningError)) throw error;
     return undefined;
@@ -72,8 +84,8 @@ async function runEarly<O>(
 
 /**
  * The page count of each PDF input in upload order. After the runner's opening they are its counts;
- * on an early run they are counted now, in-process (quick-open.ts), and written into `ctx.pages`
- * for whoever reads the run's counts (a step of a job); an input that does not open in-process
+ * on an early run they are counted now, in-process (quick-open.ts), and written into `ctx.pages`,
+ * which the runner returns with the output (`inputPages`); an input that does not open in-process
  * sends the job to the qpdf opening (InputNeedsOpeningError).
  */
 export async function openedPages<O>(ctx: ToolContext<O>): Promise<readonly number[]> {

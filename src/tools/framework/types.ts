@@ -137,8 +137,8 @@ export interface ToolOutput {
    */
   parts?: readonly ToolPart[];
   /**
-   * The inputs' page counts when the tool opened them beside its work (`openBeside`), where the
-   * runner found none: a step of a job reports them (jobs/steps.ts).
+   * The inputs' page counts: set by a tool that opened them beside its work (`openBeside`), else
+   * by the runner from its opening (openAndRun); a step of a job reports them (jobs/steps.ts).
    */
   inputPages?: readonly number[];
   /**
