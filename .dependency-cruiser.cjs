@@ -70,6 +70,14 @@ module.exports = {
       to: { dependencyTypes: ['core'], path: '^(node:)?(https?|http2|tls)$', dependencyTypesNot: ['type-only'] },
     },
     {
+      name: 'job-request-reads-down',
+      comment:
+        'the job request reader (src/http/job-request) calls only its own files and the folders below http, so the path of a request never goes back up into http/ (docs/architecture.md)',
+      severity: 'error',
+      from: { path: '^src/http/job-request/' },
+      to: { path: '^src/(http|jobs|cli)/', pathNot: '^src/http/job-request/' },
+    },
+    {
       name: 'known-folders-only',
       comment: 'every module of src/ lives in a folder of the layer picture (docs/architecture.md)',
       severity: 'error',

@@ -3,7 +3,7 @@
 // working example per tool. docs/clients.md says how each client generator reads them.
 import type { ToolCatalog } from '../tools/lib/catalog.js';
 import type { PublishedTool } from '../tools/lib/types.js';
-import { MAX_STEPS } from './steps-field.js';
+import { MAX_STEPS } from './job-request/limits.js';
 
 /** `page-numbers` → `PageNumbersOptions`: the component name of a tool's options schema. */
 export function optionsComponentName(tool: string): string {

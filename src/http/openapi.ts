@@ -17,7 +17,7 @@ import {
   problem,
   responseHeaders,
 } from './routes/common-schemas.js';
-import { jobComponents } from './routes/job-schemas.js';
+import { jobComponents } from './routes/job-resource-schemas.js';
 import { opsComponents, opsSchemas } from './routes/ops-schemas.js';
 import { recipeComponents } from './routes/recipe-schemas.js';
 import { transferComponents } from './routes/transfer-schemas.js';

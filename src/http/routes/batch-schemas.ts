@@ -3,7 +3,7 @@
 import { Type } from '@sinclair/typebox';
 import { jobStatuses } from '../../model/job.js';
 import { type DocResponse, json, problem, ref } from './common-schemas.js';
-import { uploadRefusals } from './upload-refusals.js';
+import { jobRequestRefusals } from './job-request-refusals.js';
 import { uploadIdRefusals } from './upload-schemas.js';
 
 const batchIdParams = {
@@ -57,7 +57,7 @@ export const batchSchemas = {
     multipartBody: 'batch',
     responses: {
       201: json('The batch, its jobs queued.', ref('Batch'), ['Location']),
-      ...uploadRefusals,
+      ...jobRequestRefusals,
       ...uploadIdRefusals,
     },
   },

@@ -11,10 +11,10 @@ import { JobService } from '../../jobs/job-service.js';
 import { type BatchRecord, batchView } from '../../model/batch.js';
 import type { JobRecord } from '../../model/job.js';
 import { resultUsableUntil, terminalStatuses } from '../../model/job.js';
-import { type BatchItem, receiveBatchUpload } from '../batch-upload.js';
 import type { AppDeps } from '../deps.js';
 import { completedResponse, fingerprintOf, sendReplay } from '../idempotency.js';
-import { takeUploads } from '../upload-ids.js';
+import { type BatchItem, readBatchRequest } from '../job-request/read-batch.js';
+import { takeUploads } from '../job-request/upload-id-part.js';
 import { batchSchemas } from './batch-schemas.js';
 import { bytesOf, jobFingerprint, newJobOf } from './jobs.js';
 
@@ -75,7 +75,7 @@ function registerCreate(app: FastifyInstance, deps: AppDeps, service: JobService
       const replaying = request.idempotency?.completed !== undefined;
       const quotas = new AccountQuotas({ jobs: deps.db.jobs, uploads: deps.db.uploads });
       if (!replaying) await quotas.check(auth.accountId, limits.plan, { bytes: 0, jobs: 1 });
-      const items = await receiveBatchUpload(
+      const items = await readBatchRequest(
         request,
         catalog,
         blobs,

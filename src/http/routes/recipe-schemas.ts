@@ -3,7 +3,7 @@
 // by the `steps` part's reader (steps-field.ts), as a job's are.
 import { Type } from '@sinclair/typebox';
 import { RECIPE_NAME_PATTERN } from '../../model/recipe.js';
-import { MAX_STEPS } from '../steps-field.js';
+import { MAX_STEPS } from '../job-request/limits.js';
 import { type DocResponse, json, noContent, problem, ref } from './common-schemas.js';
 
 const time = (description: string) => Type.String({ format: 'date-time', description });
