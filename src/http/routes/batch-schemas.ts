@@ -1,5 +1,5 @@
 // Route schemas for /batches (docs/api.md §11): they validate params and feed the OpenAPI document,
-// with the batch object as `batchView` builds it. The upload is the job upload's (its parts, refusals).
+// with the batch object as `batchView` builds it. The request is read as a job request is (its parts, refusals).
 import { Type } from '@sinclair/typebox';
 import { jobStatuses } from '../../model/job.js';
 import { type DocResponse, json, problem, ref } from './common-schemas.js';
