@@ -1,6 +1,7 @@
-// Every limit a job or batch request is read under, in one table: the caller's plan limits (given per
-// request), the fixed caps on what the text parts may hold (docs/api.md §2), and the multipart
-// parser's own counts for POST /jobs and POST /batches, which share one field-read cap.
+// Every limit a job or batch request is read under, in one table: the caller's plan limits (made
+// here from the account's), the fixed caps on what the text parts may hold (docs/api.md §2), and the
+// multipart parser's own counts for POST /jobs and POST /batches, which share one field-read cap.
+import type { AccountLimits } from '../../config/plans.js';
 
 /** The caller's plan limits, already capped by the server-wide settings (docs/api.md §5). */
 export interface RequestLimits {
@@ -19,6 +20,19 @@ export interface RequestLimits {
 /** A batch's limits: a job's, and how many jobs (one per item part) it may hold. */
 export interface BatchLimits extends RequestLimits {
   maxJobs: number;
+}
+
+/** What reading a request may use of the account's limits, and the webhook setting it applies. */
+export function requestLimits(account: AccountLimits, allowPrivateWebhooks: boolean): RequestLimits {
+  return {
+    maxFileBytes: account.maxFileBytes,
+    maxTotalBytes: account.maxTotalBytes,
+    maxFiles: account.maxFiles,
+    maxPages: account.maxPages,
+    job: { maxFanOut: account.job.maxFanOut },
+    plan: account.plan.name,
+    allowPrivateWebhooks,
+  };
 }
 
 /** docs/api.md's cap on a text part however it is sent (plain field, JSON-typed field or file). */

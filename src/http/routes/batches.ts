@@ -13,6 +13,7 @@ import type { JobRecord } from '../../model/job.js';
 import { resultUsableUntil, terminalStatuses } from '../../model/job.js';
 import type { AppDeps } from '../deps.js';
 import { completedResponse, fingerprintOf, sendReplay } from '../idempotency.js';
+import { requestLimits } from '../job-request/limits.js';
 import { type BatchItem, readBatchRequest } from '../job-request/read-batch.js';
 import { takeUploads } from '../job-request/upload-id-part.js';
 import { batchSchemas } from './batch-schemas.js';
@@ -79,12 +80,7 @@ function registerCreate(app: FastifyInstance, deps: AppDeps, service: JobService
         request,
         catalog,
         blobs,
-        {
-          ...limits,
-          plan: limits.plan.name,
-          allowPrivateWebhooks: config.webhooks.allowPrivate,
-          maxJobs: config.transfers.batchMaxJobs,
-        },
+        { ...requestLimits(limits, config.webhooks.allowPrivate), maxJobs: config.transfers.batchMaxJobs },
         { recipes: deps.db.recipes, accountId: auth.accountId },
         { uploads: deps.uploads, accountId: auth.accountId, replaying },
       );

@@ -15,6 +15,7 @@ import type { NewJob, StoredResponse } from '../../store/types.js';
 import { jobCallbackEndpoint } from '../../webhooks/job-callback.js';
 import type { AppDeps } from '../deps.js';
 import { completedResponse, fingerprintOf, sendReplay } from '../idempotency.js';
+import { requestLimits } from '../job-request/limits.js';
 import { readJobRequest } from '../job-request/read-job.js';
 import type { ReceivedJob } from '../job-request/received.js';
 import { takeUploads } from '../job-request/upload-id-part.js';
@@ -67,11 +68,7 @@ function registerCreate(
         id,
         catalog,
         blobs,
-        {
-          ...limits,
-          plan: limits.plan.name,
-          allowPrivateWebhooks: config.webhooks.allowPrivate,
-        },
+        requestLimits(limits, config.webhooks.allowPrivate),
         {
           uploads: deps.uploads,
           accountId: auth.accountId,
