@@ -9,6 +9,7 @@ const jobsMayImport = [
   'process',
   'engines',
   'tools',
+  'sniff',
   'blobs',
   'store',
   'auth',
@@ -25,6 +26,7 @@ const allowed = {
   process: ['errors', 'model', 'config'],
   engines: ['errors', 'model', 'process'],
   tools: ['errors', 'model', 'engines', 'process'],
+  sniff: ['tools'],
   blobs: ['errors', 'model', 'config'],
   store: ['errors', 'model', 'config'],
   auth: ['errors', 'model', 'config', 'store'],
@@ -51,6 +53,48 @@ const layerRules = folders
     };
   });
 
+// Inside src/tools (docs/architecture.md, "Tools by owner"): framework/ is the contract between a
+// tool and the rest of Quire, so it knows no tool; shared/ holds helpers of several tools on top of
+// it; a tool (one file, or a folder with its helpers) uses framework/ and shared/, never another
+// tool; and the rest of Quire reaches tools only through framework/ and the list in registry.ts.
+const toolRules = [
+  {
+    name: 'tools-framework-knows-no-tool',
+    comment: 'src/tools/framework imports nothing else of src/tools (docs/architecture.md)',
+    severity: 'error',
+    from: { path: '^src/tools/framework/' },
+    to: { path: '^src/tools/', pathNot: '^src/tools/framework/' },
+  },
+  {
+    name: 'tools-shared-below-tools',
+    comment: 'src/tools/shared imports only src/tools/framework and itself of src/tools (docs/architecture.md)',
+    severity: 'error',
+    from: { path: '^src/tools/shared/' },
+    to: { path: '^src/tools/', pathNot: '^src/tools/(framework|shared)/' },
+  },
+  {
+    name: 'tool-folder-imports-no-other-tool',
+    comment: 'a tool folder imports only itself, src/tools/framework and src/tools/shared (docs/architecture.md)',
+    severity: 'error',
+    from: { path: '^src/tools/([^/]+)/', pathNot: '^src/tools/(framework|shared)/' },
+    to: { path: '^src/tools/', pathNot: ['^src/tools/$1/', '^src/tools/(framework|shared)/'] },
+  },
+  {
+    name: 'tool-file-imports-no-other-tool',
+    comment: 'a one-file tool imports only src/tools/framework and src/tools/shared (docs/architecture.md)',
+    severity: 'error',
+    from: { path: '^src/tools/[^/]+[.]ts$', pathNot: '^src/tools/registry[.]ts$' },
+    to: { path: '^src/tools/', pathNot: '^src/tools/(framework|shared|lib)/' },
+  },
+  {
+    name: 'tools-entered-through-framework',
+    comment: 'outside src/tools, only src/tools/framework and src/tools/registry.ts are imported (docs/architecture.md)',
+    severity: 'error',
+    from: { path: '^src/', pathNot: '^src/tools/' },
+    to: { path: '^src/tools/', pathNot: '^src/tools/(framework/|registry[.]ts$)' },
+  },
+];
+
 module.exports = {
   forbidden: [
     ...layerRules,
@@ -69,6 +113,7 @@ module.exports = {
       from: { path: '^src/', pathNot: '^src/(outbound|http|cli)/' },
       to: { dependencyTypes: ['core'], path: '^(node:)?(https?|http2|tls)$', dependencyTypesNot: ['type-only'] },
     },
+    ...toolRules,
     {
       name: 'job-request-reads-down',
       comment:

@@ -60,7 +60,7 @@ export const SERVICE_WRAPPER_NAME =
 
 /**
  * The engine runs of one rotate job of the whole document (src/tools/rotate.ts): a small, clean
- * input is opened in-process (src/tools/lib/quick-open.ts), so the rotation is the only qpdf run.
+ * input is opened in-process (src/tools/framework/quick-open.ts), so the rotation is the only qpdf run.
  */
 export function rotateToolArgvs(input: string, out: string): string[][] {
   return [['qpdf', '--progress', input, '--rotate=+90:1-z', out]];

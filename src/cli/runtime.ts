@@ -18,8 +18,8 @@ import { EXEC_HELPER, execHelper } from '../process/limits.js';
 import { withLocalRateLimits } from '../store/local-rate-limiter.js';
 import { openDatabase } from '../store/open.js';
 import type { Database } from '../store/types.js';
-import { ToolCatalog } from '../tools/lib/catalog.js';
-import type { AnyToolDefinition } from '../tools/lib/types.js';
+import { ToolCatalog } from '../tools/framework/catalog.js';
+import type { AnyToolDefinition } from '../tools/framework/types.js';
 import { tools } from '../tools/registry.js';
 import { openUploads, type Uploads } from '../uploads/uploads.js';
 

@@ -12,9 +12,9 @@ export interface EngineCallOptions {
   /** Progress of this one call as done/total (pages, percent, …). */
   onProgress?: (done: number, total: number) => void;
   /**
-   * The inputs were not opened by qpdf (tools/lib/quick-open.ts, `opensBeside`): a qpdf run that
-   * fails, or warns that it repaired the file, throws InputNeedsOpeningError instead of its own
-   * error, so the runner opens the inputs with qpdf (repairing them if need be) and runs the tool
+   * The inputs were not opened by qpdf (an early run: `inputs.early` in tools/framework/types.ts):
+   * a qpdf run that fails, or warns that it repaired the file, throws InputNeedsOpeningError instead
+   * of its own error, so the runner opens the inputs with qpdf (repairing them if need be) and runs the tool
    * again, as if it had not taken the shortcut.
    */
   quickOpened?: boolean;

@@ -7,7 +7,7 @@ import type { JobEvents } from '../model/job-change.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { Database } from '../store/types.js';
-import type { ToolCatalog } from '../tools/lib/catalog.js';
+import type { ToolCatalog } from '../tools/framework/catalog.js';
 import type { Uploads } from '../uploads/uploads.js';
 
 export interface AppDeps {

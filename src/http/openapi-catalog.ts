@@ -1,8 +1,8 @@
 // The parts of the OpenAPI document drawn from the tool catalogue: one options schema per tool
 // (`CompressOptions`…), a step of a chain (`ChainStep`), and the multipart job and batch requests with a
 // working example per tool. docs/clients.md says how each client generator reads them.
-import type { ToolCatalog } from '../tools/lib/catalog.js';
-import type { PublishedTool } from '../tools/lib/types.js';
+import type { ToolCatalog } from '../tools/framework/catalog.js';
+import type { PublishedTool } from '../tools/framework/types.js';
 import { MAX_STEPS } from './job-request/limits.js';
 
 /** `page-numbers` → `PageNumbersOptions`: the component name of a tool's options schema. */

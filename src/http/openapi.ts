@@ -2,7 +2,7 @@
 // as they are registered (their validation schemas and declared answers) and from the tool catalogue,
 // so it cannot drift from the code; the 405 answers and other hidden routes are not operations.
 import type { FastifyInstance, RouteOptions } from 'fastify';
-import type { ToolCatalog } from '../tools/lib/catalog.js';
+import type { ToolCatalog } from '../tools/framework/catalog.js';
 import type { AppDeps } from './deps.js';
 import { registerDocsPage } from './docs-page.js';
 import { jobRequestBody, type RequestKind, toolOptionComponents } from './openapi-catalog.js';

@@ -7,8 +7,8 @@ import type { BlobStore } from '../blobs/types.js';
 import type { Config } from '../config/config.js';
 import { QuireError } from '../errors/quire-error.js';
 import type { InputFile, TransferTarget } from '../model/job.js';
+import { SNIFF_BYTES, sniffContentType } from '../sniff/sniff.js';
 import type { ClaimedJob, JobStore } from '../store/types.js';
-import { SNIFF_BYTES, sniffContentType } from '../tools/lib/sniff.js';
 import { LeaseLostError } from './lease-keeper.js';
 import { classify, exchange, TransferError, type TransferRequest, transferSignals } from './transfer-http.js';
 

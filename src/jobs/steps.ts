@@ -5,11 +5,17 @@ import { stat } from 'node:fs/promises';
 import type { Engines } from '../engines/index.js';
 import { QuireError } from '../errors/quire-error.js';
 import type { StepRef } from '../model/job.js';
-import { openAndRun } from '../tools/lib/inputs.js';
-import { workFile } from '../tools/lib/output-name.js';
-import { createProgressReporter } from '../tools/lib/progress.js';
-import type { InputType, PublishedTool, ToolInput, ToolLimits, ToolOutput } from '../tools/lib/types.js';
-import { writeZip, type ZipEntry } from '../tools/lib/zip.js';
+import { openAndRun } from '../tools/framework/inputs.js';
+import { workFile } from '../tools/framework/output-name.js';
+import { createProgressReporter } from '../tools/framework/progress.js';
+import type {
+  InputType,
+  PublishedTool,
+  ToolInput,
+  ToolLimits,
+  ToolOutput,
+} from '../tools/framework/types.js';
+import { writeZip, type ZipEntry } from '../tools/framework/zip.js';
 import type { JobBudget } from './job-budget.js';
 
 export interface PlannedStep {

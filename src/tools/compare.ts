@@ -4,12 +4,12 @@
 // file, or both in a ZIP. The pdfdiff engine does the work in the document sandbox.
 import { type Static, Type } from '@sinclair/typebox';
 import { QuireError } from '../errors/quire-error.js';
-import { engineCallWithProgress } from './lib/inputs.js';
-import { fileStem, outputName, workFile } from './lib/output-name.js';
-import { PageSelectionSchema, resolvePageSet } from './lib/page-selection.js';
-import { StringEnum } from './lib/schema.js';
-import { defineTool, type ToolContext, type ToolOutput } from './lib/types.js';
-import { writeZip } from './lib/zip.js';
+import { engineCallWithProgress } from './framework/engine-call.js';
+import { fileStem, outputName, workFile } from './framework/output-name.js';
+import { PageSelectionSchema, resolvePageSet } from './framework/page-selection.js';
+import { StringEnum } from './framework/schema.js';
+import { defineTool, type ToolContext, type ToolOutput } from './framework/types.js';
+import { writeZip } from './framework/zip.js';
 
 const options = Type.Object(
   {

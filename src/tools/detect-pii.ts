@@ -5,10 +5,11 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { Type } from '@sinclair/typebox';
 import { type DetectReport, PII_KINDS } from '../engines/pymupdf/detect.js';
-import { engineCall, onlyPdf } from './lib/inputs.js';
-import { outputName, workFile } from './lib/output-name.js';
-import { piiKinds, piiOcr, piiRegion, recognisePages } from './lib/pii.js';
-import { defineTool } from './lib/types.js';
+import { engineCall } from './framework/engine-call.js';
+import { onlyPdf } from './framework/inputs.js';
+import { outputName, workFile } from './framework/output-name.js';
+import { defineTool } from './framework/types.js';
+import { piiKinds, piiOcr, piiRegion, recognisePages } from './shared/pii.js';
 
 const options = Type.Object(
   {
@@ -37,7 +38,7 @@ export const detectPiiTool = defineTool({
   engines: ['qpdf', 'pymupdf', 'poppler', 'ocrmypdf', 'tesseract'],
   steps: { inspect: 5, detect: 25, ocr: 60, scanned: 10 },
   async run(ctx) {
-    const { input, pageCount } = onlyPdf(ctx);
+    const { input, pageCount } = await onlyPdf(ctx);
     const o = ctx.options;
     const job = { kinds: o.kinds ?? [...PII_KINDS], region: o.region ?? 'US' };
     ctx.progress.step('detect');

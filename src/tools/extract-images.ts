@@ -4,11 +4,12 @@ import { readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { type Static, Type } from '@sinclair/typebox';
 import type { ImageEntry } from '../engines/poppler/poppler.js';
-import { engineCall, onlyPdf } from './lib/inputs.js';
-import { fileStem, workFile } from './lib/output-name.js';
-import { PageSelectionSchema, pageRuns, resolvePageSet } from './lib/page-selection.js';
-import { defineTool } from './lib/types.js';
-import { writeZip, type ZipEntry } from './lib/zip.js';
+import { engineCall } from './framework/engine-call.js';
+import { onlyPdf } from './framework/inputs.js';
+import { fileStem, workFile } from './framework/output-name.js';
+import { PageSelectionSchema, pageRuns, resolvePageSet } from './framework/page-selection.js';
+import { defineTool } from './framework/types.js';
+import { writeZip, type ZipEntry } from './framework/zip.js';
 
 const options = Type.Object(
   {
@@ -76,7 +77,7 @@ export const extractImagesTool = defineTool({
   engines: ['qpdf', 'poppler'],
   steps: { inspect: 10, extract: 80, package: 10 },
   async run(ctx) {
-    const { input, pageCount } = onlyPdf(ctx);
+    const { input, pageCount } = await onlyPdf(ctx);
     const opts: Options = ctx.options;
     const pages = resolvePageSet(opts.pages, pageCount);
 

@@ -4,11 +4,12 @@
 import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
 import { type Static, Type } from '@sinclair/typebox';
-import { engineCall, onlyPdf } from './lib/inputs.js';
-import { outputName, workFile } from './lib/output-name.js';
-import { PageSelectionSchema, pageRuns, resolvePageList } from './lib/page-selection.js';
-import { StringEnum } from './lib/schema.js';
-import { defineTool } from './lib/types.js';
+import { engineCall } from './framework/engine-call.js';
+import { onlyPdf } from './framework/inputs.js';
+import { outputName, workFile } from './framework/output-name.js';
+import { PageSelectionSchema, pageRuns, resolvePageList } from './framework/page-selection.js';
+import { StringEnum } from './framework/schema.js';
+import { defineTool } from './framework/types.js';
 
 const options = Type.Object(
   {
@@ -60,7 +61,7 @@ export const extractTextTool = defineTool({
   engines: ['qpdf', 'poppler'],
   steps: { inspect: 10, extract: 90 },
   async run(ctx) {
-    const { input, pageCount } = onlyPdf(ctx);
+    const { input, pageCount } = await onlyPdf(ctx);
     const opts: Options = ctx.options;
     const pages = resolvePageList(opts.pages, pageCount);
 

@@ -2,10 +2,11 @@
 // JSON, read from bounded qpdf JSON rather than the whole object graph.
 import { writeFile } from 'node:fs/promises';
 import { Type } from '@sinclair/typebox';
-import { publicField, readForm } from './lib/form-model.js';
-import { engineCall, onlyPdf } from './lib/inputs.js';
-import { outputName, workFile } from './lib/output-name.js';
-import { defineTool } from './lib/types.js';
+import { engineCall } from './framework/engine-call.js';
+import { onlyPdf } from './framework/inputs.js';
+import { outputName, workFile } from './framework/output-name.js';
+import { defineTool } from './framework/types.js';
+import { publicField, readForm } from './shared/form-model.js';
 
 const options = Type.Object({}, { additionalProperties: false, examples: [{}] });
 
@@ -22,7 +23,7 @@ export const formFieldsTool = defineTool({
   engines: ['qpdf'],
   steps: { inspect: 30, read: 70 },
   async run(ctx) {
-    const { input, pageCount } = onlyPdf(ctx);
+    const { input, pageCount } = await onlyPdf(ctx);
     ctx.progress.step('read');
     const form = await readForm(ctx.engines.qpdf, input.path, engineCall(ctx));
     const report = { xfa_only: form.xfaOnly, fields: form.fields.map(publicField) };

@@ -2,9 +2,10 @@
 // result with qpdf's own linearization check before handing it out.
 import { Type } from '@sinclair/typebox';
 import { QuireError } from '../errors/quire-error.js';
-import { engineCall, engineCallWithProgress, onlyPdf } from './lib/inputs.js';
-import { outputName, workFile } from './lib/output-name.js';
-import { defineTool } from './lib/types.js';
+import { engineCall, engineCallWithProgress } from './framework/engine-call.js';
+import { onlyPdf } from './framework/inputs.js';
+import { outputName, workFile } from './framework/output-name.js';
+import { defineTool } from './framework/types.js';
 
 const options = Type.Object({}, { additionalProperties: false, examples: [{}] });
 
@@ -14,13 +15,13 @@ export const linearizeTool = defineTool({
   group: 'Pages and structure',
   keywords: ['fast web view', 'optimize for web', 'streaming'],
   description: 'Linearizes the PDF so a browser can show the first page before the whole file has arrived.',
-  inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'], opens: 'pdf', quickOpen: true },
+  inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'], opens: 'pdf', early: true },
   options,
   output: { contentType: 'application/pdf' },
   engines: ['qpdf'],
   steps: { inspect: 10, linearize: 80, verify: 10 },
   async run(ctx) {
-    const { input, pageCount } = onlyPdf(ctx);
+    const { input, pageCount } = await onlyPdf(ctx);
     ctx.progress.step('linearize');
     const output = workFile(ctx.workDir, 'linearized');
     await ctx.engines.qpdf.linearize(input.path, output, engineCallWithProgress(ctx));

@@ -3,16 +3,17 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { type EngineCallOptions, InputNeedsOpeningError } from '../engines/call-options.js';
 import { QuireError } from '../errors/quire-error.js';
-import { engineCall, engineCallWithProgress, openBeside } from './lib/inputs.js';
+import { engineCall, engineCallWithProgress } from './framework/engine-call.js';
+import { openBeside } from './framework/opening-beside.js';
+import { fileStem, workFile } from './framework/output-name.js';
+import { PageSelectionSchema, resolvePageList, toQpdfRange } from './framework/page-selection.js';
+import { StringEnum } from './framework/schema.js';
+import type { ToolContext, ToolInput } from './framework/types.js';
+import { defineTool } from './framework/types.js';
+import { readWrittenPdf } from './framework/written-pdf.js';
 import { eachOutline, type MergedFile, outlineTree, type QpdfOutline } from './lib/merge-outlines.js';
 import { appendOutline } from './lib/outline-update.js';
-import { fileStem, workFile } from './lib/output-name.js';
-import { PageSelectionSchema, resolvePageList, toQpdfRange } from './lib/page-selection.js';
-import { pooled } from './lib/pooled.js';
-import { StringEnum } from './lib/schema.js';
-import type { ToolContext, ToolInput } from './lib/types.js';
-import { defineTool } from './lib/types.js';
-import { readWrittenPdf } from './lib/written-pdf.js';
+import { pooled } from './shared/pooled.js';
 
 const options = Type.Object(
   {
@@ -141,7 +142,7 @@ async function mergeOpened(ctx: Ctx, mode: Mode, merged: string): Promise<Plan> 
 }
 
 /**
- * The merge started at once, every page of every file (`inputs.opensBeside`): each input is opened
+ * The merge started at once, every page of every file (`inputs.early`): each input is opened
  * beside qpdf's merge by one qpdf run that also brings what the bookmarks need (its outline and page
  * list), or only counts its pages for `none`. Page selections are resolved against the counts
  * (`z`, `r1`, a page past the end), so a job with one waits for the runner's opening. Whatever the
@@ -172,7 +173,7 @@ async function mergeBeside(ctx: Ctx, mode: Mode, merged: string): Promise<Plan> 
   };
   let opened: { values: (OutlineRead | undefined)[]; pages: number[] };
   try {
-    opened = await openBeside(ctx, merging, read, () => stop.abort());
+    opened = await openBeside(ctx, merging, read, { onGiveUp: () => stop.abort() });
   } catch (error) {
     await merging.catch(() => undefined); // no qpdf left writing into the work dir
     throw error;
@@ -197,7 +198,7 @@ export const mergeTool = defineTool({
   group: 'Pages and structure',
   keywords: ['combine', 'join', 'concatenate', 'append'],
   description: 'Combines several PDFs into one, in upload order, optionally taking selected pages of each.',
-  inputs: { minFiles: 2, maxFiles: 'plan', accepts: ['application/pdf'], opens: 'pdf', opensBeside: true },
+  inputs: { minFiles: 2, maxFiles: 'plan', accepts: ['application/pdf'], opens: 'pdf', early: true },
   options,
   checkRequest(opts, fileCount) {
     const given = opts.pages_per_file?.length ?? 0;
@@ -214,7 +215,7 @@ export const mergeTool = defineTool({
   async run(ctx) {
     const mode = ctx.options.bookmarks ?? 'keep';
     const merged = workFile(ctx.workDir, 'merged');
-    const { pages, files } = await (ctx.opensBeside ? mergeBeside : mergeOpened)(ctx, mode, merged);
+    const { pages, files } = await (ctx.quickOpened ? mergeBeside : mergeOpened)(ctx, mode, merged);
     const total = pages.reduce((sum, list) => sum + list.length, 0);
 
     ctx.progress.step('bookmarks');

@@ -3,10 +3,11 @@
 import { writeFile } from 'node:fs/promises';
 import { type Static, Type } from '@sinclair/typebox';
 import type { QpdfCall } from '../engines/qpdf/qpdf.js';
-import { engineCall, engineCallWithProgress, onlyPdf } from './lib/inputs.js';
-import { outputName, workFile } from './lib/output-name.js';
-import type { ToolContext } from './lib/types.js';
-import { defineTool } from './lib/types.js';
+import { engineCall, engineCallWithProgress } from './framework/engine-call.js';
+import { onlyPdf } from './framework/inputs.js';
+import { outputName, workFile } from './framework/output-name.js';
+import type { ToolContext } from './framework/types.js';
+import { defineTool } from './framework/types.js';
 
 /** Option name → /Info key (PDF 32000-1, 14.3.3, "Document Information Dictionary"). */
 const FIELDS = {
@@ -100,13 +101,13 @@ export const metadataTool = defineTool({
   keywords: ['properties', 'title', 'author', 'info dictionary'],
   description:
     'Sets or clears the title, author, subject, keywords, creator and producer in the document information.',
-  inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'], opens: 'pdf', quickOpen: true },
+  inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'], opens: 'pdf', early: true },
   options,
   output: { contentType: 'application/pdf' },
   engines: ['qpdf'],
   steps: { inspect: 20, write: 80 },
   async run(ctx) {
-    const { input, pageCount } = onlyPdf(ctx);
+    const { input, pageCount } = await onlyPdf(ctx);
     const update = workFile(ctx.workDir, 'info', 'json');
     await writeFile(update, JSON.stringify(await infoUpdate(ctx, input.path)), { mode: 0o600 });
 

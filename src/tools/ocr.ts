@@ -3,12 +3,13 @@
 import { Type } from '@sinclair/typebox';
 import type { EngineStatus } from '../engines/types.js';
 import type { FieldError } from '../errors/quire-error.js';
-import { engineCall, onlyInput } from './lib/inputs.js';
-import { ocrLanguagesSchema } from './lib/ocr-languages.js';
-import { outputName, workFile } from './lib/output-name.js';
-import { checkImagePixels, checkOcrPdfPixels } from './lib/page-pixels.js';
-import { StringEnum } from './lib/schema.js';
-import { defineTool } from './lib/types.js';
+import { engineCall } from './framework/engine-call.js';
+import { onlyInput } from './framework/inputs.js';
+import { outputName, workFile } from './framework/output-name.js';
+import { StringEnum } from './framework/schema.js';
+import { defineTool } from './framework/types.js';
+import { ocrLanguagesSchema } from './shared/ocr-languages.js';
+import { checkImagePixels, checkOcrPdfPixels } from './shared/page-pixels.js';
 
 /** The options schema for this server: the `languages` enum is what its Tesseract has installed. */
 const options = (engines: readonly EngineStatus[]) => {

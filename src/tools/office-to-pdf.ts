@@ -2,12 +2,13 @@
 // of LibreOffice instances; an optional page selection is then cut out of the result with qpdf.
 import { Type } from '@sinclair/typebox';
 import { QuireError } from '../errors/quire-error.js';
-import { checkPageLimit, onlyInput } from './lib/inputs.js';
-import { outputName, workFile } from './lib/output-name.js';
-import { PageSelectionSchema, resolvePageList, toQpdfRange } from './lib/page-selection.js';
-import { StringEnum } from './lib/schema.js';
-import type { InputType } from './lib/types.js';
-import { defineTool } from './lib/types.js';
+import { onlyInput } from './framework/inputs.js';
+import { checkPageLimit } from './framework/opening.js';
+import { outputName, workFile } from './framework/output-name.js';
+import { PageSelectionSchema, resolvePageList, toQpdfRange } from './framework/page-selection.js';
+import { StringEnum } from './framework/schema.js';
+import type { InputType } from './framework/types.js';
+import { defineTool } from './framework/types.js';
 
 const options = Type.Object(
   {

@@ -2,12 +2,12 @@
 // over the input by qpdf, so the number is real, extractable text on each page.
 import { type Static, Type } from '@sinclair/typebox';
 import { rgb } from 'pdf-lib';
-import { onlyPdf } from './lib/inputs.js';
-import { outputName } from './lib/output-name.js';
-import { PageSelectionSchema, resolvePageSet } from './lib/page-selection.js';
-import { StringEnum } from './lib/schema.js';
-import { applyStamp, drawCenteredText, isStampEncodable, stampTargets, writeStamp } from './lib/stamp.js';
-import { defineTool } from './lib/types.js';
+import { onlyPdf } from './framework/inputs.js';
+import { outputName } from './framework/output-name.js';
+import { PageSelectionSchema, resolvePageSet } from './framework/page-selection.js';
+import { StringEnum } from './framework/schema.js';
+import { defineTool } from './framework/types.js';
+import { applyStamp, drawCenteredText, isStampEncodable, stampTargets, writeStamp } from './shared/stamp.js';
 
 const options = Type.Object(
   {
@@ -101,7 +101,7 @@ export const pageNumbersTool = defineTool({
     return [];
   },
   async run(ctx) {
-    const { input, pageCount: count } = onlyPdf(ctx);
+    const { input, pageCount: count } = await onlyPdf(ctx);
     const opts = ctx.options;
     const pages = resolvePageSet(opts.pages, count);
     const targets = await stampTargets(ctx, input, pages, count);

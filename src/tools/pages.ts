@@ -2,10 +2,17 @@
 // keeping the document's catalog (metadata, bookmarks into surviving pages).
 import { type Static, Type } from '@sinclair/typebox';
 import { QuireError } from '../errors/quire-error.js';
-import { checkPageLimit, engineCallWithProgress, onlyPdf } from './lib/inputs.js';
-import { outputName, workFile } from './lib/output-name.js';
-import { PageSelectionSchema, resolvePageList, resolvePageSet, toQpdfRange } from './lib/page-selection.js';
-import { defineTool } from './lib/types.js';
+import { engineCallWithProgress } from './framework/engine-call.js';
+import { onlyPdf } from './framework/inputs.js';
+import { checkPageLimit } from './framework/opening.js';
+import { outputName, workFile } from './framework/output-name.js';
+import {
+  PageSelectionSchema,
+  resolvePageList,
+  resolvePageSet,
+  toQpdfRange,
+} from './framework/page-selection.js';
+import { defineTool } from './framework/types.js';
 
 /**
  * An explicit selection: `""` would mean "all pages", which makes `keep` a plain copy and
@@ -59,7 +66,7 @@ export const pagesTool = defineTool({
   keywords: ['delete pages', 'remove pages', 'reorder', 'organize', 'extract pages', 'duplicate'],
   description:
     'Keeps the selected pages in the order given (pages may repeat), or removes the selected pages.',
-  inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'], opens: 'pdf', quickOpen: true },
+  inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'], opens: 'pdf', early: true },
   options,
   output: { contentType: 'application/pdf' },
   engines: ['qpdf'],
@@ -67,7 +74,7 @@ export const pagesTool = defineTool({
   // Each item of `keep` is at least one page, however few the document has: "1,1,…" ×50 is 50.
   leastOutput: (opts) => ({ files: 1, pages: opts.keep === undefined ? 1 : opts.keep.split(',').length }),
   async run(ctx) {
-    const { input, pageCount } = onlyPdf(ctx);
+    const { input, pageCount } = await onlyPdf(ctx);
     const pages = outputPages(ctx.options, pageCount);
     // Repeats multiply the output: the limit applies to what is written too.
     checkPageLimit(pages.length, ctx.limits.maxPages);

@@ -1,10 +1,11 @@
 // pdf-to-office: a PDF to an editable Word document (.docx) with real paragraphs, tables and images,
 // converted by pdf2docx in the document sandbox (no network, no view of the host's files).
 import { Type } from '@sinclair/typebox';
-import { engineCall, onlyPdf } from './lib/inputs.js';
-import { outputName, workFile } from './lib/output-name.js';
-import { StringEnum } from './lib/schema.js';
-import { defineTool } from './lib/types.js';
+import { engineCall } from './framework/engine-call.js';
+import { onlyPdf } from './framework/inputs.js';
+import { outputName, workFile } from './framework/output-name.js';
+import { StringEnum } from './framework/schema.js';
+import { defineTool } from './framework/types.js';
 
 const DOCX = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
 
@@ -34,7 +35,7 @@ export const pdfToOfficeTool = defineTool({
   engines: ['qpdf', 'pdf2docx'],
   steps: { inspect: 10, convert: 90 },
   async run(ctx) {
-    const { input, pageCount } = onlyPdf(ctx);
+    const { input, pageCount } = await onlyPdf(ctx);
     ctx.progress.step('convert');
     const output = workFile(ctx.workDir, 'converted', 'docx');
     await ctx.engines.pdf2docx.toDocx(input.path, output, engineCall(ctx));

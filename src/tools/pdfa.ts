@@ -6,10 +6,11 @@
 // the tool says what it wrote, not only what it meant to write.
 import { Type } from '@sinclair/typebox';
 import type { PdfaPart } from '../engines/ocrmypdf/ocrmypdf.js';
-import { engineCall, onlyPdf } from './lib/inputs.js';
-import { outputName, workFile } from './lib/output-name.js';
-import { StringEnum } from './lib/schema.js';
-import { defineTool } from './lib/types.js';
+import { engineCall } from './framework/engine-call.js';
+import { onlyPdf } from './framework/inputs.js';
+import { outputName, workFile } from './framework/output-name.js';
+import { StringEnum } from './framework/schema.js';
+import { defineTool } from './framework/types.js';
 
 /** The job record keeps a short list; a file that breaks more rules is far from PDF/A anyway. */
 const MAX_RULES_IN_FACTS = 20;
@@ -42,7 +43,7 @@ export const pdfaTool = defineTool({
   engines: ['ocrmypdf', 'qpdf', 'verapdf'],
   steps: { inspect: 5, convert: 80, check: 5, validate: 10 },
   async run(ctx) {
-    const { input, pageCount: pages } = onlyPdf(ctx);
+    const { input, pageCount: pages } = await onlyPdf(ctx);
     ctx.progress.step('convert');
     // The verdict's JVM starts while ocrmypdf converts, not after it.
     ctx.engines.verapdf.warm();

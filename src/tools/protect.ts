@@ -3,10 +3,11 @@ import { randomBytes } from 'node:crypto';
 import { type Static, Type } from '@sinclair/typebox';
 import type { Permissions } from '../engines/qpdf/encrypt.js';
 import { QuireError } from '../errors/quire-error.js';
-import { engineCall, onlyPdf } from './lib/inputs.js';
-import { outputName, workFile } from './lib/output-name.js';
-import { StringEnum } from './lib/schema.js';
-import { defineTool } from './lib/types.js';
+import { engineCall } from './framework/engine-call.js';
+import { onlyPdf } from './framework/inputs.js';
+import { outputName, workFile } from './framework/output-name.js';
+import { StringEnum } from './framework/schema.js';
+import { defineTool } from './framework/types.js';
 
 /** qpdf reads passwords from the first line of a file, so a line break could never be typed back. */
 export const PasswordSchema = (description: string) =>
@@ -73,7 +74,7 @@ export const protectTool = defineTool({
   group: 'Pages and structure',
   keywords: ['encrypt', 'password', 'secure', 'lock'],
   description: 'Encrypts the PDF (AES-256 or AES-128) with a user and/or owner password and permissions.',
-  inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'], opens: 'pdf', quickOpen: true },
+  inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'], opens: 'pdf', early: true },
   options,
   // Its purpose: the input's own encryption, if any, gives way to the one asked for.
   encryption: 'changes',
@@ -88,7 +89,7 @@ export const protectTool = defineTool({
   },
   async run(ctx) {
     const { user_password: user, owner_password: owner } = ctx.options;
-    const { input } = onlyPdf(ctx);
+    const { input } = await onlyPdf(ctx);
     ctx.progress.step('encrypt');
     const output = workFile(ctx.workDir, 'protected');
     await ctx.engines.qpdf.encrypt(

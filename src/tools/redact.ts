@@ -5,11 +5,12 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { FieldError } from '../errors/quire-error.js';
 import { QuireError } from '../errors/quire-error.js';
-import { engineCall, onlyPdf } from './lib/inputs.js';
-import { outputName, workFile } from './lib/output-name.js';
-import { piiKinds, piiOcr, piiRegion, recognisePages, textlessPages } from './lib/pii.js';
-import { StringEnum } from './lib/schema.js';
-import { defineTool } from './lib/types.js';
+import { engineCall } from './framework/engine-call.js';
+import { onlyPdf } from './framework/inputs.js';
+import { outputName, workFile } from './framework/output-name.js';
+import { StringEnum } from './framework/schema.js';
+import { defineTool } from './framework/types.js';
+import { piiKinds, piiOcr, piiRegion, recognisePages, textlessPages } from './shared/pii.js';
 
 /** Bounds on what one request may ask for; far above any real redaction list. */
 const MAX_AREAS = 1_000;
@@ -123,7 +124,7 @@ export const redactTool = defineTool({
   engines: ['qpdf', 'pymupdf', 'poppler'],
   steps: { inspect: 10, ocr: 40, redact: 50 },
   async run(ctx) {
-    const { input, pageCount } = onlyPdf(ctx);
+    const { input, pageCount } = await onlyPdf(ctx);
     const o = ctx.options;
     const outside = (o.areas ?? []).find((a) => a.page > pageCount);
     if (outside) {

@@ -2,10 +2,11 @@
 // copy still fails `qpdf --check` (e.g. undecodable stream data) re-distils it with Ghostscript.
 import { Type } from '@sinclair/typebox';
 import { isQuireError } from '../errors/quire-error.js';
-import { engineCall, engineCallWithProgress, onlyPdf } from './lib/inputs.js';
-import { outputName, workFile } from './lib/output-name.js';
-import type { ToolContext } from './lib/types.js';
-import { defineTool } from './lib/types.js';
+import { engineCall, engineCallWithProgress } from './framework/engine-call.js';
+import { onlyPdf } from './framework/inputs.js';
+import { outputName, workFile } from './framework/output-name.js';
+import type { ToolContext } from './framework/types.js';
+import { defineTool } from './framework/types.js';
 
 const options = Type.Object({}, { additionalProperties: false, examples: [{}] });
 
@@ -63,7 +64,7 @@ export const repairTool = defineTool({
   async run(ctx) {
     // The runner's opening is qpdf's reconstruction; a file it cannot open at all is pdf_corrupt,
     // and one it could open only by repairing arrives as the runner's rewritten copy.
-    const { input, pageCount } = onlyPdf(ctx);
+    const { input, pageCount } = await onlyPdf(ctx);
     const wasDamaged = input.repairedFrom !== undefined || !(await passesCheck(ctx, input.path));
 
     ctx.progress.step('rebuild');

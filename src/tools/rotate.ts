@@ -1,10 +1,11 @@
 // rotate: turns selected pages clockwise by 90/180/270 degrees on top of their current rotation.
 import { Type } from '@sinclair/typebox';
-import { engineCallWithProgress, onlyPdf } from './lib/inputs.js';
-import { outputName, workFile } from './lib/output-name.js';
-import { PageSelectionSchema, resolvePageSet, toQpdfRange } from './lib/page-selection.js';
-import { IntegerEnum } from './lib/schema.js';
-import { defineTool } from './lib/types.js';
+import { engineCallWithProgress } from './framework/engine-call.js';
+import { onlyPdf } from './framework/inputs.js';
+import { outputName, workFile } from './framework/output-name.js';
+import { PageSelectionSchema, resolvePageSet, toQpdfRange } from './framework/page-selection.js';
+import { IntegerEnum } from './framework/schema.js';
+import { defineTool } from './framework/types.js';
 
 const options = Type.Object(
   {
@@ -24,13 +25,13 @@ export const rotateTool = defineTool({
   keywords: ['turn', 'orientation', 'landscape', 'portrait'],
   description:
     'Rotates the selected pages clockwise by 90, 180 or 270 degrees relative to their current rotation.',
-  inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'], opens: 'pdf', quickOpen: true },
+  inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'], opens: 'pdf', early: true },
   options,
   output: { contentType: 'application/pdf' },
   engines: ['qpdf'],
   steps: { inspect: 10, rotate: 90 },
   async run(ctx) {
-    const { input, pageCount } = onlyPdf(ctx);
+    const { input, pageCount } = await onlyPdf(ctx);
     const pages = toQpdfRange(resolvePageSet(ctx.options.pages, pageCount));
 
     ctx.progress.step('rotate');

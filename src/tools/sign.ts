@@ -2,10 +2,11 @@
 // bundle given as a secret option, optionally visible and optionally certifying (DocMDP).
 import { Type } from '@sinclair/typebox';
 import { type FieldError, QuireError } from '../errors/quire-error.js';
-import { engineCall, onlyPdf } from './lib/inputs.js';
-import { outputName, workFile } from './lib/output-name.js';
-import { StringEnum } from './lib/schema.js';
-import { defineTool } from './lib/types.js';
+import { engineCall } from './framework/engine-call.js';
+import { onlyPdf } from './framework/inputs.js';
+import { outputName, workFile } from './framework/output-name.js';
+import { StringEnum } from './framework/schema.js';
+import { defineTool } from './framework/types.js';
 
 /**
  * A .p12 with a key, its certificate and a chain of a few certificates is under 10 KiB. The whole
@@ -116,7 +117,7 @@ export const signTool = defineTool({
     ];
   },
   async run(ctx) {
-    const { input, pageCount } = onlyPdf(ctx);
+    const { input, pageCount } = await onlyPdf(ctx);
     const o = ctx.options;
     if (o.appearance && o.appearance.page > pageCount)
       throw new QuireError(

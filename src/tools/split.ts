@@ -3,13 +3,14 @@
 import { stat } from 'node:fs/promises';
 import { type Static, Type } from '@sinclair/typebox';
 import { QuireError } from '../errors/quire-error.js';
-import { engineCall, engineCallWithProgress, onlyPdf } from './lib/inputs.js';
-import { fileStem, workFile } from './lib/output-name.js';
-import { PageSelectionSchema, resolvePageList, toQpdfRange } from './lib/page-selection.js';
-import { StringEnum } from './lib/schema.js';
-import type { ToolContext, ToolInput } from './lib/types.js';
-import { defineTool } from './lib/types.js';
-import { writeZip, type ZipEntry } from './lib/zip.js';
+import { engineCall, engineCallWithProgress } from './framework/engine-call.js';
+import { onlyPdf } from './framework/inputs.js';
+import { fileStem, workFile } from './framework/output-name.js';
+import { PageSelectionSchema, resolvePageList, toQpdfRange } from './framework/page-selection.js';
+import { StringEnum } from './framework/schema.js';
+import type { ToolContext, ToolInput } from './framework/types.js';
+import { defineTool } from './framework/types.js';
+import { writeZip, type ZipEntry } from './framework/zip.js';
 
 const options = Type.Object(
   {
@@ -139,7 +140,7 @@ export const splitTool = defineTool({
   keywords: ['separate', 'extract pages', 'burst', 'divide'],
   description:
     'Splits a PDF into parts by page ranges, every N pages or one part per page; several parts come as a ZIP.',
-  inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'], opens: 'pdf', quickOpen: true },
+  inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'], opens: 'pdf', early: true },
   options,
   output: { contentType: 'application/zip', parts: ['application/pdf'] },
   engines: ['qpdf'],
@@ -170,7 +171,7 @@ export const splitTool = defineTool({
     }
   },
   async run(ctx) {
-    const { input, pageCount } = onlyPdf(ctx);
+    const { input, pageCount } = await onlyPdf(ctx);
     const mode = ctx.options.mode ?? 'each';
     ctx.progress.step('split');
     const parts =

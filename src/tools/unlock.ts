@@ -1,8 +1,9 @@
 // unlock: removes encryption given the user or the owner password.
 import { Type } from '@sinclair/typebox';
-import { engineCall, engineCallWithProgress, onlyPdf } from './lib/inputs.js';
-import { outputName, workFile } from './lib/output-name.js';
-import { defineTool } from './lib/types.js';
+import { engineCall, engineCallWithProgress } from './framework/engine-call.js';
+import { onlyPdf } from './framework/inputs.js';
+import { outputName, workFile } from './framework/output-name.js';
+import { defineTool } from './framework/types.js';
 
 const options = Type.Object(
   {
@@ -38,7 +39,7 @@ export const unlockTool = defineTool({
   engines: ['qpdf'],
   steps: { inspect: 10, decrypt: 90 },
   async run(ctx) {
-    const { input } = onlyPdf(ctx);
+    const { input } = await onlyPdf(ctx);
     const state = await ctx.engines.qpdf.encryptionState(input.path, engineCall(ctx));
 
     ctx.progress.step('decrypt');

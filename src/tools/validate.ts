@@ -4,10 +4,11 @@
 import { writeFile } from 'node:fs/promises';
 import { Type } from '@sinclair/typebox';
 import { PROFILES, type ProfileName } from '../engines/verapdf/report.js';
-import { engineCall, onlyPdf } from './lib/inputs.js';
-import { outputName, workFile } from './lib/output-name.js';
-import { StringEnum } from './lib/schema.js';
-import { defineTool } from './lib/types.js';
+import { engineCall } from './framework/engine-call.js';
+import { onlyPdf } from './framework/inputs.js';
+import { outputName, workFile } from './framework/output-name.js';
+import { StringEnum } from './framework/schema.js';
+import { defineTool } from './framework/types.js';
 
 const PROFILE_NAMES = Object.keys(PROFILES) as ProfileName[];
 
@@ -39,7 +40,7 @@ export const validateTool = defineTool({
   engines: ['verapdf', 'qpdf'],
   steps: { inspect: 10, validate: 90 },
   async run(ctx) {
-    const { input, pageCount } = onlyPdf(ctx);
+    const { input, pageCount } = await onlyPdf(ctx);
     ctx.progress.step('validate');
     const profile = ctx.options.profile ?? 'auto';
     const flavour = profile === 'auto' ? 'auto' : PROFILES[profile];

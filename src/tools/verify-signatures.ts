@@ -2,9 +2,10 @@
 // later modifications, certification, chain status against the trust roots given in the request).
 import { writeFile } from 'node:fs/promises';
 import { Type } from '@sinclair/typebox';
-import { engineCall, onlyPdf } from './lib/inputs.js';
-import { outputName, workFile } from './lib/output-name.js';
-import { defineTool } from './lib/types.js';
+import { engineCall } from './framework/engine-call.js';
+import { onlyPdf } from './framework/inputs.js';
+import { outputName, workFile } from './framework/output-name.js';
+import { defineTool } from './framework/types.js';
 
 /** A public certificate (no key), so the example runs: any CA certificate of one's own goes here. */
 const EXAMPLE_ROOT = `-----BEGIN CERTIFICATE-----
@@ -56,7 +57,7 @@ export const verifySignaturesTool = defineTool({
   engines: ['pyhanko', 'qpdf'],
   steps: { inspect: 10, verify: 90 },
   async run(ctx) {
-    const { input, pageCount } = onlyPdf(ctx);
+    const { input, pageCount } = await onlyPdf(ctx);
 
     ctx.progress.step('verify');
     const signatures = await ctx.engines.pyhanko.verify(

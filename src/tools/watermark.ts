@@ -5,10 +5,11 @@ import { type Static, Type } from '@sinclair/typebox';
 import type { PDFImage } from 'pdf-lib';
 import sharp from 'sharp';
 import { QuireError } from '../errors/quire-error.js';
-import { onlyPdf } from './lib/inputs.js';
-import { outputName } from './lib/output-name.js';
-import { PageSelectionSchema, resolvePageSet } from './lib/page-selection.js';
-import { StringEnum } from './lib/schema.js';
+import { onlyPdf } from './framework/inputs.js';
+import { outputName } from './framework/output-name.js';
+import { PageSelectionSchema, resolvePageSet } from './framework/page-selection.js';
+import { StringEnum } from './framework/schema.js';
+import { defineTool, type ToolContext, type ToolInput } from './framework/types.js';
 import {
   applyStamp,
   drawCenteredText,
@@ -22,8 +23,7 @@ import {
   type TextStyle,
   withRotation,
   writeStamp,
-} from './lib/stamp.js';
-import { defineTool, type ToolContext, type ToolInput } from './lib/types.js';
+} from './shared/stamp.js';
 
 const POSITIONS = [
   'center',
@@ -267,7 +267,7 @@ export const watermarkTool = defineTool({
     }
   },
   async run(ctx) {
-    const { input, pageCount: count } = onlyPdf(ctx);
+    const { input, pageCount: count } = await onlyPdf(ctx);
     const pages = resolvePageSet(ctx.options.pages, count);
 
     ctx.progress.step('stamp');

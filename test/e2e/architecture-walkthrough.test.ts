@@ -4,7 +4,7 @@ import { mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AnyToolDefinition } from '../../src/tools/lib/types.js';
+import type { AnyToolDefinition } from '../../src/tools/framework/types.js';
 import { tools } from '../../src/tools/registry.js';
 import { Client } from '../support/client.js';
 import { corpusFile } from '../support/corpus.js';
@@ -12,7 +12,7 @@ import { pageCount, pageText, toFile } from '../support/pdf.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 const repo = path.resolve(import.meta.dirname, '../..');
-/** A private src/tools/ whose lib/ is the real one, so the doc's relative imports resolve as written. */
+/** A private src/tools/ whose framework/ is the real one, so the doc's relative imports resolve as written. */
 const toolsDir = path.join(repo, '.tmp', `walkthrough-${process.pid}`, 'src', 'tools');
 
 /** The first TypeScript block after the walkthrough heading. */
@@ -30,7 +30,7 @@ let reverseTool: AnyToolDefinition;
 
 beforeAll(async () => {
   await mkdir(toolsDir, { recursive: true });
-  await symlink(path.join(repo, 'src/tools/lib'), path.join(toolsDir, 'lib'), 'dir');
+  await symlink(path.join(repo, 'src/tools/framework'), path.join(toolsDir, 'framework'), 'dir');
   const file = path.join(toolsDir, 'reverse.ts');
   await writeFile(file, await walkthroughCode());
   ({ reverseTool } = (await import(pathToFileURL(file).href)) as { reverseTool: AnyToolDefinition });

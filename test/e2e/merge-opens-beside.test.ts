@@ -1,4 +1,4 @@
-// merge's opening beside the qpdf merge (inputs.opensBeside) over real HTTP and real qpdf: a clean job
+// merge's opening beside the qpdf merge (inputs.early, openBeside) over real HTTP and real qpdf: a clean job
 // runs one qpdf read per input besides the merge and no opening pass, and every input the opening
 // would look at more closely (damaged, encrypted, unreadable, past the page limit) or a page selection
 // sends the job to the runner's opening, ending as it did before: the same result or the same code.

@@ -7,13 +7,13 @@ import path from 'node:path';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import sharp from 'sharp';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { compressTool } from '../../src/tools/compress.js';
 import {
   DUMP_AHEAD_ANY_MAX_BYTES,
   DUMP_AHEAD_MIN_BYTES_PER_PAGE,
   planWithStreams,
   REWRITE_AHEAD_MAX_BYTES,
-} from '../../src/tools/lib/image-plan.js';
+} from '../../src/tools/compress/image-plan.js';
+import { compressTool } from '../../src/tools/compress/tool.js';
 import { checkPasses, pageCount } from '../support/pdf-checks.js';
 import { corpus, makeToolContext, runTool } from '../support/tool-context.js';
 

@@ -1,8 +1,8 @@
 // Engine tier: compress never grows a file and shrinks image-heavy ones; info reports real facts.
 import { readFile, stat } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { compressTool } from '../../src/tools/compress.js';
-import { infoTool } from '../../src/tools/info.js';
+import { compressTool } from '../../src/tools/compress/tool.js';
+import { infoTool } from '../../src/tools/info/tool.js';
 import { checkPasses, pageCount } from '../support/pdf-checks.js';
 import { corpus, runTool } from '../support/tool-context.js';
 

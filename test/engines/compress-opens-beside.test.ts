@@ -1,4 +1,4 @@
-// Engine tier: compress opened beside its image pass (inputs.opensBeside) ends every hostile, damaged
+// Engine tier: compress opened beside its image pass (inputs.early, openBeside) ends every hostile, damaged
 // and refused input as the runner's qpdf opening before it does — the same code, or a valid file of
 // the same pages — and a small image-heavy file takes its engine runs in one round.
 import { statSync } from 'node:fs';
@@ -7,8 +7,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QuireError } from '../../src/errors/quire-error.js';
-import { compressTool } from '../../src/tools/compress.js';
-import type { ToolLimits } from '../../src/tools/lib/types.js';
+import { compressTool } from '../../src/tools/compress/tool.js';
+import type { ToolLimits } from '../../src/tools/framework/types.js';
 import { hostileVariants, writeVariant } from '../support/hostile-pdf.js';
 import { checkPasses, pageCount } from '../support/pdf-checks.js';
 import {
@@ -20,7 +20,7 @@ import {
 } from '../support/tool-context.js';
 
 /** The same tool opened the way every other PDF tool is: the runner's qpdf opening first. */
-const compressOpenedFirst = { ...compressTool, inputs: { ...compressTool.inputs, opensBeside: false } };
+const compressOpenedFirst = { ...compressTool, inputs: { ...compressTool.inputs, early: false } };
 
 async function outcome(
   tool: typeof compressTool,

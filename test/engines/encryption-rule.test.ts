@@ -1,4 +1,4 @@
-// The encryption rule (tools/lib/encryption-rule.ts) on real qpdf, through the runner's opening: a tool
+// The encryption rule (tools/framework/encryption-rule.ts) on real qpdf, through the runner's opening: a tool
 // that hands back the decrypted copy it was given unchanged (compress finding no gain does so) gets the
 // input as it came, not a copy encrypted again; one that changes it gets the input's encryption copied.
 import { execFileSync } from 'node:child_process';
@@ -8,9 +8,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { Type } from '@sinclair/typebox';
 import { afterEach, describe, expect, it } from 'vitest';
-import { onlyPdf, openAndRun } from '../../src/tools/lib/inputs.js';
-import { workFile } from '../../src/tools/lib/output-name.js';
-import { defineTool } from '../../src/tools/lib/types.js';
+import { onlyPdf, openAndRun } from '../../src/tools/framework/inputs.js';
+import { workFile } from '../../src/tools/framework/output-name.js';
+import { defineTool } from '../../src/tools/framework/types.js';
 import { corpus, makeToolContext, type TestContext } from '../support/tool-context.js';
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'quire-rule-'));
@@ -36,7 +36,7 @@ const echoTool = defineTool({
   engines: ['qpdf'],
   steps: { inspect: 10, run: 90 },
   async run(ctx) {
-    const { input } = onlyPdf(ctx);
+    const { input } = await onlyPdf(ctx);
     const output = workFile(ctx.workDir, 'echo');
     if (ctx.options.rotate)
       await ctx.engines.qpdf.rotate(input.path, output, 90, '1-z', { workDir: ctx.workDir });

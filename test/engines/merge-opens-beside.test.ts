@@ -1,4 +1,4 @@
-// Engine tier: merge opened beside its qpdf merge (inputs.opensBeside) ends every hostile and damaged
+// Engine tier: merge opened beside its qpdf merge (inputs.early, openBeside) ends every hostile and damaged
 // input exactly as the runner's qpdf opening before it does — the same code, or the same pages — since
 // whatever that opening would look at more closely sends the job back to it.
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QuireError } from '../../src/errors/quire-error.js';
-import type { ToolLimits } from '../../src/tools/lib/types.js';
+import type { ToolLimits } from '../../src/tools/framework/types.js';
 import { mergeTool } from '../../src/tools/merge.js';
 import { healthy, hostileVariants, writeVariant } from '../support/hostile-pdf.js';
 import { pageCount } from '../support/pdf-checks.js';
@@ -19,7 +19,7 @@ import {
 } from '../support/tool-context.js';
 
 /** The same tool opened the way every other PDF tool is: the runner's qpdf opening first. */
-const mergeOpenedFirst = { ...mergeTool, inputs: { ...mergeTool.inputs, opensBeside: false } };
+const mergeOpenedFirst = { ...mergeTool, inputs: { ...mergeTool.inputs, early: false } };
 
 async function outcome(
   tool: typeof mergeTool,

@@ -6,8 +6,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { readWrittenPdf } from '../../src/tools/framework/written-pdf.js';
 import { MAX_OUTLINE_ITEMS } from '../../src/tools/lib/merge-outlines.js';
-import { readWrittenPdf } from '../../src/tools/lib/written-pdf.js';
 import { mergeTool } from '../../src/tools/merge.js';
 import {
   buildPdf,

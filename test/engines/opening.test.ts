@@ -1,4 +1,4 @@
-// Engine tier: how the runner opens PDF inputs (src/tools/lib/inputs.ts) on real qpdf: the in-process
+// Engine tier: how the runner opens PDF inputs (src/tools/framework/inputs.ts) on real qpdf: the in-process
 // opening of small, clean PDFs (quick-open.ts) against qpdf's own reading of the corpus, the rotate
 // tool's engine runs counted by the engines' real duration observer (what /metrics counts), and
 // several inputs opened a few at a time with their errors taken in upload order.
@@ -10,7 +10,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { QuireError } from '../../src/errors/quire-error.js';
-import { QUICK_OPEN_MAX_BYTES, quickPageCount } from '../../src/tools/lib/quick-open.js';
+import { QUICK_OPEN_MAX_BYTES, quickPageCount } from '../../src/tools/framework/quick-open.js';
 import { mergeTool } from '../../src/tools/merge.js';
 import { rotateTool } from '../../src/tools/rotate.js';
 import { hostileVariants, writeVariant } from '../support/hostile-pdf.js';

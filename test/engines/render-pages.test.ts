@@ -6,9 +6,9 @@ import os from 'node:os';
 import sharp from 'sharp';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isAbortedError } from '../../src/process/runner.js';
-import { jobStarted } from '../../src/tools/lib/cpu-share.js';
-import { openAndRun } from '../../src/tools/lib/inputs.js';
-import { pdfToImagesTool } from '../../src/tools/pdf-to-images.js';
+import { jobStarted } from '../../src/tools/framework/cpu-share.js';
+import { openAndRun } from '../../src/tools/framework/inputs.js';
+import { pdfToImagesTool } from '../../src/tools/pdf-to-images/tool.js';
 import { toFile, unzip } from '../support/pdf.js';
 import { corpus, makeToolContext } from '../support/tool-context.js';
 

@@ -1,8 +1,8 @@
 // Engine tier: protect, unlock and the typed errors for encrypted, damaged and out-of-range input.
 import { afterEach, describe, expect, it } from 'vitest';
-import { compressTool } from '../../src/tools/compress.js';
-import { infoTool } from '../../src/tools/info.js';
-import { openAndRun } from '../../src/tools/lib/inputs.js';
+import { compressTool } from '../../src/tools/compress/tool.js';
+import { openAndRun } from '../../src/tools/framework/inputs.js';
+import { infoTool } from '../../src/tools/info/tool.js';
 import { protectTool } from '../../src/tools/protect.js';
 import { rotateTool } from '../../src/tools/rotate.js';
 import { splitTool } from '../../src/tools/split.js';

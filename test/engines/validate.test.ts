@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeEngines, createEngines } from '../../src/engines/index.js';
 import type { ProfileReport } from '../../src/engines/verapdf/report.js';
 import { isAbortedError } from '../../src/process/runner.js';
-import { openAndRun } from '../../src/tools/lib/inputs.js';
+import { openAndRun } from '../../src/tools/framework/inputs.js';
 import { validateTool } from '../../src/tools/validate.js';
 import { readManifest } from '../support/corpus.js';
 import { eventually } from '../support/process-state.js';

@@ -1,7 +1,7 @@
 // Upload sniffing of PDFs without their `%PDF-` header (issue 14, attack 12): the structure that
 // follows (objects, xref, trailer) still makes them PDFs, and nothing else is taken for one.
 import { describe, expect, it } from 'vitest';
-import { SNIFF_BYTES, sniffContentType } from '../../src/tools/lib/sniff.js';
+import { SNIFF_BYTES, sniffContentType } from '../../src/sniff/sniff.js';
 import { healthy, hostileVariants } from '../support/hostile-pdf.js';
 
 const head = (bytes: Buffer) => sniffContentType(bytes.subarray(0, SNIFF_BYTES));

@@ -2,7 +2,7 @@
 // an out-of-range value per property, a malformed page selection, and both/neither of exclusive
 // options. Each names the JSON pointer the refusal must carry, where one is certain.
 
-import { PAGE_SELECTION_PATTERN } from '../../src/tools/lib/page-selection.js';
+import { PAGE_SELECTION_PATTERN } from '../../src/tools/framework/page-selection.js';
 
 export interface JsonSchema {
   type?: string | string[];

@@ -5,9 +5,14 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createEngines } from '../../src/engines/index.js';
-import { openAndRun } from '../../src/tools/lib/inputs.js';
-import { createProgressReporter, type Progress } from '../../src/tools/lib/progress.js';
-import type { AnyToolDefinition, RunContext, ToolInput, ToolLimits } from '../../src/tools/lib/types.js';
+import { openAndRun } from '../../src/tools/framework/inputs.js';
+import { createProgressReporter, type Progress } from '../../src/tools/framework/progress.js';
+import type {
+  AnyToolDefinition,
+  RunContext,
+  ToolInput,
+  ToolLimits,
+} from '../../src/tools/framework/types.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 /** CI checks the corpus out beside the repository. */

@@ -1,7 +1,7 @@
 // A small real input of each type a published tool may accept, so catalogue-wide tests can submit any
 // tool: corpus files for PDFs, images and office documents, an inline page for HTML; and real content
 // for options that carry a file (base64 of a declared media type), which no published example can.
-import type { PdfFeature } from '../../src/tools/lib/types.js';
+import type { PdfFeature } from '../../src/tools/framework/types.js';
 import { tools } from '../../src/tools/registry.js';
 import { corpusFile } from './corpus.js';
 import type { JsonSchema } from './counter-examples.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ToolCatalog } from '../../src/tools/lib/catalog.js';
+import { ToolCatalog } from '../../src/tools/framework/catalog.js';
 import { tools } from '../../src/tools/registry.js';
 
 const catalog = new ToolCatalog(tools, [

@@ -1,6 +1,6 @@
 // The cores one job may use: divided among the jobs running in this process, never below one.
 import { afterEach, describe, expect, it } from 'vitest';
-import { cpuShare, jobStarted } from '../../src/tools/lib/cpu-share.js';
+import { cpuShare, jobStarted } from '../../src/tools/framework/cpu-share.js';
 
 const left: (() => void)[] = [];
 afterEach(() => {

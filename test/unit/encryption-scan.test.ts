@@ -1,10 +1,10 @@
-// scanProtection (tools/lib/encryption-rule.ts): one read of the bytes finds the trailer's /Encrypt and
+// scanProtection (tools/framework/encryption-rule.ts): one read of the bytes finds the trailer's /Encrypt and
 // a signature's /ByteRange wherever they lie, across the 1 MiB reads too.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { scanProtection } from '../../src/tools/lib/encryption-rule.js';
+import { scanProtection } from '../../src/tools/framework/encryption-rule.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'quire-scan-'));
 const MIB = 1024 * 1024;

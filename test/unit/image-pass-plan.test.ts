@@ -4,8 +4,8 @@
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import type { ImageEntry } from '../../src/engines/poppler/poppler.js';
-import { planImagePass } from '../../src/tools/lib/image-plan.js';
-import { estimateJpegQuality } from '../../src/tools/lib/jpeg-quality.js';
+import { planImagePass } from '../../src/tools/compress/image-plan.js';
+import { estimateJpegQuality } from '../../src/tools/compress/jpeg-quality.js';
 
 const KB = 1024;
 

@@ -1,8 +1,8 @@
-// The creation-time bound of a chain of steps (tools/lib/least-output.ts): what it makes at the least
+// The creation-time bound of a chain of steps (tools/framework/least-output.ts): what it makes at the least
 // from a one-page input, against the plan's pages and fan-out (docs/api.md §5, whole-job limits).
 import { describe, expect, it } from 'vitest';
-import { checkLeastOutput } from '../../src/tools/lib/least-output.js';
-import type { PublishedTool } from '../../src/tools/lib/types.js';
+import { checkLeastOutput } from '../../src/tools/framework/least-output.js';
+import type { PublishedTool } from '../../src/tools/framework/types.js';
 import { tools } from '../../src/tools/registry.js';
 
 const FREE = { maxPages: 200, maxFanOut: 200 };

@@ -5,7 +5,7 @@ import {
   resolvePageList,
   resolvePageSet,
   toQpdfRange,
-} from '../../src/tools/lib/page-selection.js';
+} from '../../src/tools/framework/page-selection.js';
 
 describe('resolvePageList', () => {
   const cases: [string | undefined, number, number[]][] = [

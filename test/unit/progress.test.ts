@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createProgressReporter, type Progress } from '../../src/tools/lib/progress.js';
+import { createProgressReporter, type Progress } from '../../src/tools/framework/progress.js';
 
 describe('progress reporter', () => {
   it('maps steps and fractions onto weights, never decreasing and never reaching 100', () => {

@@ -1,7 +1,7 @@
 // Office, text and site uploads are recognised by their bytes, including files LibreOffice wrote.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { SNIFF_BYTES, sniffContentType } from '../../src/tools/lib/sniff.js';
+import { SNIFF_BYTES, sniffContentType } from '../../src/sniff/sniff.js';
 import { officeDocuments } from '../support/heavy-fixtures.js';
 
 const head = (bytes: Buffer | string) => sniffContentType(Buffer.from(bytes).subarray(0, SNIFF_BYTES));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sniffContentType } from '../../src/tools/lib/sniff.js';
+import { sniffContentType } from '../../src/sniff/sniff.js';
 
 describe('content sniffing', () => {
   it.each([

@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { writeZip } from '../../src/tools/lib/zip.js';
+import { writeZip } from '../../src/tools/framework/zip.js';
 import { unzip } from '../support/pdf.js';
 
 describe('writeZip', () => {

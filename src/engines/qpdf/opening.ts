@@ -72,7 +72,7 @@ export function qpdfOpening(qpdf: QpdfProgram) {
      * The cheap repair of a damaged file that `mendsStructure` does not flag: a plain rewrite (reading reconstructs
      * the xref and recovers stream lengths; writing makes fresh offsets, lengths and xref). Exit 3 is
      * the input's damage reported again, so the copy is not checked here: the caller checks it
-     * (tools/lib/written-pdf.ts, without a qpdf run) and takes `repairCopy` when it does not hold.
+     * (tools/framework/written-pdf.ts, without a qpdf run) and takes `repairCopy` when it does not hold.
      */
     async rewriteDamaged(input: string, output: string, call: QpdfCall): Promise<void> {
       await qpdf.exec([abs(input), abs(output)], call, { progress: true });

@@ -1,7 +1,7 @@
 // The stream guard of one `file` part: sniffs the content type from the first bytes and
 // enforces the plan's per-file and the request's total byte limits while the file streams.
 import { QuireError } from '../../errors/quire-error.js';
-import { SNIFF_BYTES, sniffContentType } from '../../tools/lib/sniff.js';
+import { SNIFF_BYTES, sniffContentType } from '../../sniff/sniff.js';
 import type { RequestLimits } from './limits.js';
 import { unsupportedContent } from './refusals.js';
 

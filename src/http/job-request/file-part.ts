@@ -5,7 +5,7 @@ import { jobFolder } from '../../blobs/keys.js';
 import type { BlobStore } from '../../blobs/types.js';
 import { QuireError } from '../../errors/quire-error.js';
 import type { InputFile } from '../../model/job.js';
-import type { CatalogEntry } from '../../tools/lib/catalog.js';
+import type { CatalogEntry } from '../../tools/framework/catalog.js';
 import { FileGuard } from './file-guard.js';
 import type { RequestLimits } from './limits.js';
 import { cleanFileName, type InputsSoFar } from './received.js';

@@ -3,8 +3,8 @@
 // plan) into the ReceivedJob the route makes a job of.
 import { QuireError } from '../../errors/quire-error.js';
 import type { JobStep } from '../../model/job.js';
-import type { ToolCatalog } from '../../tools/lib/catalog.js';
-import { type ChainLimits, checkLeastOutput } from '../../tools/lib/least-output.js';
+import type { ToolCatalog } from '../../tools/framework/catalog.js';
+import { type ChainLimits, checkLeastOutput } from '../../tools/framework/least-output.js';
 import type { InputsSoFar, ReceivedJob, SpecSoFar } from './received.js';
 import { unsupportedContent } from './refusals.js';
 import { checkOptions } from './spec-parts.js';

@@ -7,7 +7,7 @@ import { monotonicFactory } from 'ulid';
 import { jobFolder } from '../../blobs/keys.js';
 import type { BlobStore } from '../../blobs/types.js';
 import { QuireError } from '../../errors/quire-error.js';
-import type { ToolCatalog } from '../../tools/lib/catalog.js';
+import type { ToolCatalog } from '../../tools/framework/catalog.js';
 import { storeFile } from './file-part.js';
 import { finish } from './finish.js';
 import { type BatchLimits, batchParserLimits } from './limits.js';

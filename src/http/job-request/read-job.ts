@@ -5,7 +5,7 @@ import type { MultipartFile } from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
 import { jobFolder } from '../../blobs/keys.js';
 import type { BlobStore } from '../../blobs/types.js';
-import type { ToolCatalog } from '../../tools/lib/catalog.js';
+import type { ToolCatalog } from '../../tools/framework/catalog.js';
 import { maxFilesOf, storeFile } from './file-part.js';
 import { finish } from './finish.js';
 import type { RequestLimits } from './limits.js';

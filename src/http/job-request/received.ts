@@ -4,7 +4,7 @@
 // order, with the stores still in flight). `finish.ts` checks them together into a ReceivedJob.
 import { displayFileName } from '../../model/file-name.js';
 import type { InputFile, JobRecipe, JobStep } from '../../model/job.js';
-import type { CatalogEntry } from '../../tools/lib/catalog.js';
+import type { CatalogEntry } from '../../tools/framework/catalog.js';
 import type { UploadTake } from '../../uploads/uploads.js';
 import { type ReceivedTransfers, TransferParts } from './transfer-parts.js';
 

@@ -5,7 +5,7 @@ import { QuireError } from '../../errors/quire-error.js';
 import type { JobRecipe } from '../../model/job.js';
 import { formatRecipeRef, parseRecipeRef } from '../../model/recipe.js';
 import type { RecipeStore } from '../../store/recipe-types.js';
-import type { ToolCatalog } from '../../tools/lib/catalog.js';
+import type { ToolCatalog } from '../../tools/framework/catalog.js';
 import { parseStepsField, type StepsTarget } from './steps-part.js';
 
 export const RECIPE_PART = 'recipe';

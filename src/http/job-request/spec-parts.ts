@@ -2,7 +2,7 @@
 // and `steps`, each read once and checked as it arrives, so bad options are refused before any file
 // is stored.
 import { QuireError } from '../../errors/quire-error.js';
-import type { ToolCatalog } from '../../tools/lib/catalog.js';
+import type { ToolCatalog } from '../../tools/framework/catalog.js';
 import type { SpecSoFar } from './received.js';
 import { conflictingForm, conflictsWithRecipe } from './recipe-part.js';
 import { readStepsPart } from './steps-part.js';

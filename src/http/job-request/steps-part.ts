@@ -4,9 +4,9 @@
 
 import { type FieldError, QuireError } from '../../errors/quire-error.js';
 import type { JobStep } from '../../model/job.js';
-import type { CatalogEntry, ToolCatalog } from '../../tools/lib/catalog.js';
-import { INPUT_PASSWORD_OPTION } from '../../tools/lib/inputs.js';
-import type { PublishedTool } from '../../tools/lib/types.js';
+import type { CatalogEntry, ToolCatalog } from '../../tools/framework/catalog.js';
+import { INPUT_PASSWORD_OPTION } from '../../tools/framework/inputs.js';
+import type { PublishedTool } from '../../tools/framework/types.js';
 import { jsonShapeError } from './json-shape.js';
 import { MAX_STEPS } from './limits.js';
 

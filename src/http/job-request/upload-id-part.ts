@@ -4,8 +4,8 @@
 // through this process) only once the job is about to be stored, so a refused request leaves it.
 import { jobFolder } from '../../blobs/keys.js';
 import { QuireError } from '../../errors/quire-error.js';
-import type { CatalogEntry } from '../../tools/lib/catalog.js';
-import { SNIFF_BYTES, sniffContentType } from '../../tools/lib/sniff.js';
+import { SNIFF_BYTES, sniffContentType } from '../../sniff/sniff.js';
+import type { CatalogEntry } from '../../tools/framework/catalog.js';
 import { isUploadId } from '../../uploads/tus-server.js';
 import type { Uploads, UploadTake } from '../../uploads/uploads.js';
 import type { RequestLimits } from './limits.js';

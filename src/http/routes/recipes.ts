@@ -6,7 +6,7 @@ import { type FieldError, QuireError } from '../../errors/quire-error.js';
 import type { JobStep } from '../../model/job.js';
 import { parseRecipeRef, type RecipeRef, recipeNotFound, recipeView } from '../../model/recipe.js';
 import { ulid } from '../../model/ulid.js';
-import type { ToolCatalog } from '../../tools/lib/catalog.js';
+import type { ToolCatalog } from '../../tools/framework/catalog.js';
 import type { AppDeps } from '../deps.js';
 import { parseStepsField } from '../job-request/steps-part.js';
 import { recipeSchemas } from './recipe-schemas.js';

@@ -2,9 +2,9 @@
 // new outline objects, a copy of the catalog pointing at them, an xref section and a trailer whose
 // /Prev is qpdf's xref. Appending costs what the outline weighs, not what the document weighs.
 import { appendFile } from 'node:fs/promises';
+import { dictEntries } from '../framework/pdf-dict.js';
+import type { WrittenPdf } from '../framework/written-pdf.js';
 import type { OutlineNode } from './merge-outlines.js';
-import { dictEntries } from './pdf-dict.js';
-import type { WrittenPdf } from './written-pdf.js';
 
 /** The explicit destination types (§12.3.2.2, Table 151): the only names a view may hold. */
 const VIEW_NAMES = new Set(['/XYZ', '/Fit', '/FitH', '/FitV', '/FitR', '/FitB', '/FitBH', '/FitBV']);

@@ -3,8 +3,8 @@
 // that gives those pages one before the conversion.
 import type { EngineCallOptions } from '../../engines/call-options.js';
 import type { Engines } from '../../engines/index.js';
-import { checkOcrPdfPixels } from '../lib/page-pixels.js';
-import { pageRuns } from '../lib/page-selection.js';
+import { pageRuns } from '../framework/page-selection.js';
+import { checkOcrPdfPixels } from '../shared/page-pixels.js';
 
 /** Pages per pdftotext run, as extract-text reads them. */
 const PAGES_PER_RUN = 25;

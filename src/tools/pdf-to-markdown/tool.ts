@@ -8,14 +8,15 @@ import path from 'node:path';
 import { type Static, Type } from '@sinclair/typebox';
 import type { EngineStatus } from '../../engines/types.js';
 import { QuireError } from '../../errors/quire-error.js';
-import { engineCall, onlyPdf } from '../lib/inputs.js';
-import { ocrLanguagesSchema } from '../lib/ocr-languages.js';
-import { outputName, workFile } from '../lib/output-name.js';
-import { PageSelectionSchema, resolvePageList } from '../lib/page-selection.js';
-import { StringEnum } from '../lib/schema.js';
-import type { ToolContext, ToolOutput } from '../lib/types.js';
-import { defineTool } from '../lib/types.js';
-import { writeZip } from '../lib/zip.js';
+import { engineCall } from '../framework/engine-call.js';
+import { onlyPdf } from '../framework/inputs.js';
+import { outputName, workFile } from '../framework/output-name.js';
+import { PageSelectionSchema, resolvePageList } from '../framework/page-selection.js';
+import { StringEnum } from '../framework/schema.js';
+import type { ToolContext, ToolOutput } from '../framework/types.js';
+import { defineTool } from '../framework/types.js';
+import { writeZip } from '../framework/zip.js';
+import { ocrLanguagesSchema } from '../shared/ocr-languages.js';
 import { convertInRuns } from './runs.js';
 import { pagesWithoutText, recogniseText } from './scanned-pages.js';
 
@@ -125,7 +126,7 @@ export const pdfToMarkdownTool = defineTool({
   engines: ['qpdf', 'poppler', 'pymupdf4llm'],
   steps: { inspect: 5, ocr: 45, convert: 50 },
   async run(ctx): Promise<ToolOutput> {
-    const { input, pageCount } = onlyPdf(ctx);
+    const { input, pageCount } = await onlyPdf(ctx);
     const o = ctx.options;
     const pages = resolvePageList(o.pages, pageCount);
     const source = await withTextLayer(ctx, input.path, pages, pageCount);

@@ -3,7 +3,7 @@
 import path from 'node:path';
 import { Type } from '@sinclair/typebox';
 import { QuireError } from '../../../src/errors/quire-error.js';
-import { defineTool } from '../../../src/tools/lib/types.js';
+import { defineTool } from '../../../src/tools/framework/types.js';
 import { FAKE_BEHAVIOURS, fakeEngineOf } from './index.js';
 
 export const fakeTool = defineTool({

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { jvmArgs } from '../../../src/engines/verapdf/java.js';
 import { PROFILES, profileName, toProfileReport } from '../../../src/engines/verapdf/report.js';
-import { pdfuaXmp } from '../../../src/tools/lib/pdfua-identification.js';
+import { pdfuaXmp } from '../../../src/tools/html-to-pdf/pdfua-identification.js';
 
 describe('profile names', () => {
   it.each([

@@ -7,13 +7,13 @@ import { promisify } from 'node:util';
 import { inflate } from 'node:zlib';
 import sharp from 'sharp';
 import type { StreamFile } from '../../engines/qpdf/qpdf.js';
+import { engineCall } from '../framework/engine-call.js';
+import { workFile } from '../framework/output-name.js';
+import type { ToolContext } from '../framework/types.js';
+import { MAX_PAGE_PIXELS } from '../shared/page-pixels.js';
+import { pooled } from '../shared/pooled.js';
 import type { ImageCandidate, ImagePlan, Written } from './image-plan.js';
-import { engineCall } from './inputs.js';
 import { estimateJpegQuality } from './jpeg-quality.js';
-import { workFile } from './output-name.js';
-import { MAX_PAGE_PIXELS } from './page-pixels.js';
-import { pooled } from './pooled.js';
-import type { ToolContext } from './types.js';
 
 export interface ImageTarget {
   /** Images whose lowest placed resolution is above this are downsampled… */

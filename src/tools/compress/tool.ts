@@ -3,18 +3,20 @@
 // candidate wins, and the input itself if none gains.
 import { copyFile, stat } from 'node:fs/promises';
 import { type Static, Type } from '@sinclair/typebox';
-import { type EngineCallOptions, InputNeedsOpeningError } from '../engines/call-options.js';
-import type { LossyLevel } from '../engines/ghostscript/ghostscript.js';
-import type { StreamFile } from '../engines/qpdf/qpdf.js';
-import { isQuireError } from '../errors/quire-error.js';
-import { AbortedError } from '../process/runner.js';
-import { IMAGE_TARGETS, imagePass } from './lib/image-pass.js';
-import { type ImagePlan, planWithStreams, REWRITE_AHEAD_MAX_BYTES } from './lib/image-plan.js';
-import { engineCall, engineCallWithProgress, onlyInput, onlyPdf, openBeside } from './lib/inputs.js';
-import { outputName, workFile } from './lib/output-name.js';
-import { StringEnum } from './lib/schema.js';
-import type { ToolContext, ToolInput, ToolOutput } from './lib/types.js';
-import { defineTool } from './lib/types.js';
+import { type EngineCallOptions, InputNeedsOpeningError } from '../../engines/call-options.js';
+import type { LossyLevel } from '../../engines/ghostscript/ghostscript.js';
+import type { StreamFile } from '../../engines/qpdf/qpdf.js';
+import { isQuireError } from '../../errors/quire-error.js';
+import { AbortedError } from '../../process/runner.js';
+import { engineCall, engineCallWithProgress } from '../framework/engine-call.js';
+import { onlyInput, onlyPdf } from '../framework/inputs.js';
+import { openBeside } from '../framework/opening-beside.js';
+import { outputName, workFile } from '../framework/output-name.js';
+import { StringEnum } from '../framework/schema.js';
+import type { ToolContext, ToolInput, ToolOutput } from '../framework/types.js';
+import { defineTool } from '../framework/types.js';
+import { IMAGE_TARGETS, imagePass } from './image-pass.js';
+import { type ImagePlan, planWithStreams, REWRITE_AHEAD_MAX_BYTES } from './image-plan.js';
 
 const options = Type.Object(
   {
@@ -71,7 +73,7 @@ async function lossyPass(
 }
 
 /**
- * The image pass (lib/image-pass.ts) for a lossy level without grey conversion, when the JPEGs it
+ * The image pass (image-pass.ts) for a lossy level without grey conversion, when the JPEGs it
  * can re-encode dominate the file. Its file is already optimised (and only optimised when no image
  * gained); it stands only if it is smaller than the input, else Ghostscript runs as for any other
  * file. Undefined when it does not apply.
@@ -136,7 +138,7 @@ async function ghostscriptCandidates(
 }
 
 /**
- * Up to this size compress opens its input beside the image pass (`inputs.opensBeside`): qpdf's
+ * Up to this size compress opens its input beside the image pass (`inputs.early`): qpdf's
  * opening run also dumps every stream, while `pdfimages -list` runs and the lossless rewrite is
  * written, so the job's engine runs come in one round instead of three (ocrmypdf__poster.pdf). A
  * larger file is opened first: whether its dump is worth starting early depends on its bytes per page.
@@ -158,7 +160,7 @@ async function compressBeside(ctx: ToolContext<Options>): Promise<ToolOutput> {
   if (level === 'lossless' || ctx.options.grayscale === true || input.size > OPEN_BESIDE_MAX_BYTES) {
     throw new InputNeedsOpeningError('compress opens beside only the image pass of a small file');
   }
-  // Reads that repair as they read are taken here: the opening below says which damage may stay.
+  // Its runs read a damaged upload as it is: the opening beside keeps damage a plain write repairs.
   const run: ToolContext<Options> = { ...ctx, quickOpened: false };
   const stop = new AbortController();
   const during = { ...run, signal: AbortSignal.any([ctx.signal, stop.signal]) };
@@ -177,23 +179,23 @@ async function compressBeside(ctx: ToolContext<Options>): Promise<ToolOutput> {
     (plan) => plan?.rewrite,
     () => undefined,
   );
-  let damaged = false;
   const read = async (pdf: ToolInput, call: EngineCallOptions) => {
     const prefix = workFile(ctx.workDir, 'stream', '');
     const { opening, streams } = await ctx.engines.qpdf.openWithStreams(pdf.path, prefix, call);
-    if (opening.mendsStructure) throw new InputNeedsOpeningError('the input needs mending');
-    damaged = opening.damaged;
-    if (damaged) damage.abort();
-    return { value: streams, pages: opening.pages };
+    return { value: streams, pages: opening.pages, opening };
   };
-  let opened: { values: Map<string, StreamFile>[]; pages: number[] };
+  let opened: { values: Map<string, StreamFile>[]; pages: number[]; damaged: boolean };
   try {
-    opened = await openBeside(run, planning, read, () => stop.abort());
+    opened = await openBeside(run, planning, read, {
+      onGiveUp: () => stop.abort(),
+      keepsDamaged: { onDamaged: () => damage.abort() },
+    });
   } catch (error) {
     await settled; // no engine left writing into the work dir
     throwIfCanceled(ctx);
     throw error;
   }
+  const { damaged } = opened;
   const pageCount = opened.pages[0]!;
   const streams = opened.values[0]!;
   const withStreams = () => planning.then((plan) => plan && { ...plan, streams });
@@ -261,14 +263,14 @@ export const compressTool = defineTool({
   keywords: ['shrink', 'reduce size', 'optimize', 'smaller'],
   description:
     'Makes a PDF smaller by downsampling images (lossy levels) and restructuring it losslessly. Never returns a larger file.',
-  inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'], opens: 'pdf', opensBeside: true },
+  inputs: { minFiles: 1, maxFiles: 1, accepts: ['application/pdf'], opens: 'pdf', early: true },
   options,
   output: { contentType: 'application/pdf' },
   engines: ['qpdf', 'ghostscript', 'poppler'],
   steps: { inspect: 5, lossy: 70, lossless: 20, compare: 5 },
   async run(ctx) {
-    if (ctx.opensBeside) return compressBeside(ctx);
-    const { input, pageCount } = onlyPdf(ctx);
+    if (ctx.quickOpened) return compressBeside(ctx);
+    const { input, pageCount } = await onlyPdf(ctx);
     // The runner's copy of a repaired input is what the tools read.
     const opened = { ...input, size: await sizeOf(input.path) };
     ctx.progress.step('lossy');

@@ -2,12 +2,13 @@
 // becomes a one-page PDF (pdf-lib, memory bounded by one image) and qpdf joins them on disk.
 import { type Static, Type } from '@sinclair/typebox';
 import sharp from 'sharp';
-import { QuireError } from '../errors/quire-error.js';
-import { decodedPage, type ImageFacts, jpegPage, type Placement } from './lib/image-page.js';
-import { checkPageLimit, engineCall } from './lib/inputs.js';
-import { outputName, workFile } from './lib/output-name.js';
-import { StringEnum } from './lib/schema.js';
-import { defineTool, type ToolInput } from './lib/types.js';
+import { QuireError } from '../../errors/quire-error.js';
+import { engineCall } from '../framework/engine-call.js';
+import { checkPageLimit } from '../framework/opening.js';
+import { outputName, workFile } from '../framework/output-name.js';
+import { StringEnum } from '../framework/schema.js';
+import { defineTool, type ToolInput } from '../framework/types.js';
+import { decodedPage, type ImageFacts, jpegPage, type Placement } from './image-page.js';
 
 const options = Type.Object(
   {

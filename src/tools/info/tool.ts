@@ -2,10 +2,11 @@
 // structure flags (qpdf JSON) plus fonts and images (poppler).
 import { writeFile } from 'node:fs/promises';
 import { Type } from '@sinclair/typebox';
-import { buildInfoReport, type QpdfInfoJson } from './lib/info-report.js';
-import { engineCall, onlyPdf } from './lib/inputs.js';
-import { outputName, workFile } from './lib/output-name.js';
-import { defineTool } from './lib/types.js';
+import { engineCall } from '../framework/engine-call.js';
+import { onlyPdf } from '../framework/inputs.js';
+import { outputName, workFile } from '../framework/output-name.js';
+import { defineTool } from '../framework/types.js';
+import { buildInfoReport, type QpdfInfoJson } from './info-report.js';
 
 const options = Type.Object({}, { additionalProperties: false, examples: [{}] });
 
@@ -24,7 +25,7 @@ export const infoTool = defineTool({
   engines: ['qpdf', 'poppler'],
   steps: { inspect: 20, details: 40, fonts: 20, images: 20 },
   async run(ctx) {
-    const { input, pageCount } = onlyPdf(ctx);
+    const { input, pageCount } = await onlyPdf(ctx);
     const call = engineCall(ctx);
     const json = (await ctx.engines.qpdf.json(
       input.path,

@@ -3,9 +3,9 @@
 // rewrite) so that fewer engine runs wait on one another.
 import type { ImageEntry } from '../../engines/poppler/poppler.js';
 import type { StreamFile } from '../../engines/qpdf/qpdf.js';
-import { engineCall } from './inputs.js';
-import { workFile } from './output-name.js';
-import type { ToolContext } from './types.js';
+import { engineCall } from '../framework/engine-call.js';
+import { workFile } from '../framework/output-name.js';
+import type { ToolContext } from '../framework/types.js';
 
 /**
  * The pass is taken only when the JPEGs it may re-encode hold at least this share of the file:

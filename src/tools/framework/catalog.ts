@@ -86,7 +86,7 @@ const INPUT_PASSWORD_SCHEMA = Type.String({
 });
 
 /**
- * Every tool the runner opens PDFs for accepts the input's password (tools/lib/inputs.ts), declared
+ * Every tool the runner opens PDFs for accepts the input's password (tools/framework/inputs.ts), declared
  * here once rather than in each tool; a tool with its own password option (unlock) keeps that.
  */
 function withInputPassword(tool: PublishedTool): PublishedTool {

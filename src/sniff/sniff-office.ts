@@ -2,7 +2,7 @@
 // part or folder names, ODF by the `mimetype` entry the spec puts first), OLE2 compound files,
 // RTF, and plain text as the last resort. Only the upload's first SNIFF_BYTES are available.
 import { constants, inflateRawSync } from 'node:zlib';
-import type { InputType } from './types.js';
+import type { InputType } from '../tools/framework/types.js';
 
 const ZIP_LOCAL_HEADER = 0x04034b50;
 /** ZIP "general purpose" bit 3: sizes follow the data, so the next header cannot be found by size. */

@@ -5,7 +5,7 @@
 import { writeFile } from 'node:fs/promises';
 import type { Engines } from '../../engines/index.js';
 import type { QpdfCall } from '../../engines/qpdf/qpdf.js';
-import { workFile } from './output-name.js';
+import { workFile } from '../framework/output-name.js';
 
 type Dict = Record<string, unknown>;
 type QpdfObjects = { qpdf: [{ maxobjectid: number }, Record<string, { value?: unknown }>] };

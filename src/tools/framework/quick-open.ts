@@ -1,6 +1,6 @@
-// The in-process opening of a small, clean PDF: its page count without starting qpdf. A tool whose
-// every read of its inputs is a qpdf run may start from it (`inputs.quickOpen`); anything doubtful
-// is left to the qpdf opening (inputs.ts), and so is any input the tool's qpdf run complains about.
+// The in-process opening of a small, clean PDF: its page count without starting qpdf, for an early
+// run that asks for its counts (`inputs.early`, `openedPages` in inputs.ts); anything doubtful is
+// left to the qpdf opening (opening.ts), and so is any input the tool's qpdf run complains about.
 import { readFileSync } from 'node:fs';
 import { ParseSpeeds, PDFDocument } from 'pdf-lib';
 

@@ -2,8 +2,8 @@
 // Hand-written rather than `file-type` because PDF's header may sit anywhere in the first 1024 bytes
 // (ISO 32000-2 §7.5.2; real files carry prefixes), which file-type's offset-0 check refuses.
 
+import type { InputType } from '../tools/framework/types.js';
 import { sniffCfb, sniffText, sniffZip } from './sniff-office.js';
-import type { InputType } from './types.js';
 
 /**
  * How many leading bytes decide the type: enough for the first entries of an office ZIP

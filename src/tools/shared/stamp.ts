@@ -21,10 +21,10 @@ import {
 } from 'pdf-lib';
 import { displayedSize } from '../../engines/poppler/geometry.js';
 import type { PageGeometry } from '../../engines/poppler/poppler.js';
-import { engineCall, engineCallWithProgress } from './inputs.js';
-import { workFile } from './output-name.js';
-import { toQpdfRange } from './page-selection.js';
-import type { RunContext, ToolInput } from './types.js';
+import { engineCall, engineCallWithProgress } from '../framework/engine-call.js';
+import { workFile } from '../framework/output-name.js';
+import { toQpdfRange } from '../framework/page-selection.js';
+import type { RunContext, ToolInput } from '../framework/types.js';
 
 /**
  * Helvetica is one of the 14 standard fonts every reader has, so nothing is embedded; its WinAnsi

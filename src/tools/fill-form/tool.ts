@@ -2,11 +2,12 @@
 // viewer shows them (qpdf --generate-appearances), and can flatten the result.
 import { writeFile } from 'node:fs/promises';
 import { Type } from '@sinclair/typebox';
-import { fillUpdate } from './lib/form-fill.js';
-import { readForm, refuseXfaOnly } from './lib/form-model.js';
-import { engineCall, engineCallWithProgress, onlyPdf } from './lib/inputs.js';
-import { outputName, workFile } from './lib/output-name.js';
-import { defineTool } from './lib/types.js';
+import { engineCall, engineCallWithProgress } from '../framework/engine-call.js';
+import { onlyPdf } from '../framework/inputs.js';
+import { outputName, workFile } from '../framework/output-name.js';
+import { defineTool } from '../framework/types.js';
+import { readForm, refuseXfaOnly } from '../shared/form-model.js';
+import { fillUpdate } from './form-fill.js';
 
 /** Far above any real form; bounds the update we build. */
 const MAX_VALUES = 2_000;
@@ -55,7 +56,7 @@ export const fillFormTool = defineTool({
   engines: ['qpdf'],
   steps: { inspect: 20, read: 30, fill: 50 },
   async run(ctx) {
-    const { input, pageCount } = onlyPdf(ctx);
+    const { input, pageCount } = await onlyPdf(ctx);
     ctx.progress.step('read');
     // qpdf 11.3 silently drops JSON updates of objects that sit in object streams it has not read
     // yet (the corpus pdfbox form's widgets kept their old /V), so the form is unpacked first.

@@ -1,7 +1,7 @@
 // Turns {field name: value} into a qpdf JSON v2 update of the form: /V on each field, /AS on each
 // checkbox and radio widget, and /NeedAppearances so qpdf regenerates text and choice appearances.
 import { QuireError } from '../../errors/quire-error.js';
-import { type Dict, type Form, type FormField, formDict, onStates } from './form-model.js';
+import { type Dict, type Form, type FormField, formDict, onStates } from '../shared/form-model.js';
 
 export type FillValue = string | boolean;
 

@@ -3,13 +3,14 @@
 import { copyFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { Type } from '@sinclair/typebox';
-import { QuireError } from '../errors/quire-error.js';
-import { extractSite } from './lib/html-bundle.js';
-import { checkPageLimit, onlyInput } from './lib/inputs.js';
-import { outputName, workFile } from './lib/output-name.js';
-import { identifyPdfua } from './lib/pdfua-identification.js';
-import { StringEnum } from './lib/schema.js';
-import { defineTool } from './lib/types.js';
+import { QuireError } from '../../errors/quire-error.js';
+import { onlyInput } from '../framework/inputs.js';
+import { checkPageLimit } from '../framework/opening.js';
+import { outputName, workFile } from '../framework/output-name.js';
+import { StringEnum } from '../framework/schema.js';
+import { defineTool } from '../framework/types.js';
+import { extractSite } from './html-bundle.js';
+import { identifyPdfua } from './pdfua-identification.js';
 
 /** tools.md: scripts get at most 10 s after `load` to finish drawing. */
 const MAX_WAIT_MS = 10_000;

@@ -1,16 +1,17 @@
 // pdf-to-images: renders selected pages to PNG or JPEG, several page ranges at once within the
-// job's CPU share (lib/render-pages.ts), and packs several pages as a ZIP.
+// job's CPU share (render-pages.ts), and packs several pages as a ZIP.
 import { type Static, Type } from '@sinclair/typebox';
-import { engineCall, onlyPdf } from './lib/inputs.js';
-import { fileStem, workFile } from './lib/output-name.js';
-import { checkPagePixels } from './lib/page-pixels.js';
-import { PageSelectionSchema, resolvePageSet } from './lib/page-selection.js';
-import { renderPages } from './lib/render-pages.js';
-import { StringEnum } from './lib/schema.js';
-import { defineTool, type ToolContext } from './lib/types.js';
-import { writeZip } from './lib/zip.js';
+import { engineCall } from '../framework/engine-call.js';
+import { onlyPdf } from '../framework/inputs.js';
+import { fileStem, workFile } from '../framework/output-name.js';
+import { PageSelectionSchema, resolvePageSet } from '../framework/page-selection.js';
+import { StringEnum } from '../framework/schema.js';
+import { defineTool, type ToolContext } from '../framework/types.js';
+import { writeZip } from '../framework/zip.js';
+import { checkPagePixels } from '../shared/page-pixels.js';
+import { renderPages } from './render-pages.js';
 
-export { MAX_PAGE_PIXELS } from './lib/page-pixels.js';
+export { MAX_PAGE_PIXELS } from '../shared/page-pixels.js';
 
 const options = Type.Object(
   {
@@ -63,7 +64,7 @@ export const pdfToImagesTool = defineTool({
   engines: ['qpdf', 'poppler'],
   steps: { inspect: 5, render: 90, package: 5 },
   async run(ctx) {
-    const { input, pageCount: count } = onlyPdf(ctx);
+    const { input, pageCount: count } = await onlyPdf(ctx);
     const opts = ctx.options;
     const pages = resolvePageSet(opts.pages, count);
     const largest = await checkPixels(ctx, input.path, pages, count);

@@ -2,13 +2,14 @@
 // --flatten-annotations), so they can no longer be edited and look the same in every reader.
 import { writeFile } from 'node:fs/promises';
 import { Type } from '@sinclair/typebox';
-import { readAnnotationObjects } from './lib/annotation-objects.js';
-import { annotationCount, type QpdfJsonFile, restorePlan, stashPlan } from './lib/flatten-plan.js';
-import { engineCall, engineCallWithProgress, onlyPdf } from './lib/inputs.js';
-import { outputName, workFile } from './lib/output-name.js';
-import { StringEnum } from './lib/schema.js';
-import type { ToolContext } from './lib/types.js';
-import { defineTool } from './lib/types.js';
+import { engineCall, engineCallWithProgress } from '../framework/engine-call.js';
+import { onlyPdf } from '../framework/inputs.js';
+import { outputName, workFile } from '../framework/output-name.js';
+import { StringEnum } from '../framework/schema.js';
+import type { ToolContext } from '../framework/types.js';
+import { defineTool } from '../framework/types.js';
+import { readAnnotationObjects } from './annotation-objects.js';
+import { annotationCount, type QpdfJsonFile, restorePlan, stashPlan } from './flatten-plan.js';
 
 const options = Type.Object(
   {
@@ -47,7 +48,7 @@ export const flattenTool = defineTool({
   engines: ['qpdf'],
   steps: { inspect: 15, flatten: 60, restore: 15, count: 10 },
   async run(ctx) {
-    const { input, pageCount } = onlyPdf(ctx);
+    const { input, pageCount } = await onlyPdf(ctx);
     const what = ctx.options.what ?? 'all';
     const before = await readJson(ctx, input.path, what !== 'all');
     const plan = what === 'all' ? undefined : stashPlan(before, what === 'forms' ? 'others' : 'widgets');

@@ -7,9 +7,9 @@ import type { EngineCallOptions } from '../../engines/call-options.js';
 import type { Engines } from '../../engines/index.js';
 import { CAIRO_MAX_SIDE, type RenderRequest, renderedPage } from '../../engines/poppler/render.js';
 import { QuireError } from '../../errors/quire-error.js';
-import { cpuShare } from './cpu-share.js';
-import { type LargestPage, MAX_PAGE_PIXELS } from './page-pixels.js';
-import { pageRuns } from './page-selection.js';
+import { cpuShare } from '../framework/cpu-share.js';
+import { pageRuns } from '../framework/page-selection.js';
+import { type LargestPage, MAX_PAGE_PIXELS } from '../shared/page-pixels.js';
 
 export interface RenderJob {
   input: string;

@@ -66,9 +66,9 @@ export interface RunContext<O> {
   engines: Engines;
   limits: ToolLimits;
   /**
-   * The runner opened the inputs in-process only (`inputs.quickOpen`) or left them to the tool
-   * (`inputs.opensBeside`): engine calls made with `engineCall` then give up on an input qpdf
-   * complains about, and the runner opens it properly.
+   * An early run (`inputs.early`): qpdf has not opened the inputs. Engine calls made with
+   * `engineCall` then give up on an input qpdf complains about (InputNeedsOpeningError), and the
+   * runner opens it properly and runs the tool again.
    */
   quickOpened?: boolean;
   /**
@@ -81,10 +81,11 @@ export interface RunContext<O> {
 
 /** What `run` receives: the run context plus what the runner found opening the inputs. */
 export interface ToolContext<O> extends RunContext<O> {
-  /** The page count of each PDF input the runner opened (`inputs.opens`), in upload order. */
+  /**
+   * The page count of each PDF input the runner opened (`inputs.opens`), in upload order; empty on
+   * an early run until the tool asks for them (`openedPages`, `onlyPdf` in inputs.ts).
+   */
   pages: readonly number[];
-  /** The runner left the opening to the tool (`inputs.opensBeside`): `pages` is empty. */
-  opensBeside?: boolean;
 }
 
 export interface ToolInputs<O> {
@@ -100,20 +101,15 @@ export interface ToolInputs<O> {
    */
   opens?: 'pdf';
   /**
-   * Every read of the inputs is a qpdf run (no other engine, no in-process parser), so a small,
-   * clean PDF may be opened in-process instead of by a qpdf run of its own (quick-open.ts): the
-   * tool's qpdf runs recover a damaged file as the opening would, and any of them that fails or
-   * warns that it repaired the file sends the job back to the qpdf opening and runs the tool again.
+   * The tool may run before qpdf has opened its inputs (unencrypted ones, without a password): its
+   * run then asks for the page counts when it needs them (`onlyPdf`, `openedPages`: small clean
+   * files are counted in-process, quick-open.ts) or opens the inputs beside its own engine run
+   * (`openBeside`, opening-beside.ts), and every engine call gives up on an input qpdf complains
+   * about. Whatever the qpdf opening would look at more closely sends the job back to it, and the
+   * tool runs again, so the job ends as it would have without the early start. Only a tool whose
+   * every read of an unopened input either is such a qpdf run or is checked by one may declare it.
    */
-  quickOpen?: boolean;
-  /**
-   * The tool can start its work before it knows the page counts: the runner skips the opening and
-   * the tool counts the pages beside its own engine runs (`openBeside` in inputs.ts). As with
-   * `quickOpen`, whatever the opening would look at more closely sends the job back to the qpdf
-   * opening, and the tool runs again (compress keeps a damaged input that a plain rewrite repairs
-   * only when its own qpdf write repairs it and holds every page).
-   */
-  opensBeside?: boolean;
+  early?: boolean;
   /** The option whose value the PDFs open with (unlock); without one, encrypted is `pdf_encrypted`. */
   passwordOption?: keyof O & string;
   /**
@@ -141,7 +137,7 @@ export interface ToolOutput {
    */
   parts?: readonly ToolPart[];
   /**
-   * The inputs' page counts when the tool opened them itself (`inputs.opensBeside`), where the
+   * The inputs' page counts when the tool opened them beside its work (`openBeside`), where the
    * runner found none: a step of a job reports them (jobs/steps.ts).
    */
   inputPages?: readonly number[];
@@ -203,7 +199,7 @@ export interface ToolDefinition<S extends TObject = TObject> {
   checkJob?(options: Static<S>, inputs: readonly ToolInput[]): void;
   /**
    * The least this tool makes from one input of at least `pages` pages, from its options alone
-   * (lib/least-output.ts): declared by tools that multiply pages or files, checked against the plan
+   * (least-output.ts): declared by tools that multiply pages or files, checked against the plan
    * when a job is created.
    */
   leastOutput?(options: Static<S>, pages: number): { files: number; pages: number };

@@ -4,11 +4,11 @@
 // left as they are) so that scanned values are found too.
 import { Type } from '@sinclair/typebox';
 import { PII_KINDS, type PiiKind } from '../../engines/pymupdf/detect.js';
-import { engineCall } from './inputs.js';
-import { workFile } from './output-name.js';
+import { engineCall } from '../framework/engine-call.js';
+import { workFile } from '../framework/output-name.js';
+import { StringEnum } from '../framework/schema.js';
+import type { ToolContext } from '../framework/types.js';
 import { checkOcrPdfPixels } from './page-pixels.js';
-import { StringEnum } from './schema.js';
-import type { ToolContext } from './types.js';
 
 export const piiKinds = (description: string, extra: { default?: PiiKind[] } = {}) =>
   Type.Array(StringEnum(PII_KINDS), { minItems: 1, uniqueItems: true, description, ...extra });
