@@ -126,6 +126,14 @@ module.exports = {
       to: { path: '^src/store/((job-stores|open)\\.ts|(sql|sqlite|postgres)/)' },
     },
     {
+      name: 'job-request-reads-down',
+      comment:
+        'the job request reader (src/http/job-request) calls only its own files and the folders below http, so the path of a request never goes back up into http/ (docs/architecture.md)',
+      severity: 'error',
+      from: { path: '^src/http/job-request/' },
+      to: { path: '^src/(http|jobs|cli)/', pathNot: '^src/http/job-request/' },
+    },
+    {
       name: 'known-folders-only',
       comment: 'every module of src/ lives in a folder of the layer picture (docs/architecture.md)',
       severity: 'error',

@@ -21,7 +21,7 @@ export type PutBody = Readable | AsyncIterable<Buffer>;
 export interface PutOptions {
   /**
    * Whether to compute the SHA-256 of the bytes (default true). It costs about 0.5 ms of CPU per MB
-   * on the event loop, so a caller that will not look at it (a job upload without an
+   * on the event loop, so a caller that will not look at it (a job request without an
    * Idempotency-Key, whose fingerprint is the only use) says false.
    */
   sha256?: boolean;

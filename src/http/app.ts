@@ -15,8 +15,10 @@ import { type AuthContext, requireScope } from '../auth/authenticate.js';
 import { QuireError } from '../errors/quire-error.js';
 import type { Scope } from '../model/account.js';
 import { ulid } from '../model/ulid.js';
+import { idleCut, registerBodySlots } from './body-slots.js';
 import type { AppDeps } from './deps.js';
 import { registerIdempotency } from './idempotency.js';
+import { jobParserLimits } from './job-request/limits.js';
 import { registerMcpRoute } from './mcp/route.js';
 import { registerMethodNotAllowed, trackRoutes } from './method-not-allowed.js';
 import { registerDocs } from './openapi.js';
@@ -32,8 +34,6 @@ import { registerOpsRoutes } from './routes/ops.js';
 import { registerRecipeRoutes } from './routes/recipes.js';
 import { registerToolRoutes } from './routes/tools.js';
 import { registerWebhookRoutes } from './routes/webhooks.js';
-import { FIELD_READ_MAX_BYTES } from './upload-fields.js';
-import { idleCut, registerUploadSlots } from './upload-slots.js';
 import { loadWebApp, registerWebAssets } from './web-app.js';
 
 declare module 'fastify' {
@@ -52,7 +52,7 @@ declare module 'fastify' {
 /**
  * A key holding this scope, any valid key (`any_key`), or no key at all (`public`: operations
  * endpoints, and download links, whose token is the capability). Checked once, in the app's
- * onRequest hook: before the route's own hooks (the job upload's size check) and before any body is
+ * onRequest hook: before the route's own hooks (the job request's size check) and before any body is
  * read, so a client without access gets 401/403, never 413 or 400.
  */
 /**
@@ -105,16 +105,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     ajv: { customOptions: { coerceTypes: true, allErrors: true } },
   });
 
-  await app.register(multipart, {
-    limits: {
-      fileSize: deps.config.limits.uploadMaxFileBytes,
-      files: deps.config.limits.uploadMaxFiles,
-      fields: 10,
-      fieldSize: FIELD_READ_MAX_BYTES,
-      parts: deps.config.limits.uploadMaxFiles + 10,
-      headerPairs: 100,
-    },
-  });
+  // The limits POST /jobs is parsed under; POST /batches passes its own (job-request/limits.ts).
+  await app.register(multipart, { limits: jobParserLimits(deps.config.limits) });
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
@@ -129,7 +121,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     if (scope !== 'any_key') requireScope(request.auth!, scope);
   });
   app.addHook('onRequest', requireHost);
-  registerUploadSlots(app, {
+  registerBodySlots(app, {
     idleTimeoutMs: deps.config.limits.uploadIdleTimeoutMs,
     maxConcurrentPerAccount: deps.config.limits.uploadMaxConcurrentPerAccount,
   });

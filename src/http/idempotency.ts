@@ -1,6 +1,6 @@
 // Idempotency-Key on every keyed POST and PUT (docs/api.md §4): the key is claimed before the handler runs,
 // the finished response is stored and replayed byte for byte, refusals release the key.
-// Routes whose fingerprint needs the body read first (the job upload) mark themselves `deferred`
+// Routes whose fingerprint needs the body read first (the job and batch requests) mark themselves `deferred`
 // and call `completedResponse` once they know it; every other POST is fingerprinted up front.
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';

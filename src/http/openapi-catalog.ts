@@ -1,9 +1,9 @@
 // The parts of the OpenAPI document drawn from the tool catalogue: one options schema per tool
-// (`CompressOptions`…), a step of a chain (`ChainStep`), and the multipart job and batch uploads with a
+// (`CompressOptions`…), a step of a chain (`ChainStep`), and the multipart job and batch requests with a
 // working example per tool. docs/clients.md says how each client generator reads them.
 import type { ToolCatalog } from '../tools/framework/catalog.js';
 import type { PublishedTool } from '../tools/framework/types.js';
-import { MAX_STEPS } from './steps-field.js';
+import { MAX_STEPS } from './job-request/limits.js';
 
 /** `page-numbers` → `PageNumbersOptions`: the component name of a tool's options schema. */
 export function optionsComponentName(tool: string): string {
@@ -56,15 +56,15 @@ function asMap(property: Record<string, unknown>): Record<string, unknown> {
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
 /** What a job request's parts become on a batch: each `file` or `file_url` part, a job of its own. */
-export type UploadKind = 'job' | 'batch';
+export type RequestKind = 'job' | 'batch';
 
 const transferEncoding = { contentType: 'text/plain, application/json' };
 
 /**
- * The job upload (and the batch upload, which reads the same parts): text parts first (tool or steps,
+ * The job request (and the batch request, which reads the same parts): text parts first (tool or steps,
  * options, metadata, the transfer parts), then the files in order.
  */
-export function jobUploadBody(catalog: ToolCatalog, kind: UploadKind = 'job'): Record<string, unknown> {
+export function jobRequestBody(catalog: ToolCatalog, kind: RequestKind = 'job'): Record<string, unknown> {
   const tools = catalog.list().map(({ tool }) => tool);
   const byTool = tools.map((t) => `\`${t.name}\` → ${optionsComponentName(t.name)}`).join(', ');
   const toolNames = tools.map((t) => t.name);
@@ -131,7 +131,7 @@ export function jobUploadBody(catalog: ToolCatalog, kind: UploadKind = 'job'): R
           file: { contentType: 'application/octet-stream' },
           upload_id: { contentType: 'text/plain' },
         },
-        examples: uploadExamples(tools),
+        examples: requestExamples(tools),
       },
     },
   };
@@ -189,7 +189,7 @@ const urlOrJson = (component: string) => ({
 });
 
 /** `file_url`, `export` (one job only) and `webhook_url`: URLs the worker, not the API, connects to. */
-function transferParts(kind: UploadKind): Record<string, unknown> {
+function transferParts(kind: RequestKind): Record<string, unknown> {
   return {
     file_url: {
       type: 'array',
@@ -217,7 +217,7 @@ function transferParts(kind: UploadKind): Record<string, unknown> {
 }
 
 /** A working request per tool. A form pre-filled from the first has one file field: fewest files first. */
-function uploadExamples(tools: readonly PublishedTool[]): Record<string, unknown> {
+function requestExamples(tools: readonly PublishedTool[]): Record<string, unknown> {
   const byFiles = [...tools].sort((a, b) => a.inputs.minFiles - b.inputs.minFiles);
   return Object.fromEntries(
     byFiles.map((t) => {

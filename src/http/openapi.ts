@@ -5,7 +5,7 @@ import type { FastifyInstance, RouteOptions } from 'fastify';
 import type { ToolCatalog } from '../tools/framework/catalog.js';
 import type { AppDeps } from './deps.js';
 import { registerDocsPage } from './docs-page.js';
-import { jobUploadBody, toolOptionComponents, type UploadKind } from './openapi-catalog.js';
+import { jobRequestBody, type RequestKind, toolOptionComponents } from './openapi-catalog.js';
 import { eventComponents, WEBHOOK_EVENTS_TAG, webhookEvents } from './openapi-webhooks.js';
 import { accountComponents } from './routes/account-schemas.js';
 import { batchComponents } from './routes/batch-schemas.js';
@@ -17,7 +17,7 @@ import {
   problem,
   responseHeaders,
 } from './routes/common-schemas.js';
-import { jobComponents } from './routes/job-schemas.js';
+import { jobComponents } from './routes/job-resource-schemas.js';
 import { opsComponents, opsSchemas } from './routes/ops-schemas.js';
 import { recipeComponents } from './routes/recipe-schemas.js';
 import { transferComponents } from './routes/transfer-schemas.js';
@@ -35,8 +35,8 @@ declare module 'fastify' {
     hide?: boolean;
     /** Every answer the route gives by status, beside the ones every keyed route shares. */
     responses?: Readonly<Record<number, DocResponse>>;
-    /** A job or batch upload: its multipart body is described from the tool catalogue. */
-    multipartBody?: UploadKind;
+    /** A job or batch request: its multipart body is described from the tool catalogue. */
+    multipartBody?: RequestKind;
     /** The JSON body may be omitted. */
     requestBodyOptional?: boolean;
     /** Request headers the route reads (the tus endpoints), as header parameters. */
@@ -231,7 +231,7 @@ function parametersOf(schema: unknown, where: 'path' | 'query' | 'header'): Reco
 }
 
 function requestBody(schema: NonNullable<RouteOptions['schema']>, catalog: ToolCatalog) {
-  if (schema.multipartBody) return { requestBody: jobUploadBody(catalog, schema.multipartBody) };
+  if (schema.multipartBody) return { requestBody: jobRequestBody(catalog, schema.multipartBody) };
   if (schema.docBody) return { requestBody: schema.docBody };
   if (!schema.body) return {};
   const required = !schema.requestBodyOptional;

@@ -20,7 +20,13 @@ interface BatchBody {
   total: number;
   counts: Record<string, number>;
   progress: number;
-  jobs: Array<{ id: string; status: string; batch_id: string; input: { files: Array<{ name: string }> } }>;
+  jobs: Array<{
+    id: string;
+    status: string;
+    batch_id: string;
+    input: { files: Array<{ name: string }> };
+    webhook?: { host: string };
+  }>;
 }
 
 function batchForm(count: number, extra: Array<[string, string]> = []): FormData {
@@ -155,6 +161,21 @@ describe('batches', () => {
       expect(canceled.counts).toMatchObject({ canceled: 3, queued: 0 });
       expect(canceled.status).toBe('completed');
       expect((await client.fetch(`/api/v1/batches/${created.id}/download`)).status).toBe(409);
+    } finally {
+      await apiOnly.close();
+    }
+  });
+
+  it('a webhook_url sent after the files reaches every job of the batch', async () => {
+    // The batch's spec is read once for all its jobs, whatever the order of its parts.
+    const apiOnly = await startTestServer({ QUIRE_WEBHOOKS_ALLOW_PRIVATE: 'true' }, { workers: false });
+    try {
+      const client = new Client(apiOnly.url, (await apiOnly.newAccount()).key);
+      const form = batchForm(2);
+      form.append('webhook_url', 'http://127.0.0.1:9/batch-done');
+      const { body: created } = await createBatch(client, form);
+      expect(created.jobs).toHaveLength(2);
+      for (const job of created.jobs) expect(job).toMatchObject({ webhook: { host: '127.0.0.1:9' } });
     } finally {
       await apiOnly.close();
     }

@@ -20,15 +20,16 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-/** A POST /api/v1/jobs with a correct Content-Length around `body`, authenticated. */
+/** A POST /api/v1/jobs (or `route`) with a correct Content-Length around `body`, authenticated. */
 function postJob(
   body: Buffer,
   contentType = `multipart/form-data; boundary=${B}`,
   extra: [string, string][] = [],
+  route = '/api/v1/jobs',
 ) {
   const bytes = Buffer.concat([
     Buffer.from(
-      head('POST /api/v1/jobs HTTP/1.1', [
+      head(`POST ${route} HTTP/1.1`, [
         ['Host', 'localhost'],
         ['Authorization', `Bearer ${key}`],
         ['Content-Type', contentType],
@@ -292,6 +293,19 @@ describe('malformed multipart bodies: 400 with a stable code, nothing stored', (
   it('a JSON-typed options part that is not JSON: invalid_multipart', async () => {
     const options = { headers: field('options', 'application/json'), body: '{"angle":' };
     expectProblem(await postJob(multipart(B, [rotate, options, file])), 400, 'invalid_multipart');
+  });
+
+  it('a JSON-typed options part over 64 KiB: invalid_options at /options, for a job and a batch alike', async () => {
+    // Under the 256 KiB the parser reads of a field, so the part reaches our own cap with its name.
+    const big = {
+      headers: field('options', 'application/json'),
+      body: JSON.stringify({ pad: 'p'.repeat(100_000) }),
+    };
+    for (const route of ['/api/v1/jobs', '/api/v1/batches']) {
+      const body = multipart(B, [rotate, big, file]);
+      const problem = expectProblem(await postJob(body, undefined, [], route), 400, 'invalid_options');
+      expect(problem.errors).toEqual([{ pointer: '/options', detail: 'is larger than 65536 bytes' }]);
+    }
   });
 
   it('a JSON-typed tool part that is a number: unknown_tool', async () => {

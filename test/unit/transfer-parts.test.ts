@@ -1,7 +1,7 @@
 // The transfer parts of a job request and the export's headers (docs/api.md §2): what a client may
 // send as file_url / export / webhook_url, and the Azure blob type added for SAS URLs.
 import { describe, expect, test } from 'vitest';
-import { TransferParts } from '../../src/http/upload-transfers.js';
+import { TransferParts } from '../../src/http/job-request/transfer-parts.js';
 import { exportHeaders } from '../../src/jobs/export.js';
 
 describe('transfer parts', () => {

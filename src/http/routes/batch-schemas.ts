@@ -1,9 +1,9 @@
 // Route schemas for /batches (docs/api.md §11): they validate params and feed the OpenAPI document,
-// with the batch object as `batchView` builds it. The upload is the job upload's (its parts, refusals).
+// with the batch object as `batchView` builds it. The request is read as a job request is (its parts, refusals).
 import { Type } from '@sinclair/typebox';
 import { jobStatuses } from '../../model/job.js';
 import { type DocResponse, json, problem, ref } from './common-schemas.js';
-import { uploadRefusals } from './upload-refusals.js';
+import { jobRequestRefusals } from './job-request-refusals.js';
 import { uploadIdRefusals } from './upload-schemas.js';
 
 const batchIdParams = {
@@ -57,7 +57,7 @@ export const batchSchemas = {
     multipartBody: 'batch',
     responses: {
       201: json('The batch, its jobs queued.', ref('Batch'), ['Location']),
-      ...uploadRefusals,
+      ...jobRequestRefusals,
       ...uploadIdRefusals,
     },
   },

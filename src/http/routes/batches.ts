@@ -9,10 +9,11 @@ import { AccountQuotas } from '../../jobs/account-quotas.js';
 import { type BatchRecord, batchView } from '../../model/batch.js';
 import type { JobRecord } from '../../model/job.js';
 import { resultUsableUntil } from '../../model/job.js';
-import { receiveBatchUpload } from '../batch-upload.js';
 import type { AppDeps } from '../deps.js';
 import { completedResponse, fingerprintOf, sendReplay } from '../idempotency.js';
-import { takeUploads } from '../upload-ids.js';
+import { requestLimits } from '../job-request/limits.js';
+import { readBatchRequest } from '../job-request/read-batch.js';
+import { takeUploads } from '../job-request/upload-id-part.js';
 import { batchSchemas } from './batch-schemas.js';
 import { bytesOf, jobFingerprint, newJobOf } from './jobs.js';
 
@@ -67,16 +68,11 @@ function registerCreate(app: FastifyInstance, deps: AppDeps): void {
       const replaying = request.idempotency?.completed !== undefined;
       const quotas = new AccountQuotas({ jobs: deps.db.jobs, uploads: deps.db.uploads });
       if (!replaying) await quotas.check(auth.accountId, limits.plan, { bytes: 0, jobs: 1 });
-      const items = await receiveBatchUpload(
+      const items = await readBatchRequest(
         request,
         catalog,
         blobs,
-        {
-          ...limits,
-          plan: limits.plan.name,
-          allowPrivateWebhooks: config.webhooks.allowPrivate,
-          maxJobs: config.transfers.batchMaxJobs,
-        },
+        { ...requestLimits(limits, config.webhooks.allowPrivate), maxJobs: config.transfers.batchMaxJobs },
         { recipes: deps.db.recipes, accountId: auth.accountId },
         { uploads: deps.uploads, accountId: auth.accountId, replaying },
       );

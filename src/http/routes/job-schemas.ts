@@ -1,130 +1,11 @@
-// Route schemas for /jobs: they validate params and queries and feed the OpenAPI document, with the
-// job object (docs/api.md §2) as the component every job answer and webhook event references.
-import { Type } from '@sinclair/typebox';
+// Route schemas for /jobs: they validate params and queries and feed the OpenAPI document; the job
+// object they answer with is a component of its own (job-resource-schemas.ts).
 import { jobStatuses } from '../../model/job.js';
 import { type DocResponse, jobIdParams, json, noContent, problem, ref } from './common-schemas.js';
 import { conditionalAnswers, ifNoneMatchHeader } from './job-answer.js';
+import { jobRequestRefusals } from './job-request-refusals.js';
 import { jobEventsSchema, streamRefusal } from './job-stream-schemas.js';
-import { inputSource, jobTransferFields } from './transfer-schemas.js';
-import { uploadRefusals } from './upload-refusals.js';
 import { uploadIdRefusals } from './upload-schemas.js';
-
-const time = (description: string) => Type.String({ format: 'date-time', description });
-const stepRef = (description: string) =>
-  Type.Object(
-    { index: Type.Integer({ minimum: 0, description: 'From 0.' }), tool: Type.String() },
-    { description },
-  );
-
-/** The public job object, as `jobView` builds it. Objects stay open: v1 only adds fields (§8). */
-export const JobSchema = Type.Object(
-  {
-    id: Type.String({ description: '`job_` + ULID.' }),
-    object: Type.Literal('job'),
-    tool: Type.String({ description: 'Tool name.' }),
-    options: Type.Object(
-      {},
-      {
-        additionalProperties: true,
-        description: 'The validated options with defaults filled in; secret options read `[redacted]`.',
-      },
-    ),
-    status: ref('JobStatus'),
-    progress: Type.Integer({
-      minimum: 0,
-      maximum: 100,
-      description: '0–99 until the job succeeds, then 100.',
-    }),
-    attempts: Type.Integer({ minimum: 0, description: 'Times a worker has started the job.' }),
-    input: Type.Object({
-      files: Type.Array(
-        Type.Object({
-          name: Type.String({ description: 'Cleaned display name.' }),
-          size: Type.Integer({ minimum: 0 }),
-          content_type: Type.String({ description: 'Sniffed from the content.' }),
-          source: inputSource,
-        }),
-      ),
-    }),
-    metadata: Type.Object({}, { additionalProperties: Type.String(), description: 'As sent; `{}` if none.' }),
-    created_at: time('When the job was created.'),
-    started_at: Type.Optional(time('When a worker first claimed it.')),
-    completed_at: Type.Optional(time('When it succeeded, failed or was canceled.')),
-    expires_at: Type.Optional(time('Succeeded jobs: when the result is deleted.')),
-    links: Type.Object({
-      self: Type.String(),
-      download: Type.String({ description: 'Answers 409 until the job succeeds.' }),
-    }),
-    ...jobTransferFields,
-    steps: Type.Optional(
-      Type.Array(
-        Type.Object({
-          tool: Type.String(),
-          options: Type.Object({}, { additionalProperties: true }),
-        }),
-        { description: 'Jobs of several steps only: every step in order (secrets read `[redacted]`).' },
-      ),
-    ),
-    step: Type.Optional(stepRef('Jobs of several steps, while processing: the step running.')),
-    recipe: Type.Optional(
-      Type.Object(
-        {
-          id: Type.String({ description: '`rcp_` + ULID.' }),
-          name: Type.String({ description: 'The recipe’s name when the job was created.' }),
-          version: Type.Integer({ minimum: 1, description: 'The version whose steps the job runs.' }),
-        },
-        { description: 'Jobs created with a `recipe` part: the recipe version they run (docs/api.md §13).' },
-      ),
-    ),
-    error: Type.Optional(
-      Type.Object(
-        {
-          code: ref('ErrorCode'),
-          message: Type.String({ description: 'For people.' }),
-          retryable: Type.Boolean({ description: 'Whether submitting the same job again may succeed.' }),
-          step: Type.Optional(stepRef('Jobs of several steps: the step that failed.')),
-        },
-        { description: 'Failed jobs only.' },
-      ),
-    ),
-    result: Type.Optional(
-      Type.Object(
-        {
-          name: Type.String({ description: 'Download file name.' }),
-          size: Type.Integer({ minimum: 0 }),
-          content_type: Type.String(),
-          expires_at: time('When the result is deleted.'),
-        },
-        {
-          additionalProperties: true,
-          description:
-            "Succeeded jobs only; tool-specific facts are added beside these (docs/tools.md), and `steps` (each step's tool and facts) for jobs of several steps.",
-        },
-      ),
-    ),
-  },
-  { description: 'A job: one tool run on uploaded files. Fields not known yet are left out, never null.' },
-);
-
-export const JobListSchema = Type.Object({
-  object: Type.Literal('list'),
-  data: Type.Array(ref('Job')),
-  has_more: Type.Boolean({ description: 'Fetch the next page with `starting_after=<last id>`.' }),
-});
-
-export const DownloadLinkSchema = Type.Object({
-  url: Type.String({
-    description: 'The temporary link; relative for local storage unless a base URL is set.',
-  }),
-  expires_at: time('When the link stops working.'),
-});
-
-export const jobComponents = {
-  JobStatus: Type.Unsafe({ type: 'string', enum: [...jobStatuses] }),
-  Job: JobSchema,
-  JobList: JobListSchema,
-  DownloadLink: DownloadLinkSchema,
-};
 
 // Workflows (docs/api.md §2): steps and Prefer: wait on job creation, kept apart from the rest.
 const workflowsDescription =
@@ -166,7 +47,7 @@ export const jobSchemas = {
         'Location',
         'Preference-Applied',
       ]),
-      ...uploadRefusals,
+      ...jobRequestRefusals,
       ...uploadIdRefusals,
       // An `upload_id` or a `recipe` naming nothing of the account.
       404: problem(['not_found', 'recipe_not_found']),

@@ -15,10 +15,12 @@ import { ulid } from '../../model/ulid.js';
 import type { NewJob, StoredResponse } from '../../store/types.js';
 import type { AppDeps } from '../deps.js';
 import { completedResponse, fingerprintOf, sendReplay } from '../idempotency.js';
+import { requestLimits } from '../job-request/limits.js';
+import { readJobRequest } from '../job-request/read-job.js';
+import type { ReceivedJob } from '../job-request/received.js';
+import { takeUploads } from '../job-request/upload-id-part.js';
 import { preferredWait } from '../prefer.js';
 import { OpenStreams } from '../stream-slots.js';
-import { type ReceivedJob, receiveJobUpload } from '../upload.js';
-import { takeUploads } from '../upload-ids.js';
 import { JobAnswers } from './job-answer.js';
 import { sendResultIfWanted } from './job-inline-result.js';
 import { registerJobResultRoutes } from './job-results.js';
@@ -62,16 +64,12 @@ function registerCreate(
       const quotas = new AccountQuotas({ jobs: deps.db.jobs, uploads: deps.db.uploads });
       // Before the body is read: an account at its quota sends no bytes for nothing.
       if (!replaying) await quotas.check(auth.accountId, limits.plan, { bytes: 0, jobs: 1 });
-      const received = await receiveJobUpload(
+      const received = await readJobRequest(
         request,
         id,
         catalog,
         blobs,
-        {
-          ...limits,
-          plan: limits.plan.name,
-          allowPrivateWebhooks: config.webhooks.allowPrivate,
-        },
+        requestLimits(limits, config.webhooks.allowPrivate),
         {
           uploads: deps.uploads,
           accountId: auth.accountId,

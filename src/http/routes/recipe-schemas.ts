@@ -1,9 +1,9 @@
 // Route schemas for /recipes (docs/api.md §13): they validate bodies, params and queries and feed the
 // OpenAPI document, with the recipe object as `recipeView` builds it. The steps themselves are checked
-// by the `steps` part's reader (steps-field.ts), as a job's are.
+// by the `steps` part's reader (job-request/steps-part.ts), as a job's are.
 import { Type } from '@sinclair/typebox';
 import { RECIPE_NAME_PATTERN } from '../../model/recipe.js';
-import { MAX_STEPS } from '../steps-field.js';
+import { MAX_STEPS } from '../job-request/limits.js';
 import { type DocResponse, json, noContent, problem, ref } from './common-schemas.js';
 
 const time = (description: string) => Type.String({ format: 'date-time', description });

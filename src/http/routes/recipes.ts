@@ -8,7 +8,7 @@ import { parseRecipeRef, type RecipeRef, recipeNotFound, recipeView } from '../.
 import { ulid } from '../../model/ulid.js';
 import type { ToolCatalog } from '../../tools/framework/catalog.js';
 import type { AppDeps } from '../deps.js';
-import { parseStepsField } from '../steps-field.js';
+import { parseStepsField } from '../job-request/steps-part.js';
 import { recipeSchemas } from './recipe-schemas.js';
 
 type RefParams = { Params: { ref: string } };

@@ -28,7 +28,7 @@ const TUS_CREATION_HEADERS = [
 export function registerUploadRoutes(app: FastifyInstance, deps: AppDeps): void {
   const serve = (request: FastifyRequest, reply: FastifyReply) => handOver(request, reply, deps);
   // The chunk stays a stream: tus reads it straight into the data store, bounded by Upload-Length.
-  // No other route takes this type (the job upload refuses anything but multipart first).
+  // No other route takes this type (the job request refuses anything but multipart first).
   app.addContentTypeParser('application/offset+octet-stream', (_request, _payload, done) =>
     done(null, undefined),
   );

@@ -2,15 +2,13 @@
 // before any file is read — every step's options against its tool's schema, and each step's output
 // against what the next tool takes — with pointers such as /steps/2/options/level.
 
-import { type FieldError, QuireError } from '../errors/quire-error.js';
-import type { JobStep } from '../model/job.js';
-import type { CatalogEntry, ToolCatalog } from '../tools/framework/catalog.js';
-import { INPUT_PASSWORD_OPTION } from '../tools/framework/inputs.js';
-import type { PublishedTool } from '../tools/framework/types.js';
+import { type FieldError, QuireError } from '../../errors/quire-error.js';
+import type { JobStep } from '../../model/job.js';
+import type { CatalogEntry, ToolCatalog } from '../../tools/framework/catalog.js';
+import { INPUT_PASSWORD_OPTION } from '../../tools/framework/inputs.js';
+import type { PublishedTool } from '../../tools/framework/types.js';
 import { jsonShapeError } from './json-shape.js';
-
-/** Enough for any real chain; each step is a full tool run on the job's lease. */
-export const MAX_STEPS = 10;
+import { MAX_STEPS } from './limits.js';
 
 export interface ParsedSteps {
   /** The first step: the job's `tool` and `options`, which the uploaded files go to. */
@@ -19,7 +17,7 @@ export interface ParsedSteps {
   nextSteps: JobStep[];
 }
 
-/** The part of the upload's state a `steps` part fills in. */
+/** The part of the spec a `steps` part fills in. */
 export interface StepsTarget {
   readonly seen: ReadonlySet<string>;
   entry: CatalogEntry | undefined;
@@ -27,13 +25,13 @@ export interface StepsTarget {
   nextSteps: JobStep[] | undefined;
 }
 
+/** The part as it was read: its text, or what the multipart plugin parsed from a JSON part. */
+export type StepsValue = { text: string } | { parsed: unknown };
+
 /**
  * A `steps` part, or a `tool`/`options` part after one: `steps` stands for `tool` and `options` (its
  * first step is them), so never both.
  */
-/** The part as the upload reads it: its text, or what the multipart plugin parsed from a JSON part. */
-export type StepsValue = { text: string } | { parsed: unknown };
-
 export function readStepsPart(
   name: string,
   value: StepsValue,

@@ -2,10 +2,10 @@
 // touches it: JSON.stringify, structuredClone and schema validators all recurse and throw RangeError
 // on a few thousand levels, and a lone UTF-16 surrogate passes JSON.parse but breaks every engine.
 
-/** Far deeper than any tool's options schema; deep enough that nothing recursive is at risk. */
-export const JSON_MAX_DEPTH = 32;
+import { JSON_MAX_DEPTH, TEXT_PART_MAX_BYTES } from './limits.js';
+
 /** The text-part limit of docs/api.md §2, applied to a part however it was sent. */
-export const JSON_MAX_BYTES = 64 * 1024;
+const JSON_MAX_BYTES = TEXT_PART_MAX_BYTES;
 
 export interface JsonShapeError {
   /** RFC 6901 pointer below the document's own root, e.g. `/pages/0`. */

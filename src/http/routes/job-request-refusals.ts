@@ -1,9 +1,9 @@
-// The refusals a job upload can answer (POST /jobs and POST /batches read their parts the same way),
-// plan limits and quotas included (docs/api.md §5).
+// The refusals reading a job request can answer (POST /jobs and POST /batches read their parts the
+// same way, http/job-request/), plan limits and quotas included (docs/api.md §5).
 import { type DocResponse, problem } from './common-schemas.js';
 
-/** The refusals of a job upload, shared by createBatch, which reads its parts the same way. */
-export const uploadRefusals = {
+/** The refusals of a job request, shared by createBatch, which reads its parts the same way. */
+export const jobRequestRefusals = {
   400: problem([
     'invalid_request',
     'unknown_tool',

@@ -1,12 +1,12 @@
 // The `recipe` part of POST /jobs and POST /batches (docs/api.md §13): a saved recipe's id or name,
 // optionally `@version`, in place of `tool`/`options` or `steps`. Its steps are checked against
 // today's tools by the `steps` part's own reader, so a recipe runs exactly what a `steps` part would.
-import { QuireError } from '../errors/quire-error.js';
-import type { JobRecipe } from '../model/job.js';
-import { formatRecipeRef, parseRecipeRef } from '../model/recipe.js';
-import type { RecipeStore } from '../store/recipe-types.js';
-import type { ToolCatalog } from '../tools/framework/catalog.js';
-import { parseStepsField, type StepsTarget } from './steps-field.js';
+import { QuireError } from '../../errors/quire-error.js';
+import type { JobRecipe } from '../../model/job.js';
+import { formatRecipeRef, parseRecipeRef } from '../../model/recipe.js';
+import type { RecipeStore } from '../../store/recipe-types.js';
+import type { ToolCatalog } from '../../tools/framework/catalog.js';
+import { parseStepsField, type StepsTarget } from './steps-part.js';
 
 export const RECIPE_PART = 'recipe';
 /** The parts a `recipe` stands for: a request sends one form of the job. */
@@ -19,7 +19,7 @@ export interface RecipeSource {
   accountId: string;
 }
 
-/** The part of a request's upload state a `recipe` part fills in. */
+/** The part of the spec a `recipe` part fills in. */
 export interface RecipeTarget extends StepsTarget {
   readonly seen: Set<string>;
   recipe: JobRecipe | undefined;

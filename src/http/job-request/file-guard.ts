@@ -1,37 +1,24 @@
-// The per-file stream guard of a job upload: sniffs the content type from the first bytes and
+// The stream guard of one `file` part: sniffs the content type from the first bytes and
 // enforces the plan's per-file and the request's total byte limits while the file streams.
-import { QuireError } from '../errors/quire-error.js';
-import { SNIFF_BYTES, sniffContentType } from '../sniff/sniff.js';
-import { unsupportedContent } from './upload-fields.js';
-
-/** The caller's plan limits, already capped by the server-wide settings. */
-export interface UploadLimits {
-  maxFileBytes: number;
-  maxTotalBytes: number;
-  maxFiles: number;
-  /** The plan's pages and fan-out, which a chain's least output is checked against (least-output.ts). */
-  maxPages: number;
-  job: { maxFanOut: number };
-  /** Named in the 413 so the client knows which limit it hit (docs/api.md §5). */
-  plan: string;
-  /** QUIRE_WEBHOOKS_ALLOW_PRIVATE, for a `webhook_url` part. */
-  allowPrivateWebhooks?: boolean;
-}
+import { QuireError } from '../../errors/quire-error.js';
+import { SNIFF_BYTES, sniffContentType } from '../../sniff/sniff.js';
+import type { RequestLimits } from './limits.js';
+import { unsupportedContent } from './refusals.js';
 
 /** The request-wide counter every file's guard adds to. */
-export interface UploadTotals {
+export interface RequestTotals {
   totalBytes: number;
 }
+
+/** The content type of a file whose first bytes no sniffer recognised. */
+export const UNRECOGNIZED = 'application/octet-stream';
 
 /**
  * Sniffs the first bytes and enforces the per-file and per-request byte limits while streaming. A
  * generator the store reads through, not a Transform: no second stream buffer and no pipeline (whose
  * teardown builds an AbortError per file) between the parser's stream and the store's loop.
  */
-/** The content type of a file whose first bytes no sniffer recognised. */
-export const UNRECOGNIZED = 'application/octet-stream';
-
-export class UploadGuard {
+export class FileGuard {
   contentType: string | undefined;
   /** Resolves once `pass` has handed on the file's last byte; a failed file never gets there. */
   readonly passed: Promise<void>;
@@ -41,8 +28,8 @@ export class UploadGuard {
   private fileBytes = 0;
 
   constructor(
-    private readonly state: UploadTotals,
-    private readonly limits: UploadLimits,
+    private readonly state: RequestTotals,
+    private readonly limits: RequestLimits,
     private readonly accepts: readonly string[] | undefined,
     /** This file's place among the request's inputs (0-based), named in a refusal. */
     private readonly index: number,

@@ -2,10 +2,11 @@
 // (repeatable, in order among the `file` parts), `export` and `webhook_url`. Each is checked as it
 // arrives; URLs and headers are kept apart from the public job as secrets.
 import { createHash } from 'node:crypto';
-import { QuireError } from '../errors/quire-error.js';
-import type { InputFile, JobTransferSecrets, JobTransfers, TransferTarget } from '../model/job.js';
-import { urlRefusal } from '../outbound/address-guard.js';
-import { tooManyFiles } from './upload-fields.js';
+import { QuireError } from '../../errors/quire-error.js';
+import type { InputFile, JobTransferSecrets, JobTransfers, TransferTarget } from '../../model/job.js';
+import { urlRefusal } from '../../outbound/address-guard.js';
+import { MAX_TRANSFER_HEADERS, MAX_URL_LENGTH } from './limits.js';
+import { tooManyFiles } from './refusals.js';
 
 export const TRANSFER_PARTS = ['file_url', 'export', 'webhook_url'];
 
@@ -16,36 +17,41 @@ export interface ReceivedTransfers {
   webhookUrl: string | undefined;
 }
 
-/** The parts of an upload in progress that a transfer part adds to. */
-export interface TransferUploadState {
-  readonly inputs: InputFile[];
-  readonly sha256: string[];
+/** The spec's half of a request's transfer parts: `export` and `webhook_url`. */
+interface TransferSpec {
   readonly transfers: TransferParts;
 }
 
-/** A `file_url`, `export` or `webhook_url` part; a `file_url` takes the next input's place. */
+/** The inputs' half: a `file_url` takes the next input's place. */
+interface TransferInputs {
+  readonly inputs: InputFile[];
+  readonly sha256: string[];
+  readonly imports: TransferParts;
+}
+
+/** A `file_url`, `export` or `webhook_url` part: the first adds an input, the others go to the spec. */
 export async function readTransferPart(
   name: string,
   text: string,
-  state: TransferUploadState,
+  spec: TransferSpec,
+  received: TransferInputs,
   folder: string,
   limits: { maxFiles: number; plan: string; allowPrivateWebhooks?: boolean },
 ): Promise<void> {
-  const index = state.inputs.length;
-  if (name === 'file_url' && index >= limits.maxFiles) {
-    throw tooManyFiles(limits.maxFiles, limits.plan);
+  if (name !== 'file_url') {
+    await spec.transfers.read(name, text, 0, limits.allowPrivateWebhooks ?? false);
+    return;
   }
-  const input = await state.transfers.read(name, text, index, limits.allowPrivateWebhooks ?? false);
-  if (!input) return;
-  state.inputs.push({ ...input, blobKey: `${folder}/input-${index}` });
+  const index = received.inputs.length;
+  if (index >= limits.maxFiles) throw tooManyFiles(limits.maxFiles, limits.plan);
+  const input = (await received.imports.read(name, text, index, false))!;
+  received.inputs.push({ ...input, blobKey: `${folder}/input-${index}` });
   // In the fingerprint's file list, in order: the URL stands for bytes not yet fetched.
-  state.sha256.push(`url:${createHash('sha256').update(text).digest('hex')}`);
+  received.sha256.push(`url:${createHash('sha256').update(text).digest('hex')}`);
 }
 
 /** Headers a client may not set: they describe the connection or the body, which the worker owns. */
 const RESERVED_HEADERS = new Set(['host', 'content-length', 'transfer-encoding', 'connection', 'expect']);
-const MAX_HEADERS = 20;
-const MAX_URL_LENGTH = 8192;
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 export class TransferParts {
@@ -92,6 +98,15 @@ export class TransferParts {
     }
     this.webhookUrl = value;
     return undefined;
+  }
+
+  /** One job's links: the imports of its own inputs, and the export and webhook of its spec. */
+  static joined(spec: TransferParts, imports: TransferParts): TransferParts {
+    const joined = new TransferParts();
+    joined.imports.push(...imports.imports);
+    joined.exportTarget = spec.exportTarget;
+    joined.webhookUrl = spec.webhookUrl;
+    return joined;
   }
 
   result(): ReceivedTransfers {
@@ -151,7 +166,7 @@ function checkHeaders(headers: unknown, field: string): Record<string, string> {
   if (headers === null || typeof headers !== 'object' || Array.isArray(headers))
     throw invalid(field, 'headers must be an object of strings');
   const entries = Object.entries(headers as Record<string, unknown>);
-  if (entries.length > MAX_HEADERS) throw invalid(field, `at most ${MAX_HEADERS} headers`);
+  if (entries.length > MAX_TRANSFER_HEADERS) throw invalid(field, `at most ${MAX_TRANSFER_HEADERS} headers`);
   for (const [name, value] of entries) {
     if (!TOKEN.test(name) || RESERVED_HEADERS.has(name.toLowerCase()))
       throw invalid(field, `header "${name}" may not be set`);

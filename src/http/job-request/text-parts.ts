@@ -1,22 +1,12 @@
 // The text parts of a job or batch request (docs/api.md §2): read whether sent as a plain field, a
 // JSON-typed field or a file, and bounded (size, depth, well-formed text) before anything walks them.
 import type { MultipartFile, MultipartValue } from '@fastify/multipart';
-import { QuireError } from '../errors/quire-error.js';
-import { displayFileName } from '../model/file-name.js';
-import { escapePointer, JSON_MAX_BYTES, jsonShapeError } from './json-shape.js';
+import { QuireError } from '../../errors/quire-error.js';
+import { escapePointer, jsonShapeError } from './json-shape.js';
+import { METADATA_MAX_KEY, METADATA_MAX_PAIRS, METADATA_MAX_VALUE, TEXT_PART_MAX_BYTES } from './limits.js';
 
+/** The parts read into the spec by `spec-parts.ts` (the others have readers of their own). */
 export const TEXT_PARTS = ['tool', 'options', 'metadata', 'steps'];
-/** docs/api.md's cap on a text part however it is sent (plain field, JSON-typed field or file). */
-const TEXT_PART_MAX_BYTES = JSON_MAX_BYTES;
-/**
- * What the multipart plugin reads of one field. Above that cap so a JSON-typed part is
- * never cut before the plugin parses it (a cut one fails without its name); the cap is ours.
- */
-export const FIELD_READ_MAX_BYTES = 4 * TEXT_PART_MAX_BYTES;
-
-const METADATA_MAX_PAIRS = 16;
-const METADATA_MAX_KEY = 40;
-const METADATA_MAX_VALUE = 500;
 
 /** A text part's content: its text, or the value the plugin already parsed from a JSON-typed part. */
 export type FieldValue = { text: string } | { parsed: unknown };
@@ -40,6 +30,11 @@ export async function fileText(part: MultipartFile): Promise<FieldValue> {
     chunks.push(chunk);
   }
   return { text: Buffer.concat(chunks).toString('utf8') };
+}
+
+/** Any text part's content, however it was sent. */
+export function partValue(part: MultipartFile | MultipartValue): Promise<FieldValue> | FieldValue {
+  return part.type === 'field' ? fieldValue(part) : fileText(part);
 }
 
 /** A part read as text (the URL parts): a JSON-typed one is written back only once it is bounded. */
@@ -119,30 +114,4 @@ export function parseMetadata(value: FieldValue): Record<string, string> {
     errors.push({ pointer: '/metadata', detail: `at most ${METADATA_MAX_PAIRS} pairs` });
   if (errors.length > 0) throw new QuireError('invalid_metadata', 'The metadata is not valid.', { errors });
   return parsed as Record<string, string>;
-}
-
-/** A display name only: path parts and hidden characters removed, length capped. */
-export function cleanFileName(given: string | undefined, index: number): string {
-  return displayFileName(given, `file-${index + 1}`);
-}
-
-/** More inputs than the tool and the plan allow; `headers` when it is refused mid-body. */
-export function tooManyFiles(maxFiles: number, plan: string, headers?: Record<string, string>): QuireError {
-  return new QuireError('too_many_files', `At most ${maxFiles} file(s) per job for this tool and plan.`, {
-    extras: { max_files: maxFiles, plan },
-    ...(headers ? { headers } : {}),
-  });
-}
-
-/** Sniffed content the tool does not take (any PDF or image while the tool is not known yet). */
-export function unsupportedContent(accepts: readonly string[] | undefined, index: number): QuireError {
-  const types = (accepts ?? []).join(', ') || 'PDF or image';
-  return new QuireError(
-    'unsupported_file',
-    `Input ${index + 1} (counting file, file_url and upload_id parts from 1) is not of an accepted type (${types}).`,
-    {
-      extras: { ...(accepts ? { accepts } : {}), input_index: index },
-      errors: [{ field: 'file', detail: `input ${index + 1} is not of an accepted type` }],
-    },
-  );
 }

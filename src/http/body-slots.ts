@@ -1,6 +1,7 @@
 // What a request body may hold on the server while it arrives: a body that stops arriving is cut
-// after the idle timeout (its socket, and through the upload's cleanup its partial blob, go with it),
-// and each account has a bounded number of job uploads in progress at once in this process.
+// after the idle timeout (its socket, and through the reader's cleanup its partial blob, go with it),
+// and each account has a bounded number of bodies in progress at once in this process: multipart job
+// and batch requests and tus chunks, which docs/api.md §5 calls uploads in progress.
 import type { ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { QuireError } from '../errors/quire-error.js';
@@ -9,19 +10,19 @@ import { rawProblemResponse } from './problem.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** The body is an upload read by the route itself (a tus chunk): it takes an upload slot. */
+    /** The body is read by the route itself (a tus chunk): it takes a body slot like a multipart one. */
     tusBody?: boolean;
   }
 }
 
-export interface UploadSlotSettings {
+export interface BodySlotSettings {
   /** A body that receives no byte for this long (while we are waiting for one) is cut. */
   idleTimeoutMs: number;
-  /** Job uploads one account may have in progress at once, per API process. */
+  /** Bodies one account may have in progress at once, per API process. */
   maxConcurrentPerAccount: number;
 }
 
-export function registerUploadSlots(app: FastifyInstance, settings: UploadSlotSettings): void {
+export function registerBodySlots(app: FastifyInstance, settings: BodySlotSettings): void {
   const inProgress = new Tally<string>();
 
   app.addHook('onRequest', async (request, reply) => {

@@ -2,27 +2,17 @@
 // as the next input in place of a `file` part — sniffed and counted against the limits like any
 // uploaded file while the request is read, and taken (moved into the job's folder, never copied
 // through this process) only once the job is about to be stored, so a refused request leaves it.
-import { jobFolder } from '../blobs/keys.js';
-import { QuireError } from '../errors/quire-error.js';
-import type { InputFile } from '../model/job.js';
-import { SNIFF_BYTES, sniffContentType } from '../sniff/sniff.js';
-import type { CatalogEntry } from '../tools/framework/catalog.js';
-import { isUploadId } from '../uploads/tus-server.js';
-import type { Uploads, UploadTake } from '../uploads/uploads.js';
-import { cleanFileName, tooManyFiles, unsupportedContent } from './upload-fields.js';
-import type { UploadLimits } from './upload-guard.js';
+import { jobFolder } from '../../blobs/keys.js';
+import { QuireError } from '../../errors/quire-error.js';
+import { SNIFF_BYTES, sniffContentType } from '../../sniff/sniff.js';
+import type { CatalogEntry } from '../../tools/framework/catalog.js';
+import { isUploadId } from '../../uploads/tus-server.js';
+import type { Uploads, UploadTake } from '../../uploads/uploads.js';
+import type { RequestLimits } from './limits.js';
+import { cleanFileName, type InputsSoFar } from './received.js';
+import { tooManyFiles, unsupportedContent } from './refusals.js';
 
 export const UPLOAD_ID_PART = 'upload_id';
-
-/** The part of a request's upload state an `upload_id` adds to. */
-interface InputsSoFar {
-  entry: CatalogEntry | undefined;
-  readonly inputs: InputFile[];
-  readonly sha256: string[];
-  totalBytes: number;
-  /** The uploads to take when the job commits, in the order of their parts. */
-  readonly uploadTakes: UploadTake[];
-}
 
 export interface UploadSource {
   uploads: Uploads;
@@ -34,11 +24,13 @@ export interface UploadSource {
   replaying?: boolean;
 }
 
+/** Checks the upload an `upload_id` part names and adds it as the job's next input. */
 export async function takeUploadPart(
   text: string,
+  entry: CatalogEntry | undefined,
   state: InputsSoFar,
   jobId: string,
-  limits: UploadLimits & { maxFiles: number },
+  limits: RequestLimits,
   source: UploadSource,
 ): Promise<void> {
   const uploadId = text.trim();
@@ -50,7 +42,7 @@ export async function takeUploadPart(
   const blobKey = `${jobFolder(jobId)}/input-${state.inputs.length}`;
   if (source.replaying) {
     // Stands in for the consumed upload until the fingerprint decides; nothing is stored under it.
-    const contentType = state.entry?.tool.inputs.accepts[0] ?? 'application/pdf';
+    const contentType = entry?.tool.inputs.accepts[0] ?? 'application/pdf';
     state.inputs.push({ name: uploadId, size: 0, contentType, blobKey });
     state.sha256.push(`upload:${uploadId}`);
     return;
@@ -63,7 +55,7 @@ export async function takeUploadPart(
     });
   const upload = await source.uploads.check(source.accountId, uploadId, maxBytes, SNIFF_BYTES);
   const index = state.inputs.length;
-  const accepts = state.entry?.tool.inputs.accepts;
+  const accepts = entry?.tool.inputs.accepts;
   const contentType = sniffContentType(upload.head);
   if (contentType === undefined || (accepts !== undefined && !accepts.includes(contentType)))
     throw unsupportedContent(accepts, index);
