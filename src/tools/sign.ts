@@ -10,7 +10,7 @@ import { defineTool } from './framework/types.js';
 
 /**
  * A .p12 with a key, its certificate and a chain of a few certificates is under 10 KiB. The whole
- * options part of a request is capped at 64 KiB (src/http/upload.ts), so 48 Ki characters of base64
+ * options part of a request is capped at 64 KiB (src/http/job-request/limits.ts), so 48 Ki characters of base64
  * (36 KiB of bundle) leave room for the other options.
  */
 const MAX_BUNDLE_BASE64 = 49_152;
