@@ -1,8 +1,8 @@
 // Pure builders of the tools: merged outlines, output file names and ZIP entry names.
 import { describe, expect, it } from 'vitest';
-import { entryPath } from '../../src/tools/html-to-pdf/html-bundle.js';
 import { fileStem, outputName } from '../../src/tools/framework/output-name.js';
 import { dictEntries } from '../../src/tools/framework/pdf-dict.js';
+import { entryPath } from '../../src/tools/html-to-pdf/html-bundle.js';
 import { MAX_OUTLINE_DEPTH, MAX_OUTLINE_ITEMS, outlineTree } from '../../src/tools/merge/merge-outlines.js';
 import {
   catalogWithOutlines,

@@ -5,8 +5,8 @@ import { type EngineCallOptions, InputNeedsOpeningError } from '../../engines/ca
 import { engineCall, engineCallWithProgress } from '../framework/engine-call.js';
 import { openBeside } from '../framework/opening-beside.js';
 import { toQpdfRange } from '../framework/page-selection.js';
-import { pooled } from '../shared/pooled.js';
 import type { ToolInput } from '../framework/types.js';
+import { pooled } from '../shared/pooled.js';
 import { eachOutline, type MergedFile, type QpdfOutline } from './merge-outlines.js';
 import { type Ctx, type Mode, type Plan, plan } from './plan.js';
 
