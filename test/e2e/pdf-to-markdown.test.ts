@@ -5,38 +5,33 @@
 // step after `ocr`.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client } from '../support/client.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { corpusFile } from '../support/corpus.js';
 import { toFile, unzip } from '../support/pdf.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { useTestServer } from '../support/use-test-server.js';
 
 const SOURCES = path.resolve(import.meta.dirname, '../../bench/structure/sources');
 
-let server: TestServer;
-let client: Client;
 let harbour: string;
 let orchard: string;
 
 async function rendered(name: string): Promise<string> {
-  const job = await client.run({ tool: 'html-to-pdf', files: [path.join(SOURCES, name)] }, 120);
+  const job = await quire.client.run({ tool: 'html-to-pdf', files: [path.join(SOURCES, name)] }, 120);
   expect(job.status, JSON.stringify(job.error)).toBe('succeeded');
-  return toFile((await client.download(job.id)).body);
+  return toFile((await quire.client.download(job.id)).body);
 }
 
 async function convert(file: string, options: Record<string, unknown>, seconds = 120) {
-  const job = await client.run({ tool: 'pdf-to-markdown', options, files: [file] }, seconds);
+  const job = await quire.client.run({ tool: 'pdf-to-markdown', options, files: [file] }, seconds);
   expect(job.status, JSON.stringify(job.error)).toBe('succeeded');
-  const { response, body } = await client.download(job.id);
+  const { response, body } = await quire.client.download(job.id);
   return { job, contentType: response.headers.get('content-type') ?? '', body };
 }
 
+const quire = useTestServer();
 beforeAll(async () => {
-  server = await startTestServer();
-  client = new Client(server.url, (await server.newAccount()).key);
   [harbour, orchard] = await Promise.all([rendered('01-harbour.html'), rendered('02-orchard.html')]);
 }, 240_000);
-afterAll(() => server.close());
 
 describe('pdf-to-markdown', () => {
   it('writes headings with their levels, a GitHub table, links and two columns one after the other', async () => {
@@ -147,18 +142,23 @@ describe('pdf-to-markdown', () => {
     );
     const scan = corpusFile('ocrmypdf__c02-22.pdf');
     form.append('file', new Blob([readFileSync(scan)]), path.basename(scan));
-    const created = await client.fetch('/api/v1/jobs', { method: 'POST', body: form });
+    const created = await quire.client.fetch('/api/v1/jobs', { method: 'POST', body: form });
     expect(created.status).toBe(201);
-    const job = await client.waitFor(((await created.json()) as { id: string }).id, 240);
+    const job = await quire.client.waitFor(((await created.json()) as { id: string }).id, 240);
     expect(job.status, JSON.stringify(job.error)).toBe('succeeded');
     // The OCR step gave the page its text layer, so the conversion needed no OCR of its own.
     expect(job.result?.ocr_pages).toEqual([]);
-    const doc = JSON.parse((await client.download(job.id)).body.toString('utf8')) as { blocks: unknown[] };
+    const doc = JSON.parse((await quire.client.download(job.id)).body.toString('utf8')) as {
+      blocks: unknown[];
+    };
     expect(doc.blocks.length).toBeGreaterThan(3);
   }, 300_000);
 
   it('fails a file that is not a PDF inside with pdf_corrupt', async () => {
-    const job = await client.run({ tool: 'pdf-to-markdown', files: [corpusFile('ocrmypdf__invalid.pdf')] });
+    const job = await quire.client.run({
+      tool: 'pdf-to-markdown',
+      files: [corpusFile('ocrmypdf__invalid.pdf')],
+    });
     expect(job.status).toBe('failed');
     expect(job.error?.code).toMatch(/^(pdf_corrupt|unsupported_file)$/);
   });
