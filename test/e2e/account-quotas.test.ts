@@ -3,10 +3,11 @@
 // with their files.
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Client, type JobBody } from '../support/client.js';
 import { healthy } from '../support/hostile-pdf.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { useTestServer } from '../support/use-test-server.js';
 
 type Problem = { code: string; limit?: string; quota?: number };
 
@@ -14,9 +15,8 @@ type Problem = { code: string; limit?: string; quota?: number };
 const pdfOfSize = (size: number) => Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.alloc(size - 9, 0x20)]);
 
 const STORED = 20_000;
-let server: TestServer;
 
-async function accountOn(on: TestServer, plan: string): Promise<Client> {
+async function _accountOn(on: TestServer, plan: string): Promise<Client> {
   const id = `acct_${plan}_${Math.random().toString(36).slice(2)}`;
   await on.runtime.db.accounts.createAccount({ id, name: plan, plan, createdAt: Date.now() });
   return new Client(on.url, await on.keyFor(id, ['jobs:read', 'jobs:write']));
@@ -41,22 +41,19 @@ async function refusal(response: Response, status: number, code: string): Promis
   return problem;
 }
 
-beforeAll(async () => {
-  // Jobs stay queued (no workers), so what is stored and queued only grows while a test runs.
-  server = await startTestServer(
-    {
-      QUIRE_PLAN_PRO_MAX_STORED_BYTES: String(STORED),
-      QUIRE_PLAN_PRO_MAX_QUEUED_JOBS: '3',
-      QUIRE_PLAN_PRO_JOBS_PER_WINDOW: '4',
-    },
-    { workers: false },
-  );
-});
-afterAll(() => server.close());
+// Jobs stay queued (no workers), so what is stored and queued only grows while a test runs.
+const quire = useTestServer(
+  {
+    QUIRE_PLAN_PRO_MAX_STORED_BYTES: String(STORED),
+    QUIRE_PLAN_PRO_MAX_QUEUED_JOBS: '3',
+    QUIRE_PLAN_PRO_JOBS_PER_WINDOW: '4',
+  },
+  { workers: false },
+);
 
 describe('storage quota', () => {
   it('refuses the upload past the quota with 413, and every upload of an account at it, multipart and tus', async () => {
-    const client = await accountOn(server, 'pro');
+    const client = await quire.clientOn('pro');
     expect((await job(client, 12_000)).status).toBe(201);
     // 12,000 + 9,000 would pass 20,000: the files were read, then refused and deleted.
     const over = await refusal(await job(client, 9_000), 413, 'storage_quota_exceeded');
@@ -67,11 +64,11 @@ describe('storage quota', () => {
     await refusal(await job(client, 100), 413, 'storage_quota_exceeded');
     await refusal(await tusCreate(client, 1), 413, 'storage_quota_exceeded');
     // Another account on the same plan is not held to this one's bytes.
-    expect((await job(await accountOn(server, 'pro'), 12_000)).status).toBe(201);
+    expect((await job(await quire.clientOn('pro'), 12_000)).status).toBe(201);
   });
 
   it('frees the bytes of a deleted job', async () => {
-    const client = await accountOn(server, 'pro');
+    const client = await quire.clientOn('pro');
     const first = (await (await job(client, 15_000)).json()) as JobBody;
     await refusal(await job(client, 15_000), 413, 'storage_quota_exceeded');
     expect((await client.fetch(`/api/v1/jobs/${first.id}`, { method: 'DELETE' })).status).toBe(204);
@@ -81,7 +78,7 @@ describe('storage quota', () => {
 
 describe('job quotas', () => {
   it('refuses a job past the queue quota with 429 and Retry-After', async () => {
-    const client = await accountOn(server, 'pro');
+    const client = await quire.clientOn('pro');
     for (let i = 0; i < 3; i++) expect((await job(client, 100)).status).toBe(201);
     const response = await job(client, 100);
     expect(response.headers.get('retry-after')).toBe('5');
@@ -92,7 +89,7 @@ describe('job quotas', () => {
   });
 
   it('counts jobs created in the window, deleted ones and a batch’s each', async () => {
-    const client = await accountOn(server, 'pro');
+    const client = await quire.clientOn('pro');
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) ids.push(((await (await job(client, 100)).json()) as JobBody).id);
     for (const id of ids) await client.fetch(`/api/v1/jobs/${id}`, { method: 'DELETE' });

@@ -5,20 +5,15 @@ import { rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { defaultPlans, planView } from '../../src/config/plans.js';
 import { Client } from '../support/client.js';
 import { repoRoot } from '../support/corpus.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { startTestServer } from '../support/server.js';
+import { useTestServer } from '../support/use-test-server.js';
 
-let server: TestServer;
-let admin: Client;
-
-beforeAll(async () => {
-  server = await startTestServer({}, { workers: false });
-  admin = new Client(server.url, (await server.newAccount(['admin'])).key);
-});
-afterAll(() => server.close());
+// The first account's key holds the admin scope alone.
+const quire = useTestServer({}, { workers: false, scopes: ['admin'] });
 
 const json = (body: unknown) => ({
   method: 'POST',
@@ -28,7 +23,7 @@ const json = (body: unknown) => ({
 
 describe('accounts API', () => {
   it('creates an account on a plan, issues a key under it, and a plan change applies at once', async () => {
-    const created = await admin.fetch('/api/v1/accounts', json({ name: 'Acme', plan: 'free' }));
+    const created = await quire.client.fetch('/api/v1/accounts', json({ name: 'Acme', plan: 'free' }));
     expect(created.status).toBe(201);
     const account = (await created.json()) as { id: string };
     expect(created.headers.get('location')).toBe(`/api/v1/accounts/${account.id}`);
@@ -39,7 +34,7 @@ describe('accounts API', () => {
       limits: { name: 'free' },
     });
 
-    const keyResponse = await admin.fetch(
+    const keyResponse = await quire.client.fetch(
       `/api/v1/accounts/${account.id}/keys`,
       json({ name: 'ci', scopes: ['jobs:read', 'jobs:write'] }),
     );
@@ -47,12 +42,12 @@ describe('accounts API', () => {
     const key = (await keyResponse.json()) as { id: string; key: string; key_id: string };
     expect(key).toMatchObject({ object: 'api_key', account: account.id, status: 'active', mode: 'live' });
     expect(key.key).toMatch(/^qk_live_/);
-    const user = new Client(server.url, key.key);
+    const user = new Client(quire.server.url, key.key);
     const planOf = async () =>
       ((await (await user.fetch('/api/v1/tools')).json()) as { limits: { plan: string } }).limits.plan;
     expect(await planOf()).toBe('free');
 
-    const patched = await admin.fetch(`/api/v1/accounts/${account.id}`, {
+    const patched = await quire.client.fetch(`/api/v1/accounts/${account.id}`, {
       ...json({ plan: 'pro' }),
       method: 'PATCH',
     });
@@ -60,36 +55,40 @@ describe('accounts API', () => {
     expect(await planOf()).toBe('pro');
     expect((await user.fetch('/api/v1/tools')).headers.get('ratelimit-policy')).toBe('"default";q=600;w=60');
 
-    const listed = (await (await admin.fetch(`/api/v1/accounts/${account.id}/keys`)).json()) as {
+    const listed = (await (await quire.client.fetch(`/api/v1/accounts/${account.id}/keys`)).json()) as {
       data: Array<Record<string, unknown>>;
     };
     expect(listed.data.map((k) => k.id)).toEqual([key.id]);
     expect(JSON.stringify(listed)).not.toContain(key.key);
 
-    const revoked = await admin.fetch(`/api/v1/accounts/${account.id}/keys/${key.id}`, { method: 'DELETE' });
+    const revoked = await quire.client.fetch(`/api/v1/accounts/${account.id}/keys/${key.id}`, {
+      method: 'DELETE',
+    });
     expect(revoked.status).toBe(204);
     expect((await user.fetch('/api/v1/tools')).status).toBe(401);
   });
 
   it('refuses an unknown plan, unknown accounts and keys without the admin scope', async () => {
-    const bad = await admin.fetch('/api/v1/accounts', json({ name: 'X', plan: 'platinum' }));
+    const bad = await quire.client.fetch('/api/v1/accounts', json({ name: 'X', plan: 'platinum' }));
     expect(bad.status).toBe(400);
     expect(await bad.json()).toMatchObject({ code: 'invalid_request', errors: [{ pointer: '/plan' }] });
-    expect((await admin.fetch('/api/v1/accounts/acct_nope')).status).toBe(404);
-    const notAdmin = new Client(server.url, (await server.newAccount(['jobs:read'])).key);
+    expect((await quire.client.fetch('/api/v1/accounts/acct_nope')).status).toBe(404);
+    const notAdmin = new Client(quire.server.url, (await quire.server.newAccount(['jobs:read'])).key);
     const forbidden = await notAdmin.fetch('/api/v1/accounts');
     expect(forbidden.status).toBe(403);
     expect(await forbidden.json()).toMatchObject({ required_scope: 'admin' });
   });
 
   it('a replayed key creation does not show the secret again', async () => {
-    const account = (await (await admin.fetch('/api/v1/accounts', json({ name: 'Replay' }))).json()) as {
+    const account = (await (
+      await quire.client.fetch('/api/v1/accounts', json({ name: 'Replay' }))
+    ).json()) as {
       id: string;
       plan: string;
     };
     expect(account.plan).toBe('free');
     const create = () =>
-      admin.fetch(`/api/v1/accounts/${account.id}/keys`, {
+      quire.client.fetch(`/api/v1/accounts/${account.id}/keys`, {
         ...json({ scopes: ['jobs:read'] }),
         headers: { 'content-type': 'application/json', 'idempotency-key': 'key-1' },
       });
@@ -97,7 +96,7 @@ describe('accounts API', () => {
     const again = await create();
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(await again.json()).toMatchObject({ id: first.id, key: '[redacted]' });
-    const keys = (await (await admin.fetch(`/api/v1/accounts/${account.id}/keys`)).json()) as {
+    const keys = (await (await quire.client.fetch(`/api/v1/accounts/${account.id}/keys`)).json()) as {
       data: unknown[];
     };
     expect(keys.data).toHaveLength(1);
@@ -107,15 +106,15 @@ describe('accounts API', () => {
 describe('quire accounts', () => {
   it('creates, lists and moves accounts between plans, refusing unknown plans', async () => {
     const run = promisify(execFile);
-    const env = { ...process.env, QUIRE_DATA_DIR: server.dataDir, QUIRE_LOG_LEVEL: 'warn' };
-    const quire = (...args: string[]) =>
+    const env = { ...process.env, QUIRE_DATA_DIR: quire.server.dataDir, QUIRE_LOG_LEVEL: 'warn' };
+    const cli = (...args: string[]) =>
       run(process.execPath, [path.join(repoRoot, 'dist/cli/main.js'), ...args], { env });
-    const id = (await quire('accounts', 'create', '--name', 'cli', '--plan', 'pro')).stdout.trim();
+    const id = (await cli('accounts', 'create', '--name', 'cli', '--plan', 'pro')).stdout.trim();
     expect(id).toMatch(/^acct_/);
-    expect((await quire('accounts', 'list')).stdout).toContain(`${id}\tpro\t`);
-    await quire('accounts', 'set-plan', id, 'business');
-    expect((await server.runtime.db.accounts.getAccount(id))?.plan).toBe('business');
-    await expect(quire('accounts', 'set-plan', id, 'platinum')).rejects.toThrow(/no plan "platinum"/);
+    expect((await cli('accounts', 'list')).stdout).toContain(`${id}\tpro\t`);
+    await cli('accounts', 'set-plan', id, 'business');
+    expect((await quire.server.runtime.db.accounts.getAccount(id))?.plan).toBe('business');
+    await expect(cli('accounts', 'set-plan', id, 'platinum')).rejects.toThrow(/no plan "platinum"/);
   });
 });
 

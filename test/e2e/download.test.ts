@@ -4,19 +4,17 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '../support/client.js';
 import { corpusFile } from '../support/corpus.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { startTestServer } from '../support/server.js';
+import { useTestServer } from '../support/use-test-server.js';
 
-let server: TestServer;
-let client: Client;
 let jobId: string;
 
+const quire = useTestServer({ QUIRE_DOWNLOAD_LINK_TTL_MS: '10000' });
 beforeAll(async () => {
-  server = await startTestServer({ QUIRE_DOWNLOAD_LINK_TTL_MS: '10000' });
-  client = new Client(server.url, (await server.newAccount()).key);
-  const job = await client.run({
+  const job = await quire.client.run({
     tool: 'rotate',
     options: { angle: 90 },
     files: [corpusFile('pypdf-samples__pdflatex-4-pages.pdf')],
@@ -24,13 +22,12 @@ beforeAll(async () => {
   expect(job.status).toBe('succeeded');
   jobId = job.id;
 });
-afterAll(() => server.close());
 
 async function link(): Promise<string> {
-  const response = await client.fetch(`/api/v1/jobs/${jobId}/download`);
+  const response = await quire.client.fetch(`/api/v1/jobs/${jobId}/download`);
   expect(response.status).toBe(302);
   expect(response.headers.get('cache-control')).toBe('no-store');
-  return new URL(response.headers.get('location')!, server.url).toString();
+  return new URL(response.headers.get('location')!, quire.server.url).toString();
 }
 
 describe('temporary download link', () => {
@@ -52,21 +49,21 @@ describe('temporary download link', () => {
   });
 
   it('names a non-ASCII result with an ASCII fallback and an RFC 8187 filename*', async () => {
-    const job = await client.run({
+    const job = await quire.client.run({
       tool: 'rotate',
       options: { angle: 90 },
       files: [
         { name: 'Prüfbericht 2026.pdf', data: readFileSync(corpusFile('pdf20ex__Simple_PDF_2.0_file.pdf')) },
       ],
     });
-    const { response } = await client.download(job.id);
+    const { response } = await quire.client.download(job.id);
     expect(response.headers.get('content-disposition')).toBe(
       `attachment; filename="Pr_fbericht 2026-rotated.pdf"; filename*=UTF-8''Pr%C3%BCfbericht%202026-rotated.pdf`,
     );
   });
 
   it('offers the link as JSON with its expiry', async () => {
-    const response = await client.fetch(`/api/v1/jobs/${jobId}/download`, {
+    const response = await quire.client.fetch(`/api/v1/jobs/${jobId}/download`, {
       headers: { accept: 'application/json' },
     });
     expect(response.status).toBe(200);
@@ -124,14 +121,14 @@ describe('temporary download link', () => {
   }, 30_000);
 
   it('a link whose file was deleted since answers 410 result_expired, for GET and HEAD', async () => {
-    const job = await client.run({
+    const job = await quire.client.run({
       tool: 'rotate',
       options: { angle: 90 },
       files: [corpusFile('pdf20ex__Simple_PDF_2.0_file.pdf')],
     });
-    const redirect = await client.fetch(`/api/v1/jobs/${job.id}/download`);
-    const url = new URL(redirect.headers.get('location')!, server.url).toString();
-    expect((await client.fetch(`/api/v1/jobs/${job.id}`, { method: 'DELETE' })).status).toBe(204);
+    const redirect = await quire.client.fetch(`/api/v1/jobs/${job.id}/download`);
+    const url = new URL(redirect.headers.get('location')!, quire.server.url).toString();
+    expect((await quire.client.fetch(`/api/v1/jobs/${job.id}`, { method: 'DELETE' })).status).toBe(204);
     const response = await fetch(url);
     expect(response.status).toBe(410);
     expect(((await response.json()) as { code: string }).code).toBe('result_expired');
@@ -143,8 +140,8 @@ describe('temporary download link', () => {
     await fetch(url);
     await fetch(url, { method: 'HEAD' });
     const token = url.split('/files/')[1]!;
-    expect(server.logs.length).toBeGreaterThan(0);
-    expect(server.logs.filter((line) => line.includes(token))).toEqual([]);
-    expect(server.logs.some((line) => line.includes('/api/v1/files/:token'))).toBe(true);
+    expect(quire.server.logs.length).toBeGreaterThan(0);
+    expect(quire.server.logs.filter((line) => line.includes(token))).toEqual([]);
+    expect(quire.server.logs.some((line) => line.includes('/api/v1/files/:token'))).toBe(true);
   });
 });

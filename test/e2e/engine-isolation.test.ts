@@ -13,7 +13,7 @@ import { Client } from '../support/client.js';
 import { descendants } from '../support/cluster.js';
 import { repoRoot } from '../support/corpus.js';
 import { toFile, zipOf } from '../support/pdf.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { useTestServer } from '../support/use-test-server.js';
 
 const POOL_SIZE = 2;
 /** PostScript names of A's fonts: what pdffonts shows wherever they are embedded. */
@@ -21,7 +21,6 @@ const CANARY_ARIAL = 'QuireCanaryArial';
 const CANARY_ONLY_A = 'QuireCanaryOnlyA';
 const ONLY_A_FAMILY = 'Quire Tenant A Sans';
 
-let server: TestServer;
 let alice: Client;
 let bob: Client;
 let scratch: string;
@@ -106,19 +105,21 @@ function render(pdf: string): Buffer {
   return execFileSync('pdftoppm', ['-r', '72', '-gray', '-f', '1', '-l', '1', pdf]);
 }
 
-beforeAll(async () => {
-  scratch = mkdtempSync(path.join(tmpdir(), 'quire-isolation-'));
-  fonts = { arial: canaryFont('Arial', CANARY_ARIAL), onlyA: canaryFont(ONLY_A_FAMILY, CANARY_ONLY_A) };
-  server = await startTestServer({
+const quire = useTestServer(
+  {
     QUIRE_WORKER_CONCURRENCY: String(POOL_SIZE),
     QUIRE_OFFICE_POOL_SIZE: String(POOL_SIZE),
     QUIRE_BROWSER_POOL_SIZE: '1',
-  });
-  alice = new Client(server.url, (await server.newAccount()).key);
-  bob = new Client(server.url, (await server.newAccount()).key);
+  },
+  { timeoutMs: 180_000 },
+);
+beforeAll(async () => {
+  scratch = mkdtempSync(path.join(tmpdir(), 'quire-isolation-'));
+  fonts = { arial: canaryFont('Arial', CANARY_ARIAL), onlyA: canaryFont(ONLY_A_FAMILY, CANARY_ONLY_A) };
+  alice = new Client(quire.server.url, (await quire.server.newAccount()).key);
+  bob = new Client(quire.server.url, (await quire.server.newAccount()).key);
 }, 180_000);
 afterAll(async () => {
-  await server?.close();
   rmSync(scratch, { recursive: true, force: true });
 });
 

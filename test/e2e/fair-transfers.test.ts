@@ -8,25 +8,24 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, type JobBody } from '../support/client.js';
 import { corpusFile } from '../support/corpus.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { useTestServer } from '../support/use-test-server.js';
 
 const pdf = readFileSync(corpusFile('pdf20ex__Simple_PDF_2.0_file.pdf'));
 /** Longer than another account's job may take here, so the stall cannot be what frees the slots. */
 const STALL_MS = 8_000;
 
-let server: TestServer;
 let slow: http.Server;
 let slowUrl: string;
 /** Requests the slow origin has seen, by path. */
 const seen: Record<string, number> = {};
 const timers = new Set<NodeJS.Timeout>();
 
+const quire = useTestServer({
+  QUIRE_TRANSFERS_ALLOW_PRIVATE: 'true',
+  QUIRE_WORKER_CONCURRENCY: '2',
+  QUIRE_TRANSFER_STALL_MS: String(STALL_MS),
+});
 beforeAll(async () => {
-  server = await startTestServer({
-    QUIRE_TRANSFERS_ALLOW_PRIVATE: 'true',
-    QUIRE_WORKER_CONCURRENCY: '2',
-    QUIRE_TRANSFER_STALL_MS: String(STALL_MS),
-  });
   slow = http.createServer((req, res) => {
     const route = new URL(req.url ?? '/', 'http://x').pathname;
     seen[route] = (seen[route] ?? 0) + 1;
@@ -48,7 +47,6 @@ afterAll(async () => {
   for (const timer of timers) clearInterval(timer);
   slow?.closeAllConnections();
   slow?.close();
-  await server?.close();
 });
 
 async function submit(client: Client, parts: Array<[string, string | Blob, string?]>): Promise<JobBody> {
@@ -66,8 +64,8 @@ async function submit(client: Client, parts: Array<[string, string | Blob, strin
 
 describe('slow transfers and the worker slots', () => {
   it('another account’s one-page job completes within 5 s while two imports trickle and an export is never read', async () => {
-    const a = new Client(server.url, (await server.newAccount()).key);
-    const b = new Client(server.url, (await server.newAccount()).key);
+    const a = new Client(quire.server.url, (await quire.server.newAccount()).key);
+    const b = new Client(quire.server.url, (await quire.server.newAccount()).key);
     const slowJobs = [
       await submit(a, [['file_url', `${slowUrl}/trickle.pdf`]]),
       await submit(a, [['file_url', `${slowUrl}/trickle.pdf`]]),

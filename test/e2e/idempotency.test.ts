@@ -3,24 +3,17 @@
 import { readFileSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '../support/client.js';
 import { corpusFile } from '../support/corpus.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { useTestServer } from '../support/use-test-server.js';
 
 const small = readFileSync(corpusFile('pdf20ex__Simple_PDF_2.0_file.pdf'));
-let server: TestServer;
-let client: Client;
-let accountId: string;
 
+const quire = useTestServer({}, { workers: false });
 beforeAll(async () => {
   // No workers: jobs stay queued, so what is on disk is exactly what the requests stored.
-  server = await startTestServer({}, { workers: false });
-  const account = await server.newAccount();
-  accountId = account.accountId;
-  client = new Client(server.url, account.key);
 });
-afterAll(() => server.close());
 
 /** A multipart body built by hand, so a test can hold a request open halfway through its upload. */
 function multipart(fields: Record<string, string>, file: Buffer): { body: Buffer; type: string } {
@@ -43,7 +36,7 @@ function multipart(fields: Record<string, string>, file: Buffer): { body: Buffer
 
 function post(key: string, pdf: Buffer, options = '{"angle":90}'): Promise<Response> {
   const { body, type } = multipart({ tool: 'rotate', options }, pdf);
-  return client.fetch('/api/v1/jobs', {
+  return quire.client.fetch('/api/v1/jobs', {
     method: 'POST',
     body,
     headers: { 'content-type': type, 'idempotency-key': key },
@@ -51,12 +44,12 @@ function post(key: string, pdf: Buffer, options = '{"angle":90}'): Promise<Respo
 }
 
 async function jobCount(): Promise<number> {
-  return (await server.runtime.db.jobs.list(accountId, { limit: 100 })).jobs.length;
+  return (await quire.server.runtime.db.jobs.list(quire.accountId, { limit: 100 })).jobs.length;
 }
 
 /** Job directories holding stored inputs. */
 async function storedJobDirs(): Promise<string[]> {
-  return readdir(path.join(server.dataDir, 'files', 'jobs')).catch(() => []);
+  return readdir(path.join(quire.server.dataDir, 'files', 'jobs')).catch(() => []);
 }
 
 describe('Idempotency-Key on POST /api/v1/jobs', () => {
@@ -76,7 +69,7 @@ describe('Idempotency-Key on POST /api/v1/jobs', () => {
         controller.close();
       },
     });
-    const first = client.fetch('/api/v1/jobs', {
+    const first = quire.client.fetch('/api/v1/jobs', {
       method: 'POST',
       body: slow,
       headers: { 'content-type': type, 'idempotency-key': 'in-flight-1' },
@@ -144,7 +137,7 @@ describe('Idempotency-Key on POST /api/v1/jobs', () => {
   });
 
   it('a key is scoped to its account', async () => {
-    const other = new Client(server.url, (await server.newAccount()).key);
+    const other = new Client(quire.server.url, (await quire.server.newAccount()).key);
     const mine = await post('shared-name', small);
     const { body, type } = multipart({ tool: 'rotate', options: '{"angle":90}' }, small);
     const theirs = await other.fetch('/api/v1/jobs', {
@@ -159,9 +152,9 @@ describe('Idempotency-Key on POST /api/v1/jobs', () => {
 
   it('a malformed key is 400 invalid_idempotency_key', async () => {
     for (const key of ['x'.repeat(256), 'caf\u00e9', '"unterminated', '"ok";p=1']) {
-      const response = await client.fetch('/api/v1/jobs', {
+      const response = await quire.client.fetch('/api/v1/jobs', {
         method: 'POST',
-        body: await client.form({ tool: 'rotate', files: [{ name: 'a.pdf', data: small }] }),
+        body: await quire.client.form({ tool: 'rotate', files: [{ name: 'a.pdf', data: small }] }),
         headers: { 'idempotency-key': key },
       });
       expect(response.status, key).toBe(400);
@@ -174,7 +167,7 @@ describe('Idempotency-Key on POST /api/v1/jobs/{id}/cancel', () => {
   it('replays the first cancel instead of answering 409 for the now-terminal job', async () => {
     const created = (await (await post('to-cancel', small)).json()) as { id: string };
     const cancel = () =>
-      client.fetch(`/api/v1/jobs/${created.id}/cancel`, {
+      quire.client.fetch(`/api/v1/jobs/${created.id}/cancel`, {
         method: 'POST',
         headers: { 'idempotency-key': 'cancel-1' },
       });
@@ -186,6 +179,8 @@ describe('Idempotency-Key on POST /api/v1/jobs/{id}/cancel', () => {
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(await again.text()).toBe(firstBody);
     // Without the key the same call is a new request, and the job is terminal now.
-    expect((await client.fetch(`/api/v1/jobs/${created.id}/cancel`, { method: 'POST' })).status).toBe(409);
+    expect((await quire.client.fetch(`/api/v1/jobs/${created.id}/cancel`, { method: 'POST' })).status).toBe(
+      409,
+    );
   });
 });

@@ -4,28 +4,21 @@
 // If-None-Match, and a key revoked through this process is refused by the very next request.
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { LocalRateLimiter } from '../../src/store/local-rate-limiter.js';
 import { Client, type JobBody } from '../support/client.js';
 import { corpusFile } from '../support/corpus.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { useTestServer } from '../support/use-test-server.js';
 
 const READS = 200;
-let server: TestServer;
-let client: Client;
-let accountId: string;
 
+const quire = useTestServer({ QUIRE_RATE_LIMIT_SYNC_MS: '60000' }, { workers: false });
 beforeAll(async () => {
   // No sync while the test reads: what the GETs themselves write is what is measured.
-  server = await startTestServer({ QUIRE_RATE_LIMIT_SYNC_MS: '60000' }, { workers: false });
-  const account = await server.newAccount();
-  accountId = account.accountId;
-  client = new Client(server.url, account.key);
 });
-afterAll(() => server.close());
 
 async function queuedJob(): Promise<JobBody> {
-  return client.submit({
+  return quire.client.submit({
     tool: 'rotate',
     options: { angle: 90 },
     files: [corpusFile('pdf20ex__Simple_PDF_2.0_file.pdf')],
@@ -40,7 +33,7 @@ interface DatabaseProbe {
 }
 
 async function probeDatabase(): Promise<DatabaseProbe> {
-  const url = server.runtime.config.databaseUrl;
+  const url = quire.server.runtime.config.databaseUrl;
   if (url.startsWith('sqlite://')) {
     const raw = new BetterSqlite3(url.slice('sqlite://'.length), { readonly: true });
     const version = raw.prepare('PRAGMA data_version').pluck();
@@ -70,7 +63,7 @@ describe('GET /api/v1/jobs/{id}', () => {
     const before = await probe.marker();
     let etag = '';
     for (let i = 0; i < READS; i++) {
-      const response = await client.fetch(`/api/v1/jobs/${job.id}`, {
+      const response = await quire.client.fetch(`/api/v1/jobs/${job.id}`, {
         headers: i % 2 && etag ? { 'if-none-match': etag } : {},
       });
       expect([200, 304]).toContain(response.status);
@@ -79,24 +72,24 @@ describe('GET /api/v1/jobs/{id}', () => {
     }
     expect(await probe.marker()).toBe(before);
     // Counted all the same: in memory, until the limiter's sync writes the bucket.
-    const bucket = `account:${accountId}`;
+    const bucket = `account:${quire.accountId}`;
     expect(await probe.storedTat(bucket)).toBeUndefined();
-    await (server.runtime.db.rateLimits as LocalRateLimiter).sync();
+    await (quire.server.runtime.db.rateLimits as LocalRateLimiter).sync();
     expect(await probe.marker()).not.toBe(before);
     expect(await probe.storedTat(bucket)).toBeGreaterThan(started);
   });
 
   it('answers a strong ETag, 304 without a body for it, and a new ETag once the job changes', async () => {
     const job = await queuedJob();
-    const first = await client.fetch(`/api/v1/jobs/${job.id}`);
+    const first = await quire.client.fetch(`/api/v1/jobs/${job.id}`);
     const etag = first.headers.get('etag')!;
     expect(etag).toMatch(/^"[A-Za-z0-9_-]+"$/);
     const body = await first.text();
-    const again = await client.fetch(`/api/v1/jobs/${job.id}`);
+    const again = await quire.client.fetch(`/api/v1/jobs/${job.id}`);
     expect(again.headers.get('etag')).toBe(etag);
     expect(await again.text()).toBe(body);
 
-    const unchanged = await client.fetch(`/api/v1/jobs/${job.id}`, {
+    const unchanged = await quire.client.fetch(`/api/v1/jobs/${job.id}`, {
       headers: { 'if-none-match': `"other", W/${etag}` },
     });
     expect(unchanged.status).toBe(304);
@@ -105,26 +98,28 @@ describe('GET /api/v1/jobs/{id}', () => {
     expect(unchanged.headers.get('x-request-id')).toMatch(/^req_[0-9A-Z]{26}$/);
     expect(await unchanged.text()).toBe('');
 
-    expect((await client.fetch(`/api/v1/jobs/${job.id}/cancel`, { method: 'POST' })).status).toBe(200);
-    const changed = await client.fetch(`/api/v1/jobs/${job.id}`, { headers: { 'if-none-match': etag } });
+    expect((await quire.client.fetch(`/api/v1/jobs/${job.id}/cancel`, { method: 'POST' })).status).toBe(200);
+    const changed = await quire.client.fetch(`/api/v1/jobs/${job.id}`, {
+      headers: { 'if-none-match': etag },
+    });
     expect(changed.status).toBe(200);
     expect(changed.headers.get('etag')).not.toBe(etag);
     expect(((await changed.json()) as JobBody).status).toBe('canceled');
   });
 
   it('refuses a key revoked through the API on the next request, though it was just verified', async () => {
-    const admin = new Client(server.url, (await server.newAccount()).key);
-    const reader = await server.keyFor(accountId, ['jobs:read']);
+    const admin = new Client(quire.server.url, (await quire.server.newAccount()).key);
+    const reader = await quire.server.keyFor(quire.accountId, ['jobs:read']);
     const keyId = reader.split('_')[2]!;
-    const readerClient = new Client(server.url, reader);
+    const readerClient = new Client(quire.server.url, reader);
     expect((await readerClient.fetch('/api/v1/jobs')).status).toBe(200);
-    const keys = (await (await admin.fetch(`/api/v1/accounts/${accountId}/keys`)).json()) as {
+    const keys = (await (await admin.fetch(`/api/v1/accounts/${quire.accountId}/keys`)).json()) as {
       data: { id: string; key_id: string }[];
     };
     const id = keys.data.find((k) => k.key_id === keyId)!.id;
-    expect((await admin.fetch(`/api/v1/accounts/${accountId}/keys/${id}`, { method: 'DELETE' })).status).toBe(
-      204,
-    );
+    expect(
+      (await admin.fetch(`/api/v1/accounts/${quire.accountId}/keys/${id}`, { method: 'DELETE' })).status,
+    ).toBe(204);
     expect((await readerClient.fetch('/api/v1/jobs')).status).toBe(401);
   });
 });

@@ -4,23 +4,18 @@ import { readFileSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { Client, type JobBody } from '../support/client.js';
 import { corpusFile } from '../support/corpus.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import type { TestServer } from '../support/server.js';
+import { useTestServer } from '../support/use-test-server.js';
 
 const small = corpusFile('pdf20ex__Simple_PDF_2.0_file.pdf');
-let server: TestServer;
-let client: Client;
 
-beforeAll(async () => {
-  server = await startTestServer({
-    QUIRE_UPLOAD_MAX_FILE_BYTES: String(2 * 1024 * 1024),
-    QUIRE_UPLOAD_MAX_TOTAL_BYTES: String(4 * 1024 * 1024),
-  });
-  client = new Client(server.url, (await server.newAccount()).key);
+const quire = useTestServer({
+  QUIRE_UPLOAD_MAX_FILE_BYTES: String(2 * 1024 * 1024),
+  QUIRE_UPLOAD_MAX_TOTAL_BYTES: String(4 * 1024 * 1024),
 });
-afterAll(() => server.close());
 
 async function problem(response: Response, status: number, code: string) {
   expect(response.status, await response.clone().text()).toBe(status);
@@ -37,7 +32,7 @@ async function problem(response: Response, status: number, code: string) {
   return body;
 }
 
-async function storedFiles(on: TestServer = server): Promise<string[]> {
+async function storedFiles(on: TestServer = quire.server): Promise<string[]> {
   const root = path.join(on.dataDir, 'files');
   const entries = await readdir(root, { recursive: true, withFileTypes: true }).catch(() => []);
   return entries.filter((e) => e.isFile()).map((e) => e.name);
@@ -45,7 +40,7 @@ async function storedFiles(on: TestServer = server): Promise<string[]> {
 
 describe('creating and reading jobs', () => {
   it('creates a job: 201, Location, and the contract’s job object', async () => {
-    const response = await client.createJob({
+    const response = await quire.client.createJob({
       tool: 'rotate',
       options: { angle: 90 },
       metadata: { order: 'A-17' },
@@ -66,29 +61,33 @@ describe('creating and reading jobs', () => {
       links: { self: `/api/v1/jobs/${job.id}`, download: `/api/v1/jobs/${job.id}/download` },
     });
     expect(job.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
-    const done = await client.waitFor(job.id);
+    const done = await quire.client.waitFor(job.id);
     expect(done).toMatchObject({ status: 'succeeded', progress: 100 });
     expect(done.result).toMatchObject({ content_type: 'application/pdf', size: expect.any(Number) });
     expect(done.completed_at).toBeDefined();
   });
 
   it('holds GET ?wait= until the job ends', async () => {
-    const job = await client.submit({ tool: 'rotate', options: { angle: 180 }, files: [small] });
+    const job = await quire.client.submit({ tool: 'rotate', options: { angle: 180 }, files: [small] });
     const started = Date.now();
-    const response = await client.fetch(`/api/v1/jobs/${job.id}?wait=20`);
+    const response = await quire.client.fetch(`/api/v1/jobs/${job.id}?wait=20`);
     const body = (await response.json()) as JobBody;
     expect(body.status).toBe('succeeded');
     expect(Date.now() - started).toBeLessThan(15_000);
   });
 
   it('refuses ?wait above 60 seconds', async () => {
-    const job = await client.submit({ tool: 'rotate', options: { angle: 180 }, files: [small] });
-    await problem(await client.fetch(`/api/v1/jobs/${job.id}?wait=61`), 400, 'invalid_request');
+    const job = await quire.client.submit({ tool: 'rotate', options: { angle: 180 }, files: [small] });
+    await problem(await quire.client.fetch(`/api/v1/jobs/${job.id}?wait=61`), 400, 'invalid_request');
   });
 
   it('streams status and progress as server-sent events until the job ends', async () => {
-    const job = await client.submit({ tool: 'compress', options: { level: 'lossless' }, files: [small] });
-    const response = await client.fetch(`/api/v1/jobs/${job.id}/events`);
+    const job = await quire.client.submit({
+      tool: 'compress',
+      options: { level: 'lossless' },
+      files: [small],
+    });
+    const response = await quire.client.fetch(`/api/v1/jobs/${job.id}/events`);
     expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
     const text = await response.text();
     const events = text.split('\n\n').filter((e) => e.startsWith('event: job'));
@@ -98,7 +97,7 @@ describe('creating and reading jobs', () => {
   });
 
   it('lists newest first with cursor pagination and filters', async () => {
-    const account = new Client(server.url, (await server.newAccount()).key);
+    const account = new Client(quire.server.url, (await quire.server.newAccount()).key);
     const ids: string[] = [];
     for (let i = 0; i < 3; i++)
       ids.push((await account.submit({ tool: 'rotate', options: { angle: 90 }, files: [small] })).id);
@@ -127,17 +126,10 @@ describe('creating and reading jobs', () => {
 
 describe('refusing bad requests before storing anything', () => {
   // A server without workers, so nothing but the uploads under test changes its storage.
-  let idle: TestServer;
-  let idleClient: Client;
+  const idle = useTestServer({ QUIRE_UPLOAD_MAX_FILE_BYTES: String(2 * 1024 * 1024) }, { workers: false });
   beforeAll(async () => {
-    idle = await startTestServer(
-      { QUIRE_UPLOAD_MAX_FILE_BYTES: String(2 * 1024 * 1024) },
-      { workers: false },
-    );
-    idleClient = new Client(idle.url, (await idle.newAccount()).key);
-    await idleClient.submit({ tool: 'rotate', options: { angle: 90 }, files: [small] });
+    await idle.client.submit({ tool: 'rotate', options: { angle: 90 }, files: [small] });
   });
-  afterAll(() => idle.close());
 
   it.each([
     [{ tool: 'no-such-tool', files: [small] }, 400, 'unknown_tool'],
@@ -177,24 +169,24 @@ describe('refusing bad requests before storing anything', () => {
       'invalid_metadata',
     ],
   ])('%#: refuses with $1 $2 and keeps no upload', async (input, status, code) => {
-    const before = await storedFiles(idle);
+    const before = await storedFiles(idle.server);
     expect(before.length).toBeGreaterThan(0);
-    const body = await problem(await idleClient.createJob(input as never), status, code);
+    const body = await problem(await idle.client.createJob(input as never), status, code);
     if (code === 'invalid_options') expect(body.errors?.[0]?.pointer).toMatch(/^\/options/);
-    expect(await storedFiles(idle)).toEqual(before);
+    expect(await storedFiles(idle.server)).toEqual(before);
   });
 
   it('checks the file count when the files come before the tool part', async () => {
-    const before = await storedFiles(idle);
+    const before = await storedFiles(idle.server);
     const form = new FormData();
     const pdf = new Blob([readFileSync(small)]);
     form.append('file', pdf, 'a.pdf');
     form.append('file', pdf, 'b.pdf');
     form.append('tool', 'rotate');
     form.append('options', JSON.stringify({ angle: 90 }));
-    const response = await idleClient.fetch('/api/v1/jobs', { method: 'POST', body: form });
+    const response = await idle.client.fetch('/api/v1/jobs', { method: 'POST', body: form });
     await problem(response, 400, 'too_many_files');
-    expect(await storedFiles(idle)).toEqual(before);
+    expect(await storedFiles(idle.server)).toEqual(before);
   });
 
   it.each([
@@ -203,7 +195,7 @@ describe('refusing bad requests before storing anything', () => {
   ])(
     'refuses a non-PDF sent %s the tool part with its accepted types and which input it was',
     async (_when, filesFirst) => {
-      const before = await storedFiles(idle);
+      const before = await storedFiles(idle.server);
       const form = new FormData();
       const files = () => {
         form.append('file', new Blob([readFileSync(small)]), 'a.pdf');
@@ -212,11 +204,11 @@ describe('refusing bad requests before storing anything', () => {
       if (filesFirst) files();
       form.append('tool', 'merge');
       if (!filesFirst) files();
-      const response = await idleClient.fetch('/api/v1/jobs', { method: 'POST', body: form });
+      const response = await idle.client.fetch('/api/v1/jobs', { method: 'POST', body: form });
       const body = await problem(response, 400, 'unsupported_file');
       expect(body).toMatchObject({ accepts: ['application/pdf'], input_index: 1 });
       expect(body.errors).toEqual([{ field: 'file', detail: 'input 2 is not of an accepted type' }]);
-      expect(await storedFiles(idle)).toEqual(before);
+      expect(await storedFiles(idle.server)).toEqual(before);
     },
   );
 
@@ -226,7 +218,7 @@ describe('refusing bad requests before storing anything', () => {
     form.append('options', new Blob([JSON.stringify({ angle: 270 })], { type: 'application/json' }));
     form.append('metadata', new Blob([JSON.stringify({ ref: 'x-1' })], { type: 'application/json' }));
     form.append('file', new Blob([readFileSync(small)]), 'a.pdf');
-    const response = await idleClient.fetch('/api/v1/jobs', { method: 'POST', body: form });
+    const response = await idle.client.fetch('/api/v1/jobs', { method: 'POST', body: form });
     expect(response.status, await response.clone().text()).toBe(201);
     expect(await response.json()).toMatchObject({ options: { angle: 270 }, metadata: { ref: 'x-1' } });
   });
@@ -235,7 +227,7 @@ describe('refusing bad requests before storing anything', () => {
     const form = new FormData();
     form.append('file', new Blob(['%PDF-1.4']), 'a.pdf');
     const body = await problem(
-      await client.fetch('/api/v1/jobs', { method: 'POST', body: form }),
+      await quire.client.fetch('/api/v1/jobs', { method: 'POST', body: form }),
       400,
       'invalid_request',
     );
@@ -244,31 +236,31 @@ describe('refusing bad requests before storing anything', () => {
 
   it('refuses NUL characters in ids and filters with 400 on every database', async () => {
     for (const url of ['/api/v1/jobs/job_%00', '/api/v1/jobs?tool=rot%00ate', '/api/v1/jobs/x%00/download']) {
-      await problem(await client.fetch(url), 400, 'invalid_request');
+      await problem(await quire.client.fetch(url), 400, 'invalid_request');
     }
   });
 
   it('answers 413 with the limit for a file over the per-file limit, keeping nothing', async () => {
-    const before = await storedFiles(idle);
+    const before = await storedFiles(idle.server);
     const big = Buffer.concat([Buffer.from('%PDF-1.4\n'), Buffer.alloc(3 * 1024 * 1024, 0x20)]);
     const body = await problem(
-      await idleClient.createJob({ tool: 'compress', files: [{ name: 'big.pdf', data: big }] }),
+      await idle.client.createJob({ tool: 'compress', files: [{ name: 'big.pdf', data: big }] }),
       413,
       'payload_too_large',
     );
     expect(body.limit_bytes).toBe(2 * 1024 * 1024);
-    expect(await storedFiles(idle)).toEqual(before);
+    expect(await storedFiles(idle.server)).toEqual(before);
   });
 
   it('answers 413 on a declared Content-Length over the limit without reading the body', async () => {
-    const url = new URL(server.url);
+    const url = new URL(quire.server.url);
     const reply = await new Promise<string>((resolve, reject) => {
       const socket = net.connect(Number(url.port), url.hostname, () => {
         socket.write(
           [
             'POST /api/v1/jobs HTTP/1.1',
             `Host: ${url.host}`,
-            `Authorization: Bearer ${client.key}`,
+            `Authorization: Bearer ${quire.client.key}`,
             'Content-Type: multipart/form-data; boundary=x',
             `Content-Length: ${10 * 1024 * 1024 * 1024}`,
             '',
@@ -292,56 +284,50 @@ describe('refusing bad requests before storing anything', () => {
 });
 
 describe('cancel, delete and download states', () => {
-  let idle: TestServer;
-  let idleClient: Client;
-  beforeAll(async () => {
-    idle = await startTestServer({}, { workers: false });
-    idleClient = new Client(idle.url, (await idle.newAccount()).key);
-  });
-  afterAll(() => idle.close());
+  const idle = useTestServer({}, { workers: false });
 
   it('cancels a queued job at once; a second cancel is a 409 conflict', async () => {
-    const job = await idleClient.submit({ tool: 'rotate', options: { angle: 90 }, files: [small] });
-    await problem(await idleClient.fetch(`/api/v1/jobs/${job.id}/download`), 409, 'job_not_ready');
+    const job = await idle.client.submit({ tool: 'rotate', options: { angle: 90 }, files: [small] });
+    await problem(await idle.client.fetch(`/api/v1/jobs/${job.id}/download`), 409, 'job_not_ready');
     const canceled = (await (
-      await idleClient.fetch(`/api/v1/jobs/${job.id}/cancel`, { method: 'POST' })
+      await idle.client.fetch(`/api/v1/jobs/${job.id}/cancel`, { method: 'POST' })
     ).json()) as JobBody;
     expect(canceled.status).toBe('canceled');
     const again = await problem(
-      await idleClient.fetch(`/api/v1/jobs/${job.id}/cancel`, { method: 'POST' }),
+      await idle.client.fetch(`/api/v1/jobs/${job.id}/cancel`, { method: 'POST' }),
       409,
       'job_state_conflict',
     );
     expect(again.job_status).toBe('canceled');
-    await problem(await idleClient.fetch(`/api/v1/jobs/${job.id}/download`), 409, 'job_canceled');
+    await problem(await idle.client.fetch(`/api/v1/jobs/${job.id}/download`), 409, 'job_canceled');
   });
 
   it('deletes a job with its files; it is then 404', async () => {
-    const job = await idleClient.submit({ tool: 'rotate', options: { angle: 90 }, files: [small] });
-    const response = await idleClient.fetch(`/api/v1/jobs/${job.id}`, { method: 'DELETE' });
+    const job = await idle.client.submit({ tool: 'rotate', options: { angle: 90 }, files: [small] });
+    const response = await idle.client.fetch(`/api/v1/jobs/${job.id}`, { method: 'DELETE' });
     expect(response.status).toBe(204);
-    await problem(await idleClient.fetch(`/api/v1/jobs/${job.id}`), 404, 'not_found');
-    const files = await readdir(path.join(idle.dataDir, 'files'), { recursive: true }).catch(() => []);
+    await problem(await idle.client.fetch(`/api/v1/jobs/${job.id}`), 404, 'not_found');
+    const files = await readdir(path.join(idle.server.dataDir, 'files'), { recursive: true }).catch(() => []);
     expect(files.filter((f) => String(f).includes(job.id) && String(f).includes('input-'))).toEqual([]);
   });
 
   it('answers 409 job_failed for a failed job and 410 once the result is gone', async () => {
-    const failed = await client.run({
+    const failed = await quire.client.run({
       tool: 'unlock',
       options: { password: 'wrong' },
       files: [corpusFile('qpdf__c-r4.pdf')],
     });
     expect(failed.status).toBe('failed');
     expect(failed.error).toMatchObject({ code: 'invalid_password', retryable: false });
-    await problem(await client.fetch(`/api/v1/jobs/${failed.id}/download`), 409, 'job_failed');
+    await problem(await quire.client.fetch(`/api/v1/jobs/${failed.id}/download`), 409, 'job_failed');
 
-    const ok = await client.run({ tool: 'rotate', options: { angle: 90 }, files: [small] });
-    await server.runtime.db.jobs.markResultDeleted(ok.id);
-    await problem(await client.fetch(`/api/v1/jobs/${ok.id}/download`), 410, 'result_expired');
+    const ok = await quire.client.run({ tool: 'rotate', options: { angle: 90 }, files: [small] });
+    await quire.server.runtime.db.jobs.markResultDeleted(ok.id);
+    await problem(await quire.client.fetch(`/api/v1/jobs/${ok.id}/download`), 410, 'result_expired');
   });
 
   it('never echoes secret options', async () => {
-    const job = await client.run({
+    const job = await quire.client.run({
       tool: 'protect',
       options: { user_password: 'hunter2-secret' },
       files: [small],

@@ -6,12 +6,12 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client, type JobBody } from '../support/client.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { JobBody } from '../support/client.js';
 import { corpusFile } from '../support/corpus.js';
 import { pageText, requiresPassword, toFile, unzip } from '../support/pdf.js';
-import { startTestServer, type TestServer } from '../support/server.js';
 import { inputsFor, type PublishedTool, sampleOptions } from '../support/tool-samples.js';
+import { useTestServer } from '../support/use-test-server.js';
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'quire-keep-enc-'));
 const USER = 'KeepUser7f3a';
@@ -42,17 +42,13 @@ function encryptionOf(file: string, password?: string): { R: number; P: number }
   return R === undefined || P === undefined ? undefined : { R: Number(R), P: Number(P) };
 }
 
-let server: TestServer;
-let client: Client;
 let published: PublishedTool[];
 
+const quire = useTestServer();
 beforeAll(async () => {
-  server = await startTestServer();
-  client = new Client(server.url, (await server.newAccount()).key);
-  const body = (await (await client.fetch('/api/v1/tools')).json()) as { data: PublishedTool[] };
+  const body = (await (await quire.client.fetch('/api/v1/tools')).json()) as { data: PublishedTool[] };
   published = body.data;
 });
-afterAll(() => server.close());
 
 /** What a tool whose purpose is the encryption itself makes of it: protect sets its own, unlock removes it. */
 const CHANGES_ENCRYPTION = new Set(['protect', 'unlock']);
@@ -70,7 +66,7 @@ describe('every tool that takes a PDF keeps its encryption or says it removed it
         // unlock's own option is its password; every other tool takes the input's as `password`.
         if (kind === 'user') options.password = USER;
         else if (tool.name === 'unlock') options.password = '';
-        const job = await client.submit({ tool: tool.name, options, files });
+        const job = await quire.client.submit({ tool: tool.name, options, files });
         submitted.push({
           label: `${tool.name} on the ${kind}-password file`,
           id: job.id,
@@ -82,7 +78,7 @@ describe('every tool that takes a PDF keeps its encryption or says it removed it
     const wrong: string[] = [];
     const outcomes: string[] = [];
     for (const { label, id, kind, source } of submitted) {
-      const job = await client.waitFor(id, 240);
+      const job = await quire.client.waitFor(id, 240);
       // validate reads the file as uploaded; veraPDF decrypts no AES-256 (R6) file, so it refuses the
       // owner-password one rather than judge something else (docs/tools.md, validate).
       const refused = job.tool === 'validate' && kind === 'owner' && job.status === 'failed';
@@ -118,13 +114,14 @@ describe('every tool that takes a PDF keeps its encryption or says it removed it
     expect(wrong).toEqual([]);
     // A lossy compress is Ghostscript's rewrite, which writes no encryption of its own.
     const compress = submitted.filter((s) => s.label.startsWith('compress '));
-    for (const { id } of compress) expect((await client.waitFor(id, 1)).result?.encryption).toBe('kept');
+    for (const { id } of compress)
+      expect((await quire.client.waitFor(id, 1)).result?.encryption).toBe('kept');
   }, 480_000);
 });
 
 /** The PDFs of a job's result: the file itself, or the PDF entries of its ZIP. */
 async function resultPdfs(job: JobBody): Promise<string[]> {
-  const { body } = await client.download(job.id);
+  const { body } = await quire.client.download(job.id);
   if (job.result!.content_type === 'application/pdf') return [toFile(body)];
   if (job.result!.content_type !== 'application/zip') return [];
   const entries = await unzip(body);
@@ -137,9 +134,9 @@ async function runSteps(steps: Step[], file: string): Promise<JobBody> {
   const form = new FormData();
   form.set('steps', JSON.stringify(steps));
   form.append('file', new Blob([readFileSync(file)]), path.basename(file));
-  const response = await client.fetch('/api/v1/jobs', { method: 'POST', body: form });
+  const response = await quire.client.fetch('/api/v1/jobs', { method: 'POST', body: form });
   expect(response.status, await response.clone().text()).toBe(201);
-  return client.waitFor(((await response.json()) as JobBody).id, 240);
+  return quire.client.waitFor(((await response.json()) as JobBody).id, 240);
 }
 
 const FOUR_PAGES = corpusFile('pypdf-samples__pdflatex-4-pages.pdf');
@@ -156,7 +153,7 @@ describe('chains carry protection', () => {
       FOUR_PAGES,
     );
     expect(job.status, JSON.stringify(job.error)).toBe('succeeded');
-    const pdf = toFile((await client.download(job.id)).body);
+    const pdf = toFile((await quire.client.download(job.id)).body);
     expect(requiresPassword(pdf)).toBe(true);
     expect(encryptionOf(pdf, STEP_PASSWORD)).toMatchObject({ R: 6 });
     expect((job.steps as Step[])[2]!.options).toMatchObject({
@@ -179,7 +176,7 @@ describe('chains carry protection', () => {
     expect(job.status, JSON.stringify(job.error)).toBe('succeeded');
     expect(job.result!.name).toBe('pypdf-samples__pdflatex-4-pages-protected-compressed-rotated.pdf');
     expect(job.result!.encryption).toBe('kept');
-    const pdf = toFile((await client.download(job.id)).body);
+    const pdf = toFile((await quire.client.download(job.id)).body);
     expect(requiresPassword(pdf)).toBe(true);
     const [protectedStep, compressStep] = (job.result!.steps as { facts: Record<string, unknown> }[]).map(
       (step) => step.facts,
@@ -201,7 +198,7 @@ describe('chains carry protection', () => {
       FOUR_PAGES,
     );
     expect(job.status, JSON.stringify(job.error)).toBe('succeeded');
-    const pdf = toFile((await client.download(job.id)).body);
+    const pdf = toFile((await quire.client.download(job.id)).body);
     expect(requiresPassword(pdf)).toBe(false);
     // What protect alone writes for these options: AES-256 and every permission but printing.
     const alone = path.join(scratch, 'owner-only-alone.pdf');
@@ -219,7 +216,7 @@ describe('chains carry protection', () => {
       ]),
     );
     form.append('file', new Blob([readFileSync(FOUR_PAGES)]), 'a.pdf');
-    const response = await client.fetch('/api/v1/jobs', { method: 'POST', body: form });
+    const response = await quire.client.fetch('/api/v1/jobs', { method: 'POST', body: form });
     expect(response.status).toBe(400);
     const problem = (await response.json()) as { code: string; errors: { pointer: string }[] };
     expect(problem.code).toBe('invalid_options');
@@ -236,8 +233,8 @@ function decrypted(file: string, password: string): string {
 
 /** The secret is in no log line, no job view and no file of the server's data directory (the database and its WAL included). */
 function expectNowhere(secret: string): void {
-  expect(server.logs.join('\n')).not.toContain(secret);
-  for (const entry of readdirSync(server.dataDir, { recursive: true, withFileTypes: true })) {
+  expect(quire.server.logs.join('\n')).not.toContain(secret);
+  for (const entry of readdirSync(quire.server.dataDir, { recursive: true, withFileTypes: true })) {
     if (!entry.isFile()) continue;
     const file = path.join(entry.parentPath, entry.name);
     expect(readFileSync(file).includes(secret), file).toBe(false);
@@ -259,23 +256,24 @@ describe('office-to-pdf with a password', () => {
     );
     expect(readFileSync(locked).subarray(0, 4).toString('hex')).toBe('d0cf11e0');
 
-    const converted = await client.run(
+    const converted = await quire.client.run(
       { tool: 'office-to-pdf', options: { password: DOCX_PASSWORD }, files: [locked] },
       180,
     );
     expect(converted.status, JSON.stringify(converted.error)).toBe('succeeded');
     expect(converted.options).toMatchObject({ password: '[redacted]' });
-    const plain = await client.run(
+    const plain = await quire.client.run(
       { tool: 'office-to-pdf', files: [corpusFile('gotenberg__page_1.docx')] },
       180,
     );
-    const text = (job: JobBody) => client.download(job.id).then(({ body }) => pageText(toFile(body)).trim());
+    const text = (job: JobBody) =>
+      quire.client.download(job.id).then(({ body }) => pageText(toFile(body)).trim());
     expect(await text(converted)).toEqual(await text(plain));
 
-    const none = await client.run({ tool: 'office-to-pdf', files: [locked] }, 180);
+    const none = await quire.client.run({ tool: 'office-to-pdf', files: [locked] }, 180);
     expect(none.status).toBe('failed');
     expect(none.error?.code).toBe('office_encrypted');
-    const wrong = await client.run(
+    const wrong = await quire.client.run(
       { tool: 'office-to-pdf', options: { password: 'not-it' }, files: [locked] },
       180,
     );
@@ -299,13 +297,13 @@ describe('encrypted corpus files', () => {
         ['compress', { level: 'high' }],
         ['page-numbers', {}],
       ] as const) {
-        const job = await client.run(
+        const job = await quire.client.run(
           { tool, options: { ...options, ...(password ? { password } : {}) }, files: [source] },
           120,
         );
         expect(job.status, `${tool}: ${JSON.stringify(job.error)}`).toBe('succeeded');
         expect(job.result?.encryption, tool).toBe('kept');
-        const pdf = toFile((await client.download(job.id)).body);
+        const pdf = toFile((await quire.client.download(job.id)).body);
         expect(encryptionOf(pdf, password), tool).toEqual(encryptionOf(source, password));
       }
     },
@@ -316,29 +314,29 @@ describe('encrypted corpus files', () => {
 describe('tools whose purpose meets encryption', () => {
   it('linearize stays linearized once encrypted again; pdfa drops it, as PDF/A forbids encryption', async () => {
     const locked = encrypt(FOUR_PAGES, 'owner');
-    const linearized = await client.run({ tool: 'linearize', files: [locked] }, 120);
+    const linearized = await quire.client.run({ tool: 'linearize', files: [locked] }, 120);
     expect(linearized.result?.encryption).toBe('kept');
-    const pdf = toFile((await client.download(linearized.id)).body);
+    const pdf = toFile((await quire.client.download(linearized.id)).body);
     expect(encryptionOf(pdf)).toEqual(encryptionOf(locked));
     expect(spawnSync('qpdf', ['--check-linearization', pdf]).stdout.toString()).toMatch(
       /no linearization errors/,
     );
-    const archived = await client.run({ tool: 'pdfa', files: [locked] }, 180);
+    const archived = await quire.client.run({ tool: 'pdfa', files: [locked] }, 180);
     expect(archived.status, JSON.stringify(archived.error)).toBe('succeeded');
     expect(archived.result?.encryption).toBe('removed');
-    expect(encryptionOf(toFile((await client.download(archived.id)).body))).toBeUndefined();
+    expect(encryptionOf(toFile((await quire.client.download(archived.id)).body))).toBeUndefined();
   }, 240_000);
 });
 
 describe('merge of several files', () => {
   it('keeps the first file’s encryption, and says removed when only a later file was encrypted', async () => {
     const locked = encrypt(FOUR_PAGES, 'owner');
-    const first = await client.run({ tool: 'merge', files: [locked, FOUR_PAGES] }, 120);
+    const first = await quire.client.run({ tool: 'merge', files: [locked, FOUR_PAGES] }, 120);
     expect(first.result?.encryption).toBe('kept');
-    expect(encryptionOf(toFile((await client.download(first.id)).body))).toEqual(encryptionOf(locked));
-    const later = await client.run({ tool: 'merge', files: [FOUR_PAGES, locked] }, 120);
+    expect(encryptionOf(toFile((await quire.client.download(first.id)).body))).toEqual(encryptionOf(locked));
+    const later = await quire.client.run({ tool: 'merge', files: [FOUR_PAGES, locked] }, 120);
     expect(later.result?.encryption).toBe('removed');
-    expect(encryptionOf(toFile((await client.download(later.id)).body))).toBeUndefined();
+    expect(encryptionOf(toFile((await quire.client.download(later.id)).body))).toBeUndefined();
   }, 120_000);
 });
 
@@ -346,22 +344,25 @@ describe('signatures a tool breaks', () => {
   const SIGNED = corpusFile('pdfjs__issue16553.pdf');
 
   it('rotate on a signed file says signatures: "invalidated"; sign adds its own after them and says nothing', async () => {
-    const rotated = await client.run({ tool: 'rotate', options: { angle: 90 }, files: [SIGNED] }, 120);
+    const rotated = await quire.client.run({ tool: 'rotate', options: { angle: 90 }, files: [SIGNED] }, 120);
     expect(rotated.status, JSON.stringify(rotated.error)).toBe('succeeded');
     expect(rotated.result?.signatures).toBe('invalidated');
 
     const sign = published.find((t) => t.name === 'sign')!;
     const example = (sign.options_schema.examples as Record<string, unknown>[])[0]!;
-    const signed = await client.run(
+    const signed = await quire.client.run(
       { tool: 'sign', options: await sampleOptions(sign, example), files: [SIGNED] },
       120,
     );
     expect(signed.status, JSON.stringify(signed.error)).toBe('succeeded');
     expect(signed.result?.signatures).toBeUndefined();
-    const { body } = await client.download(signed.id);
+    const { body } = await quire.client.download(signed.id);
     expect(body.subarray(0, readFileSync(SIGNED).length).equals(readFileSync(SIGNED))).toBe(true);
 
-    const plain = await client.run({ tool: 'rotate', options: { angle: 90 }, files: [FOUR_PAGES] }, 120);
+    const plain = await quire.client.run(
+      { tool: 'rotate', options: { angle: 90 }, files: [FOUR_PAGES] },
+      120,
+    );
     expect(plain.result?.signatures).toBeUndefined();
     expect(plain.result?.encryption).toBeUndefined();
   }, 240_000);

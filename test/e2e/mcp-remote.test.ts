@@ -11,16 +11,15 @@ import { Ajv } from 'ajv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIXED_TOOL_NAMES, runToolName } from '../../src/http/mcp/tool-set.js';
 import { corpusFile, repoRoot } from '../support/corpus.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { useTestServer } from '../support/use-test-server.js';
 
-let server: TestServer;
-let key: string;
+const quire = useTestServer();
 let client: Client;
 
 async function connect(apiKey: string): Promise<Client> {
   const mcp = new Client({ name: 'quire-test', version: '1.0.0' });
   await mcp.connect(
-    new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
+    new StreamableHTTPClientTransport(new URL(`${quire.server.url}/mcp`), {
       requestInit: { headers: { Authorization: `Bearer ${apiKey}` } },
     }),
   );
@@ -51,7 +50,7 @@ async function patchUpload(url: string, file: string, apiKey: string): Promise<v
   expect(response.status).toBe(204);
 }
 
-async function uploadThroughTool(file: string, mcp = client, apiKey = key): Promise<string> {
+async function uploadThroughTool(file: string, mcp = client, apiKey = quire.key): Promise<string> {
   const upload = structured(
     await mcp.callTool({
       name: 'start_upload',
@@ -64,20 +63,15 @@ async function uploadThroughTool(file: string, mcp = client, apiKey = key): Prom
 }
 
 beforeAll(async () => {
-  server = await startTestServer();
-  key = (await server.newAccount()).key;
-  client = await connect(key);
+  client = await connect(quire.key);
 }, 60_000);
-afterAll(async () => {
-  await client?.close();
-  await server?.close();
-});
+afterAll(() => client?.close());
 
 describe('MCP over streamable HTTP', () => {
   it('lists the fixed tools and one run tool per available catalogue tool, each schema valid JSON Schema', async () => {
     const { tools } = await client.listTools();
     const catalog = (await (
-      await fetch(`${server.url}/api/v1/tools`, { headers: { Authorization: `Bearer ${key}` } })
+      await fetch(`${quire.server.url}/api/v1/tools`, { headers: { Authorization: `Bearer ${quire.key}` } })
     ).json()) as { data: Array<{ name: string; available: boolean }> };
     const expected = [
       ...FIXED_TOOL_NAMES,
@@ -218,9 +212,9 @@ describe('MCP over streamable HTTP', () => {
   }, 120_000);
 
   it('runs a saved recipe by name and the job records its version', async () => {
-    const saved = await fetch(`${server.url}/api/v1/recipes`, {
+    const saved = await fetch(`${quire.server.url}/api/v1/recipes`, {
       method: 'POST',
-      headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+      headers: { Authorization: `Bearer ${quire.key}`, 'Content-Type': 'application/json' },
       body: JSON.stringify({
         name: 'mcp-turn-and-shrink',
         steps: [
@@ -251,15 +245,15 @@ describe('MCP over streamable HTTP', () => {
     })) as CallToolResult;
     expect(structured(result).job.options.user_password).toBe('[redacted]');
     expect(JSON.stringify(result)).not.toContain('mcp-secret-4711');
-    const logs = server.logs.join('\n');
+    const logs = quire.server.logs.join('\n');
     expect(logs).not.toContain('mcp-secret-4711');
-    expect(logs).not.toContain(key);
+    expect(logs).not.toContain(quire.key);
     expect(logs).toContain('"route":"/mcp"');
   }, 120_000);
 
   it('tells a key without results:read that the job succeeded, without a result', async () => {
-    const { accountId } = await server.newAccount();
-    const jobsOnly = await server.keyFor(accountId, ['jobs:write', 'jobs:read']);
+    const { accountId } = await quire.server.newAccount();
+    const jobsOnly = await quire.server.keyFor(accountId, ['jobs:write', 'jobs:read']);
     const mcp = await connect(jobsOnly);
     const uploadId = await uploadThroughTool(
       corpusFile('pypdf-samples__pdflatex-4-pages.pdf'),
@@ -279,7 +273,7 @@ describe('MCP over streamable HTTP', () => {
   }, 120_000);
 
   it('answers /mcp without a key with 401 problem+json', async () => {
-    const response = await fetch(`${server.url}/mcp`, {
+    const response = await fetch(`${quire.server.url}/mcp`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
@@ -289,13 +283,13 @@ describe('MCP over streamable HTTP', () => {
     expect(((await response.json()) as { code: string }).code).toBe('unauthenticated');
     const mcp = new Client({ name: 'quire-test', version: '1.0.0' });
     await expect(
-      mcp.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`))),
+      mcp.connect(new StreamableHTTPClientTransport(new URL(`${quire.server.url}/mcp`))),
     ).rejects.toThrow(/401/);
   });
 
   it('gives an MCP tool error naming jobs:write to a key without it, and creates no job', async () => {
-    const { accountId } = await server.newAccount();
-    const readOnly = await connect(await server.keyFor(accountId, ['jobs:read', 'results:read']));
+    const { accountId } = await quire.server.newAccount();
+    const readOnly = await connect(await quire.server.keyFor(accountId, ['jobs:read', 'results:read']));
     const result = (await readOnly.callTool({
       name: 'run_compress',
       arguments: { inputs: [{ file_url: 'https://example.com/a.pdf' }] },

@@ -2,21 +2,15 @@
 // runs the merge as its one qpdf run (the opening too) and no opening pass, and every input the opening
 // would look at more closely (damaged, encrypted, unreadable, past the page limit) or a page selection
 // sends the job to the runner's opening, ending as it did before: the same result or the same code.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Client } from '../support/client.js';
 import { corpusFile } from '../support/corpus.js';
 import { pageCount, pageText, qpdfCheckPasses, toFile } from '../support/pdf.js';
 import { outlineTitles } from '../support/pdf-checks.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { startTestServer } from '../support/server.js';
+import { useTestServer } from '../support/use-test-server.js';
 
-let server: TestServer;
-let client: Client;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  client = new Client(server.url, (await server.newAccount()).key);
-});
-afterAll(() => server.close());
+const quire = useTestServer();
 
 const fourPages = corpusFile('pypdf-samples__pdflatex-4-pages.pdf'); // 4 pages, no bookmarks
 const outline = corpusFile('pypdf-samples__pdflatex-outline.pdf'); // 4 pages, 9 bookmarks
@@ -50,14 +44,19 @@ async function settledQpdfRuns(url: string): Promise<number> {
 }
 
 /** Runs a merge job and counts the qpdf runs it took (jobs run one at a time in these tests). */
-async function merge(files: string[], options: Record<string, unknown> = {}, c = client, url = server.url) {
+async function merge(
+  files: string[],
+  options: Record<string, unknown> = {},
+  c = quire.client,
+  url = quire.server.url,
+) {
   const before = await settledQpdfRuns(url);
   const job = await c.run({ tool: 'merge', files, options });
   return { job, runs: (await qpdfRuns(url)) - before };
 }
 
 async function mergedFile(id: string): Promise<string> {
-  const { body } = await client.download(id);
+  const { body } = await quire.client.download(id);
   return toFile(body);
 }
 

@@ -2,7 +2,7 @@
 // order by text, rotation, qpdf --check, encryption state — and the stable codes of each failure.
 import { execFileSync } from 'node:child_process';
 import { statSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Client } from '../support/client.js';
 import { corpusFile } from '../support/corpus.js';
 import {
@@ -14,30 +14,24 @@ import {
   toFile,
   unzip,
 } from '../support/pdf.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { startTestServer } from '../support/server.js';
+import { useTestServer } from '../support/use-test-server.js';
 
-let server: TestServer;
-let client: Client;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  client = new Client(server.url, (await server.newAccount()).key);
-});
-afterAll(() => server.close());
+const quire = useTestServer();
 
 const fourPages = corpusFile('pypdf-samples__pdflatex-4-pages.pdf');
 const tracemonkey = corpusFile('pdfjs__tracemonkey.pdf');
 
 async function succeed(tool: string, files: string[], options?: Record<string, unknown>) {
-  const job = await client.run({ tool, files, options });
+  const job = await quire.client.run({ tool, files, options });
   expect(job.status, JSON.stringify(job.error)).toBe('succeeded');
   expect(job.progress).toBe(100);
-  const { response, body } = await client.download(job.id);
+  const { response, body } = await quire.client.download(job.id);
   return { job, response, body };
 }
 
 async function failWith(tool: string, files: string[], code: string, options?: Record<string, unknown>) {
-  const job = await client.run({ tool, files, options });
+  const job = await quire.client.run({ tool, files, options });
   expect(job.status).toBe('failed');
   expect(job.error?.code).toBe(code);
   expect(job.error?.message.length).toBeGreaterThan(0);
@@ -188,13 +182,13 @@ describe('protect and unlock', () => {
     const locked = toFile(protectedPdf.body);
     expect(requiresPassword(locked)).toBe(true);
 
-    const unlocked = await client.run({
+    const unlocked = await quire.client.run({
       tool: 'unlock',
       files: [locked],
       options: { password: 'open sesame' },
     });
     expect(unlocked.status).toBe('succeeded');
-    const open = toFile((await client.download(unlocked.id)).body);
+    const open = toFile((await quire.client.download(unlocked.id)).body);
     expect(requiresPassword(open)).toBe(false);
     expect(pageText(open, 2)).toEqual(pageText(fourPages, 2));
   });

@@ -6,38 +6,33 @@ import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client } from '../support/client.js';
 import { hangingCsv, officeDocuments } from '../support/heavy-fixtures.js';
 import { pageText, toFile, zipOf } from '../support/pdf.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { useTestServer } from '../support/use-test-server.js';
 
-let server: TestServer;
-let client: Client;
 let docs: { docx: string; xlsx: string; pptx: string };
 
+const quire = useTestServer({
+  QUIRE_WORKER_CONCURRENCY: '2',
+  QUIRE_OFFICE_POOL_SIZE: '2',
+  QUIRE_OFFICE_TIMEOUT_MS: '15000',
+  QUIRE_BROWSER_POOL_SIZE: '1',
+});
 beforeAll(async () => {
   docs = officeDocuments('Quokka7');
-  server = await startTestServer({
-    QUIRE_WORKER_CONCURRENCY: '2',
-    QUIRE_OFFICE_POOL_SIZE: '2',
-    QUIRE_OFFICE_TIMEOUT_MS: '15000',
-    QUIRE_BROWSER_POOL_SIZE: '1',
-  });
-  client = new Client(server.url, (await server.newAccount()).key);
 }, 180_000);
-afterAll(() => server?.close());
 
 async function pdfOf(id: string): Promise<string> {
-  return toFile((await client.download(id)).body);
+  return toFile((await quire.client.download(id)).body);
 }
 
 describe('office-to-pdf', () => {
   it('converts docx, xlsx and pptx made by LibreOffice, four at once on two workers', async () => {
     const files = [docs.docx, docs.xlsx, docs.pptx, docs.docx];
     const submitted = await Promise.all(
-      files.map((f) => client.submit({ tool: 'office-to-pdf', files: [f] })),
+      files.map((f) => quire.client.submit({ tool: 'office-to-pdf', files: [f] })),
     );
-    const jobs = await Promise.all(submitted.map((j) => client.waitFor(j.id, 150)));
+    const jobs = await Promise.all(submitted.map((j) => quire.client.waitFor(j.id, 150)));
     for (const job of jobs) expect(job.status, JSON.stringify(job.error)).toBe('succeeded');
     const texts = await Promise.all(jobs.map(async (j) => pageText(await pdfOf(j.id))));
     expect(texts[0]).toContain('Document Quokka7');
@@ -52,11 +47,11 @@ describe('office-to-pdf', () => {
   }, 200_000);
 
   it('kills a conversion that hangs at its limit, fails it with timeout, and converts the next', async () => {
-    const hung = await client.run({ tool: 'office-to-pdf', files: [hangingCsv()] }, 120);
+    const hung = await quire.client.run({ tool: 'office-to-pdf', files: [hangingCsv()] }, 120);
     expect(hung.status).toBe('failed');
     expect(hung.error?.code).toBe('timeout');
     expect(execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' })).not.toContain('hang.csv');
-    const next = await client.run({ tool: 'office-to-pdf', files: [docs.docx] }, 120);
+    const next = await quire.client.run({ tool: 'office-to-pdf', files: [docs.docx] }, 120);
     expect(next.status, JSON.stringify(next.error)).toBe('succeeded');
     expect(pageText(await pdfOf(next.id))).toContain('Quokka7');
   }, 200_000);
@@ -94,7 +89,7 @@ describe('html-to-pdf', () => {
       'style.css': '.title::after { content: " styled Koala5"; }',
       'img/logo.png': png,
     });
-    const job = await client.run(
+    const job = await quire.client.run(
       { tool: 'html-to-pdf', files: [{ name: 'site.zip', data: site }], options: { wait_ms: 500 } },
       120,
     );
@@ -121,11 +116,11 @@ describe('html-to-pdf', () => {
       document.body.insertAdjacentHTML('beforeend', '<p>stored ' + localStorage.getItem('left') + ' ' + document.cookie + '</p>');`);
     const reader = page(`document.body.insertAdjacentHTML('beforeend',
       '<p>found [' + localStorage.getItem('left') + '] [' + document.cookie + '] Bandicoot2</p>');`);
-    const first = await client.run({ tool: 'html-to-pdf', files: [writer] }, 120);
+    const first = await quire.client.run({ tool: 'html-to-pdf', files: [writer] }, 120);
     expect(first.status, JSON.stringify(first.error)).toBe('succeeded');
     // The writer really stored both on the same origin the next job's page gets.
     expect(pageText(await pdfOf(first.id))).toContain('stored Aardvark1 left=Aardvark1');
-    const second = await client.run({ tool: 'html-to-pdf', files: [reader] }, 120);
+    const second = await quire.client.run({ tool: 'html-to-pdf', files: [reader] }, 120);
     expect(second.status, JSON.stringify(second.error)).toBe('succeeded');
     const text = pageText(await pdfOf(second.id)).replace(/\s+/g, ' ');
     expect(text).toContain('found [null] [] Bandicoot2');
@@ -136,7 +131,10 @@ describe('html-to-pdf', () => {
     // yazl refuses to write `../` names, so the name is patched in afterwards (same length).
     const zip = await zipOf({ 'index.html': '<p>x</p>', 'zz/escape.txt': 'x' });
     const evil = Buffer.from(zip.toString('latin1').replaceAll('zz/escape.txt', '../escape.txt'), 'latin1');
-    const job = await client.run({ tool: 'html-to-pdf', files: [{ name: 'evil.zip', data: evil }] }, 60);
+    const job = await quire.client.run(
+      { tool: 'html-to-pdf', files: [{ name: 'evil.zip', data: evil }] },
+      60,
+    );
     expect(job.status).toBe('failed');
     expect(job.error?.code).toBe('unsupported_file');
   }, 60_000);

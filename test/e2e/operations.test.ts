@@ -2,30 +2,23 @@
 // document and its rendering, and the sweeper deleting inputs at the end and results after retention.
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client } from '../support/client.js';
+import { describe, expect, it } from 'vitest';
 import { corpusFile } from '../support/corpus.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { useTestServer } from '../support/use-test-server.js';
 
-let server: TestServer;
-let client: Client;
 const small = corpusFile('pdf20ex__Simple_PDF_2.0_file.pdf');
 
-beforeAll(async () => {
-  server = await startTestServer({ QUIRE_RESULT_RETENTION_MS: '1500', QUIRE_SWEEP_INTERVAL_MS: '200' });
-  client = new Client(server.url, (await server.newAccount()).key);
-});
-afterAll(() => server.close());
+const quire = useTestServer({ QUIRE_RESULT_RETENTION_MS: '1500', QUIRE_SWEEP_INTERVAL_MS: '200' });
 
 async function filesOf(jobId: string): Promise<string[]> {
-  const dir = path.join(server.dataDir, 'files', 'jobs', jobId);
+  const dir = path.join(quire.server.dataDir, 'files', 'jobs', jobId);
   return (await readdir(dir).catch(() => [])).map(String);
 }
 
 describe('operations endpoints', () => {
   it('answers /healthz and /readyz with the state of database, storage and engines', async () => {
-    expect(await (await fetch(`${server.url}/healthz`)).json()).toEqual({ status: 'ok' });
-    const ready = await fetch(`${server.url}/readyz`);
+    expect(await (await fetch(`${quire.server.url}/healthz`)).json()).toEqual({ status: 'ok' });
+    const ready = await fetch(`${quire.server.url}/readyz`);
     expect(ready.status).toBe(200);
     const body = (await ready.json()) as { status: string; checks: Record<string, unknown> };
     expect(body.status).toBe('ready');
@@ -37,7 +30,7 @@ describe('operations endpoints', () => {
   });
 
   it('reports each engine with its version in /readyz and on the tools that use it', async () => {
-    const ready = (await (await fetch(`${server.url}/readyz`)).json()) as {
+    const ready = (await (await fetch(`${quire.server.url}/readyz`)).json()) as {
       checks: { engines: Record<string, { status: string; version?: string }> };
     };
     for (const engine of [
@@ -55,7 +48,7 @@ describe('operations endpoints', () => {
         version: expect.any(String),
       });
     }
-    const tools = (await (await client.fetch('/api/v1/tools')).json()) as {
+    const tools = (await (await quire.client.fetch('/api/v1/tools')).json()) as {
       data: Array<{
         name: string;
         available: boolean;
@@ -76,8 +69,8 @@ describe('operations endpoints', () => {
   });
 
   it('exposes Prometheus metrics by route template, tool and outcome, and queue depth', async () => {
-    await client.run({ tool: 'rotate', options: { angle: 90 }, files: [small] });
-    const text = await (await fetch(`${server.url}/metrics`)).text();
+    await quire.client.run({ tool: 'rotate', options: { angle: 90 }, files: [small] });
+    const text = await (await fetch(`${quire.server.url}/metrics`)).text();
     expect(text).toMatch(
       /quire_http_request_duration_seconds_count\{method="GET",route="\/api\/v1\/jobs\/:id",status_code="200"\} \d+/,
     );
@@ -88,7 +81,7 @@ describe('operations endpoints', () => {
   });
 
   it('publishes an OpenAPI 3.1 document generated from routes and tool schemas, rendered at /docs', async () => {
-    const doc = (await (await fetch(`${server.url}/openapi.json`)).json()) as {
+    const doc = (await (await fetch(`${quire.server.url}/openapi.json`)).json()) as {
       openapi: string;
       paths: Record<string, Record<string, unknown>>;
       components: {
@@ -111,7 +104,7 @@ describe('operations endpoints', () => {
     expect(doc.components.schemas.RotateOptions?.properties).toHaveProperty('angle');
     expect(doc.components.schemas.CompressOptions?.properties).toHaveProperty('level');
     expect(doc.components.securitySchemes).toHaveProperty('bearerAuth');
-    const html = await fetch(`${server.url}/docs/`);
+    const html = await fetch(`${quire.server.url}/docs/`);
     expect(html.status).toBe(200);
     // Rendered by Scalar (which replaced Swagger UI), from this server's own copy of its script.
     expect(await html.text()).toMatch(/Scalar\.createApiReference/);
@@ -120,11 +113,11 @@ describe('operations endpoints', () => {
 
 describe('request logging', () => {
   it('logs probes at debug and other requests at info, by route template', async () => {
-    const before = server.logs.length;
+    const before = quire.server.logs.length;
     for (const probe of ['/healthz', '/readyz', '/metrics'])
-      await (await fetch(`${server.url}${probe}`)).text();
-    await client.fetch('/api/v1/tools');
-    const lines = server.logs
+      await (await fetch(`${quire.server.url}${probe}`)).text();
+    await quire.client.fetch('/api/v1/tools');
+    const lines = quire.server.logs
       .slice(before)
       .map((line) => JSON.parse(line) as { msg: string; route?: string; level: string })
       .filter((line) => line.msg === 'request');
@@ -138,7 +131,7 @@ describe('request logging', () => {
 
 describe('retention', () => {
   it('deletes inputs when the job ends and the result after the retention period', async () => {
-    const job = await client.run({ tool: 'rotate', options: { angle: 90 }, files: [small] });
+    const job = await quire.client.run({ tool: 'rotate', options: { angle: 90 }, files: [small] });
     expect(job.status).toBe('succeeded');
     // Inputs go right after the terminal write (never before it: a lost lease means a re-run).
     const inputsGone = Date.now() + 2_000;
@@ -154,7 +147,7 @@ describe('retention', () => {
     while ((await filesOf(job.id)).length > 0 && Date.now() < deadline)
       await new Promise((r) => setTimeout(r, 100));
     expect(await filesOf(job.id)).toEqual([]);
-    const download = await client.fetch(`/api/v1/jobs/${job.id}/download`);
+    const download = await quire.client.fetch(`/api/v1/jobs/${job.id}/download`);
     expect(download.status).toBe(410);
     expect(((await download.json()) as { code: string }).code).toBe('result_expired');
   });

@@ -1,28 +1,20 @@
 // pages, linearize, repair, flatten and metadata over real HTTP on corpus files: results checked by
 // substance (page order by text, qpdf --check and --check-linearization, fields gone, info read-back).
 import { spawnSync } from 'node:child_process';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client } from '../support/client.js';
+import { describe, expect, it } from 'vitest';
 import { corpusFile } from '../support/corpus.js';
 import { pageCount, pageText, toFile } from '../support/pdf.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { useTestServer } from '../support/use-test-server.js';
 
-let server: TestServer;
-let client: Client;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  client = new Client(server.url, (await server.newAccount()).key);
-});
-afterAll(() => server.close());
+const quire = useTestServer();
 
 const fourPages = corpusFile('pypdf-samples__pdflatex-4-pages.pdf');
 
 async function succeed(tool: string, file: string, options?: Record<string, unknown>) {
-  const job = await client.run({ tool, files: [file], options });
+  const job = await quire.client.run({ tool, files: [file], options });
   expect(job.status, JSON.stringify(job.error)).toBe('succeeded');
   expect(job.progress).toBe(100);
-  return { job, file: toFile((await client.download(job.id)).body) };
+  return { job, file: toFile((await quire.client.download(job.id)).body) };
 }
 
 const qpdfExit = (args: string[]) => spawnSync('qpdf', args).status;
@@ -40,7 +32,7 @@ describe('pages', () => {
     ['both', { keep: '1', remove: '2' }],
     ['neither', {}],
   ])('refuses %s of keep and remove with 400 invalid_options', async (_label, options) => {
-    const response = await client.createJob({ tool: 'pages', options, files: [fourPages] });
+    const response = await quire.client.createJob({ tool: 'pages', options, files: [fourPages] });
     expect(response.status).toBe(400);
     expect(((await response.json()) as { code: string }).code).toBe('invalid_options');
   });
@@ -60,7 +52,7 @@ describe('linearize, repair, flatten', () => {
     const { file, job } = await succeed('repair', damaged);
     expect(qpdfExit(['--check', file])).toBe(0);
     expect(job.result).toMatchObject({ was_damaged: true, clean: true });
-    const corrupt = await client.run({ tool: 'repair', files: [corpusFile('ocrmypdf__invalid.pdf')] });
+    const corrupt = await quire.client.run({ tool: 'repair', files: [corpusFile('ocrmypdf__invalid.pdf')] });
     expect(corrupt.error?.code).toBe('pdf_corrupt');
   });
 
@@ -81,7 +73,7 @@ describe('metadata', () => {
       creator: '',
     });
     const info = await succeed('info', file);
-    const report = JSON.parse((await client.download(info.job.id)).body.toString('utf8'));
+    const report = JSON.parse((await quire.client.download(info.job.id)).body.toString('utf8'));
     expect(report.metadata).toMatchObject({ title: 'Quarterly — Q3', subject: 'ünïcödé', creator: null });
   });
 });

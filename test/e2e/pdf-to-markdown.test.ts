@@ -6,39 +6,34 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client } from '../support/client.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { corpusFile } from '../support/corpus.js';
 import { toFile, unzip } from '../support/pdf.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { useTestServer } from '../support/use-test-server.js';
 
 const SOURCES = path.resolve(import.meta.dirname, '../../bench/structure/sources');
 const PACK_ODT = path.resolve(import.meta.dirname, '../../bench/structure/pack_odt.py');
 
-let server: TestServer;
-let client: Client;
 let harbour: string;
 let orchard: string;
 
 async function rendered(name: string): Promise<string> {
-  const job = await client.run({ tool: 'html-to-pdf', files: [path.join(SOURCES, name)] }, 120);
+  const job = await quire.client.run({ tool: 'html-to-pdf', files: [path.join(SOURCES, name)] }, 120);
   expect(job.status, JSON.stringify(job.error)).toBe('succeeded');
-  return toFile((await client.download(job.id)).body);
+  return toFile((await quire.client.download(job.id)).body);
 }
 
 async function convert(file: string, options: Record<string, unknown>, seconds = 120) {
-  const job = await client.run({ tool: 'pdf-to-markdown', options, files: [file] }, seconds);
+  const job = await quire.client.run({ tool: 'pdf-to-markdown', options, files: [file] }, seconds);
   expect(job.status, JSON.stringify(job.error)).toBe('succeeded');
-  const { response, body } = await client.download(job.id);
+  const { response, body } = await quire.client.download(job.id);
   return { job, contentType: response.headers.get('content-type') ?? '', body };
 }
 
+const quire = useTestServer();
 beforeAll(async () => {
-  server = await startTestServer();
-  client = new Client(server.url, (await server.newAccount()).key);
   [harbour, orchard] = await Promise.all([rendered('01-harbour.html'), rendered('02-orchard.html')]);
 }, 240_000);
-afterAll(() => server.close());
 
 describe('pdf-to-markdown', () => {
   it('writes headings with their levels, a GitHub table, links and two columns one after the other', async () => {
@@ -81,9 +76,9 @@ describe('pdf-to-markdown', () => {
     // bench/structure's office sources are flat ODT; pack_odt.py zips one into the .odt Quire takes.
     const odt = path.join(path.dirname(harbour), 'allotment.odt');
     execFileSync('python3', [PACK_ODT, path.join(SOURCES, '22-allotment.fodt'), odt]);
-    const pdf = await client.run({ tool: 'office-to-pdf', files: [odt] }, 120);
+    const pdf = await quire.client.run({ tool: 'office-to-pdf', files: [odt] }, 120);
     expect(pdf.status, JSON.stringify(pdf.error)).toBe('succeeded');
-    const file = toFile((await client.download(pdf.id)).body);
+    const file = toFile((await quire.client.download(pdf.id)).body);
     const { job, body } = await convert(file, { drop_headers_footers: true });
     const md = body.toString('utf8');
     expect(md.split('\n').filter((l) => l.startsWith('#'))).toEqual([
@@ -182,18 +177,23 @@ describe('pdf-to-markdown', () => {
     );
     const scan = corpusFile('ocrmypdf__c02-22.pdf');
     form.append('file', new Blob([readFileSync(scan)]), path.basename(scan));
-    const created = await client.fetch('/api/v1/jobs', { method: 'POST', body: form });
+    const created = await quire.client.fetch('/api/v1/jobs', { method: 'POST', body: form });
     expect(created.status).toBe(201);
-    const job = await client.waitFor(((await created.json()) as { id: string }).id, 240);
+    const job = await quire.client.waitFor(((await created.json()) as { id: string }).id, 240);
     expect(job.status, JSON.stringify(job.error)).toBe('succeeded');
     // The OCR step gave the page its text layer, so the conversion needed no OCR of its own.
     expect(job.result?.ocr_pages).toEqual([]);
-    const doc = JSON.parse((await client.download(job.id)).body.toString('utf8')) as { blocks: unknown[] };
+    const doc = JSON.parse((await quire.client.download(job.id)).body.toString('utf8')) as {
+      blocks: unknown[];
+    };
     expect(doc.blocks.length).toBeGreaterThan(3);
   }, 300_000);
 
   it('fails a file that is not a PDF inside with pdf_corrupt', async () => {
-    const job = await client.run({ tool: 'pdf-to-markdown', files: [corpusFile('ocrmypdf__invalid.pdf')] });
+    const job = await quire.client.run({
+      tool: 'pdf-to-markdown',
+      files: [corpusFile('ocrmypdf__invalid.pdf')],
+    });
     expect(job.status).toBe('failed');
     expect(job.error?.code).toMatch(/^(pdf_corrupt|unsupported_file)$/);
   });

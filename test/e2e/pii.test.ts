@@ -11,13 +11,13 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { NATIONAL_ID_SCHEMES, PII_KINDS, type PiiMatch } from '../../src/engines/pymupdf/detect.js';
 import { PYMUPDF_PYTHON } from '../../src/engines/pymupdf/pymupdf.js';
-import { Client, type JobBody } from '../support/client.js';
+import type { JobBody } from '../support/client.js';
 import { repoRoot } from '../support/corpus.js';
 import { toFile } from '../support/pdf.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { useTestServer } from '../support/use-test-server.js';
 
 interface Planted {
   kind: string;
@@ -34,22 +34,18 @@ interface Fixture {
 const dir = mkdtempSync(path.join(os.tmpdir(), 'quire-pii-'));
 const file = path.join(dir, 'people.pdf');
 let fixture: Fixture;
-let server: TestServer;
-let client: Client;
 
+const quire = useTestServer({ QUIRE_LOG_LEVEL: 'trace' });
 beforeAll(async () => {
   const script = path.join(repoRoot, 'test/support/pii-fixture.py');
   fixture = JSON.parse(execFileSync(PYMUPDF_PYTHON, ['-I', script, file], { encoding: 'utf8' })) as Fixture;
-  server = await startTestServer({ QUIRE_LOG_LEVEL: 'trace' });
-  client = new Client(server.url, (await server.newAccount()).key);
 });
-afterAll(() => server?.close());
 
 const values = () => [...fixture.planted.map((p) => p.value), ...fixture.hidden.map((h) => h.value)];
 
 /** The database and its WAL as they are on disk (SQLite; under PostgreSQL there is neither). */
 function databaseFiles(): string {
-  const db = path.join(server.dataDir, 'quire.db');
+  const db = path.join(quire.server.dataDir, 'quire.db');
   return [db, `${db}-wal`]
     .filter((each) => existsSync(each))
     .map((each) => readFileSync(each).toString('latin1'))
@@ -61,10 +57,10 @@ async function leaks(job: JobBody): Promise<string[]> {
   const stored = databaseFiles();
   if (process.env.QUIRE_TEST_POSTGRES !== '1') expect(stored).toContain(job.id);
   const shown = JSON.stringify(job);
-  const metrics = await (await fetch(`${server.url}/metrics`)).text();
+  const metrics = await (await fetch(`${quire.server.url}/metrics`)).text();
   expect(metrics).toContain('quire_');
   return values().flatMap((value) => [
-    ...(server.logs.some((line) => line.includes(value)) ? [`log: ${value}`] : []),
+    ...(quire.server.logs.some((line) => line.includes(value)) ? [`log: ${value}`] : []),
     ...(shown.includes(value) ? [`job: ${value}`] : []),
     ...(metrics.includes(value) ? [`metrics: ${value}`] : []),
     ...(stored.includes(value) ? [`database: ${value}`] : []),
@@ -76,9 +72,9 @@ const overlaps = (a: number[], b: number[]) =>
 
 describe('detect-pii', () => {
   it('finds every planted value with its kind, page and rectangle, scanned page included, and few near misses', async () => {
-    const job = await client.run({ tool: 'detect-pii', files: [file], options: { ocr: 'auto' } }, 180);
+    const job = await quire.client.run({ tool: 'detect-pii', files: [file], options: { ocr: 'auto' } }, 180);
     expect(job.status, JSON.stringify(job.error)).toBe('succeeded');
-    const report = JSON.parse((await client.download(job.id)).body.toString('utf8')) as {
+    const report = JSON.parse((await quire.client.download(job.id)).body.toString('utf8')) as {
       counts: Record<string, number>;
       ocr_pages: number[];
       matches: PiiMatch[];
@@ -141,13 +137,13 @@ describe('detect-pii', () => {
   }, 240_000);
 
   it('reads phone numbers without a country code for the region given, and only the kinds asked for', async () => {
-    const job = await client.run({
+    const job = await quire.client.run({
       tool: 'detect-pii',
       files: [file],
       options: { kinds: ['phone'], region: 'DE', ocr: 'off' },
     });
     expect(job.status, JSON.stringify(job.error)).toBe('succeeded');
-    const report = JSON.parse((await client.download(job.id)).body.toString('utf8')) as {
+    const report = JSON.parse((await quire.client.download(job.id)).body.toString('utf8')) as {
       matches: PiiMatch[];
     };
     const found = report.matches.map((m) => m.value);
@@ -161,12 +157,12 @@ describe('detect-pii', () => {
 
 describe('redact with detect', () => {
   it('leaves no planted value in the text, the decoded content streams, the metadata or the annotations', async () => {
-    const job = await client.run(
+    const job = await quire.client.run(
       { tool: 'redact', files: [file], options: { detect: [...PII_KINDS], ocr: 'auto' } },
       240,
     );
     expect(job.status, JSON.stringify(job.error)).toBe('succeeded');
-    const out = toFile((await client.download(job.id)).body);
+    const out = toFile((await quire.client.download(job.id)).body);
     const text = execFileSync('pdftotext', [out, '-'], { encoding: 'utf8' });
     const qdf = `${out}.qdf`;
     execFileSync('qpdf', ['--qdf', '--decode-level=all', '--object-streams=disable', out, qdf]);

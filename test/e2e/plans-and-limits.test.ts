@@ -5,9 +5,10 @@ import { writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { parseList } from 'structured-headers';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '../support/client.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { startTestServer } from '../support/server.js';
+import { useTestServer } from '../support/use-test-server.js';
 
 /**
  * The limiter refills smoothly (GCRA): after a burst of 60 the free plan gets one request back per
@@ -15,18 +16,12 @@ import { startTestServer, type TestServer } from '../support/server.js';
  * plans file, shows the window is configuration.
  */
 const WINDOW_S = 60;
-let server: TestServer;
 let free: Client;
 let pro: Client;
 
-async function accountOn(on: TestServer, plan: string): Promise<Client> {
-  const id = `acct_${plan}_${Math.random().toString(36).slice(2)}`;
-  await on.runtime.db.accounts.createAccount({ id, name: plan, plan, createdAt: Date.now() });
-  return new Client(on.url, await on.keyFor(id, ['jobs:read', 'jobs:write']));
-}
-
+const plansFile = path.join(os.tmpdir(), `quire-plans-${process.pid}.json`);
+// Written before useTestServer's start below: hooks run in the order they are registered.
 beforeAll(async () => {
-  const plansFile = path.join(os.tmpdir(), `quire-plans-${process.pid}.json`);
   await writeFile(
     plansFile,
     JSON.stringify({
@@ -43,11 +38,12 @@ beforeAll(async () => {
       },
     }),
   );
-  server = await startTestServer({ QUIRE_PLANS_FILE: plansFile }, { workers: false });
-  free = await accountOn(server, 'free');
-  pro = await accountOn(server, 'pro');
 });
-afterAll(() => server.close());
+const quire = useTestServer({ QUIRE_PLANS_FILE: plansFile }, { workers: false });
+beforeAll(async () => {
+  free = await quire.clientOn('free');
+  pro = await quire.clientOn('pro');
+});
 
 function rateHeaders(response: Response) {
   const [policy] = parseList(response.headers.get('ratelimit-policy') ?? '');
@@ -78,7 +74,7 @@ describe('rate limits per account', () => {
     expect(after.r).toBeGreaterThanOrEqual(598);
     expect(after.r).toBeLessThanOrEqual(599);
     // The temporary-link route needs no key, so it has no account limit to report.
-    expect((await fetch(`${server.url}/api/v1/files/nothing`)).headers.get('ratelimit')).toBeNull();
+    expect((await fetch(`${quire.server.url}/api/v1/files/nothing`)).headers.get('ratelimit')).toBeNull();
   });
 
   it('refuses the 61st request in the window with 429 and a Retry-After that is enough; pro is unaffected', async () => {
@@ -127,7 +123,7 @@ describe('rate limits per account', () => {
 
 describe('configured windows', () => {
   it('a plan from the plans file brings its own quota and window', async () => {
-    const tiny = await accountOn(server, 'tiny');
+    const tiny = await quire.clientOn('tiny');
     const statuses = [];
     for (let i = 0; i < 3; i++) statuses.push((await tiny.fetch('/api/v1/tools')).status);
     expect(statuses).toEqual([200, 200, 429]);
@@ -141,7 +137,7 @@ describe('configured windows', () => {
 describe('plan limits on uploads', () => {
   // A fresh free account: the one above has spent its requests.
   beforeAll(async () => {
-    free = await accountOn(server, 'free');
+    free = await quire.clientOn('free');
   });
 
   it('GET /api/v1/tools shows each caller its own plan’s limits', async () => {

@@ -8,7 +8,8 @@ import { listen, startWork } from '../../src/cli/serve.js';
 import { Client, type JobBody } from '../support/client.js';
 import { corpusFile } from '../support/corpus.js';
 import { toFile } from '../support/pdf.js';
-import { openTestRuntime, startTestServer, type TestRuntime, type TestServer } from '../support/server.js';
+import { openTestRuntime, type TestRuntime } from '../support/server.js';
+import { useTestServer } from '../support/use-test-server.js';
 import { type Receiver, startReceiver } from '../support/webhook-receiver.js';
 
 const CANARY = {
@@ -42,22 +43,16 @@ function pdfWithText(text: string): Buffer {
   return readFileSync(out);
 }
 
-let server: TestServer;
-let client: Client;
 const bodies: string[] = [];
 
-beforeAll(async () => {
-  server = await startTestServer();
-  client = new Client(server.url, (await server.newAccount()).key);
-});
-afterAll(() => server.close());
+const quire = useTestServer();
 
 describe('privacy canaries', () => {
   it('runs every tool with canary values and finds none in logs or error bodies', async () => {
     const document = pdfWithText(CANARY.text);
     const file = { name: `${CANARY.fileName}.pdf`, data: document };
     const metadata = { note: CANARY.metadata };
-    const encrypted = await client.run({
+    const encrypted = await quire.client.run({
       tool: 'protect',
       files: [file],
       metadata,
@@ -66,7 +61,7 @@ describe('privacy canaries', () => {
     expect(encrypted.status, JSON.stringify(encrypted.error)).toBe('succeeded');
     const locked = {
       name: `${CANARY.fileName}-locked.pdf`,
-      data: (await client.download(encrypted.id)).body,
+      data: (await quire.client.download(encrypted.id)).body,
     };
 
     const runs: Array<{ tool: string; files: Array<typeof file>; options?: Record<string, unknown> }> = [
@@ -126,7 +121,7 @@ describe('privacy canaries', () => {
     ];
     const failedTools: string[] = [];
     for (const run of runs) {
-      const job: JobBody = await client.run({ ...run, metadata });
+      const job: JobBody = await quire.client.run({ ...run, metadata });
       if (job.error) bodies.push(JSON.stringify(job.error));
       if (job.status === 'failed') failedTools.push(`${run.tool}:${job.error?.code}`);
       expect(['succeeded', 'failed']).toContain(job.status);
@@ -139,7 +134,7 @@ describe('privacy canaries', () => {
       'rotate:page_range_invalid',
       'compress:pdf_corrupt',
     ]);
-    const refused = await client.createJob({
+    const refused = await quire.client.createJob({
       tool: 'unlock',
       files: [file],
       metadata,
@@ -147,7 +142,7 @@ describe('privacy canaries', () => {
     });
     expect(refused.status).toBe(400);
     bodies.push(await refused.text());
-    const notPdf = await client.createJob({
+    const notPdf = await quire.client.createJob({
       tool: 'rotate',
       files: [{ name: `${CANARY.fileName}.pdf`, data: CANARY.text }],
       options: { angle: 90 },
@@ -156,10 +151,10 @@ describe('privacy canaries', () => {
     bodies.push(await notPdf.text());
 
     // Files in the results legitimately hold the canaries; logs and error bodies must not.
-    expect(server.logs.length).toBeGreaterThan(20);
+    expect(quire.server.logs.length).toBeGreaterThan(20);
     for (const canary of Object.values(CANARY)) {
       expect(
-        server.logs.filter((line) => line.includes(canary)),
+        quire.server.logs.filter((line) => line.includes(canary)),
         canary,
       ).toEqual([]);
       expect(
@@ -167,7 +162,7 @@ describe('privacy canaries', () => {
         canary,
       ).toEqual([]);
     }
-    expect(server.logs.filter((line) => line.includes(client.key!))).toEqual([]);
+    expect(quire.server.logs.filter((line) => line.includes(quire.client.key!))).toEqual([]);
   }, 240_000);
 });
 

@@ -9,12 +9,12 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { PYMUPDF_PYTHON, REDACTION_PLACES } from '../../src/engines/pymupdf/pymupdf.js';
-import { Client, type JobBody } from '../support/client.js';
+import type { JobBody } from '../support/client.js';
 import { repoRoot } from '../support/corpus.js';
 import { qpdfCheckPasses, toFile } from '../support/pdf.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { useTestServer } from '../support/use-test-server.js';
 
 const TERM = 'SECRET7731';
 const dir = mkdtempSync(path.join(os.tmpdir(), 'quire-redact-'));
@@ -136,23 +136,19 @@ function layerStates(file: string): Record<string, boolean> {
   return JSON.parse(execFileSync(PYMUPDF_PYTHON, ['-I', '-c', script, file], { encoding: 'utf8' }));
 }
 
-let server: TestServer;
-let client: Client;
 let fixture: Fixture;
 let planted: Evidence;
 
+const quire = useTestServer();
 beforeAll(async () => {
-  server = await startTestServer();
-  client = new Client(server.url, (await server.newAccount()).key);
   fixture = makeFixture();
   planted = evidence(fixture.file);
 });
-afterAll(() => server.close());
 
 async function redacted(job: JobBody): Promise<{ job: JobBody; evidence: Evidence; file: string }> {
-  const done = await client.waitFor(job.id, 120);
+  const done = await quire.client.waitFor(job.id, 120);
   expect(done.status, JSON.stringify(done.error)).toBe('succeeded');
-  const file = toFile((await client.download(done.id)).body);
+  const file = toFile((await quire.client.download(done.id)).body);
   return { job: done, evidence: evidence(file), file };
 }
 
@@ -179,8 +175,8 @@ describe('redact removes a term from every place of a PDF', () => {
   it('leaves the term in no text, pixel, object or UTF-16 string, with fill black and none, and keeps the rest', async () => {
     const options = { texts: [TERM], areas: fixture.areas };
     const [black, none] = await Promise.all([
-      client.submit({ tool: 'redact', options, files: [fixture.file] }),
-      client.submit({ tool: 'redact', options: { ...options, fill: 'none' }, files: [fixture.file] }),
+      quire.client.submit({ tool: 'redact', options, files: [fixture.file] }),
+      quire.client.submit({ tool: 'redact', options: { ...options, fill: 'none' }, files: [fixture.file] }),
     ]);
     for (const [fill, submitted] of [
       ['black', black],

@@ -6,25 +6,22 @@ import { randomBytes } from 'node:crypto';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { Client, type JobBody } from '../support/client.js';
 import { corpusFile } from '../support/corpus.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { startTestServer } from '../support/server.js';
 import { makeTestPki, startTestTsa, type TestPki, tamperSignedRange } from '../support/test-pki.js';
+import { useTestServer } from '../support/use-test-server.js';
 
 const exec = promisify(execFile);
 const PDF = corpusFile('pypdf-samples__pdflatex-4-pages.pdf');
 
-let server: TestServer;
-let client: Client;
 let pki: TestPki;
+const quire = useTestServer();
 beforeAll(async () => {
   // A password no other byte of the run can contain by chance.
   pki = await makeTestPki(`pw-${randomBytes(12).toString('hex')}`);
-  server = await startTestServer();
-  client = new Client(server.url, (await server.newAccount()).key);
 });
-afterAll(() => server.close());
 
 /** What must never be stored or shown: the password, and any long run of the bundle's base64. */
 function leaks(text: string | Buffer): string[] {
@@ -34,13 +31,13 @@ function leaks(text: string | Buffer): string[] {
 }
 
 async function verifyJob(file: string | { name: string; data: Uint8Array }, trustRoots: string[]) {
-  const job = await client.run({
+  const job = await quire.client.run({
     tool: 'verify-signatures',
     options: { trust_roots: trustRoots },
     files: [file],
   });
   expect(job.status, JSON.stringify(job.error)).toBe('succeeded');
-  const { body } = await client.download(job.id);
+  const { body } = await quire.client.download(job.id);
   return (JSON.parse(body.toString('utf8')) as { signatures: Array<Record<string, unknown>> }).signatures;
 }
 
@@ -63,10 +60,10 @@ describe('sign and verify-signatures over HTTP', () => {
       reason: 'Approved',
       appearance: { page: 1, box: [72, 72, 320, 140], text: 'Signed over HTTP' },
     };
-    const created = await client.submit({ tool: 'sign', options, files: [PDF] });
+    const created = await quire.client.submit({ tool: 'sign', options, files: [PDF] });
     views.push(created);
     expect(created.options).toMatchObject({ certificate: '[redacted]', certificate_password: '[redacted]' });
-    const done = await client.waitFor(created.id, 120);
+    const done = await quire.client.waitFor(created.id, 120);
     views.push(done);
     expect(done.status, JSON.stringify(done.error)).toBe('succeeded');
     expect(done.result).toMatchObject({
@@ -75,8 +72,8 @@ describe('sign and verify-signatures over HTTP', () => {
       content_type: 'application/pdf',
     });
 
-    signedPdf = (await client.download(done.id)).body;
-    const file = path.join(server.dataDir, 'downloaded-signed.pdf');
+    signedPdf = (await quire.client.download(done.id)).body;
+    const file = path.join(quire.server.dataDir, 'downloaded-signed.pdf');
     await writeFile(file, signedPdf);
     expect(await pdfsig(file)).toContain('Signature Validation: Signature is Valid.');
 
@@ -91,7 +88,7 @@ describe('sign and verify-signatures over HTTP', () => {
 
   it('after one byte inside the signed range changes, verify-signatures and pdfsig report it broken', async () => {
     const { tampered } = tamperSignedRange(signedPdf);
-    const file = path.join(server.dataDir, 'tampered.pdf');
+    const file = path.join(quire.server.dataDir, 'tampered.pdf');
     await writeFile(file, tampered);
     expect(await pdfsig(file)).not.toContain('Signature is Valid');
     const [signature] = await verifyJob({ name: 'tampered.pdf', data: tampered }, [pki.caPem]);
@@ -99,7 +96,7 @@ describe('sign and verify-signatures over HTTP', () => {
   }, 180_000);
 
   it('refuses an appearance box with its corners swapped with 400 invalid_options, echoing no secret', async () => {
-    const response = await client.createJob({
+    const response = await quire.client.createJob({
       tool: 'sign',
       options: {
         certificate: pki.bundleBase64,
@@ -118,7 +115,7 @@ describe('sign and verify-signatures over HTTP', () => {
   });
 
   it('fails a wrong password with invalid_password without echoing it', async () => {
-    const job = await client.run(
+    const job = await quire.client.run(
       {
         tool: 'sign',
         options: { certificate: pki.bundleBase64, certificate_password: `${pki.password}x` },
@@ -132,17 +129,17 @@ describe('sign and verify-signatures over HTTP', () => {
 
   it('leaves the password and the bundle in no job view, log line or byte of the database files', async () => {
     for (const view of views) {
-      const again = (await (await client.fetch(`/api/v1/jobs/${view.id}`)).json()) as JobBody;
+      const again = (await (await quire.client.fetch(`/api/v1/jobs/${view.id}`)).json()) as JobBody;
       expect(leaks(JSON.stringify(view)), `view of ${view.id}`).toEqual([]);
       expect(leaks(JSON.stringify(again)), `view of ${view.id}`).toEqual([]);
     }
-    expect(server.logs.length).toBeGreaterThan(0);
-    expect(leaks(server.logs.join('\n'))).toEqual([]);
+    expect(quire.server.logs.length).toBeGreaterThan(0);
+    expect(leaks(quire.server.logs.join('\n'))).toEqual([]);
 
-    const dbFiles = (await readdir(server.dataDir)).filter((name) => name.includes('.db'));
+    const dbFiles = (await readdir(quire.server.dataDir)).filter((name) => name.includes('.db'));
     expect(dbFiles.length).toBeGreaterThan(0);
     for (const name of dbFiles) {
-      expect(leaks(await readFile(path.join(server.dataDir, name))), name).toEqual([]);
+      expect(leaks(await readFile(path.join(quire.server.dataDir, name))), name).toEqual([]);
     }
   });
 });
@@ -166,7 +163,7 @@ describe('QUIRE_SIGN_TSA_URL', () => {
   };
 
   it('signs B-T through the configured TSA, and refuses one on a private address unless allowed', async () => {
-    const tsa = await startTestTsa(server.dataDir);
+    const tsa = await startTestTsa(quire.server.dataDir);
     try {
       const refused = await signOnce({ QUIRE_SIGN_TSA_URL: tsa.url });
       expect(refused.error).toMatchObject({ code: 'timestamp_failed', retryable: true });

@@ -1,20 +1,12 @@
 // Stamping, rendering and extraction tools over HTTP: uploads of PDFs and images, results judged by substance
 // (text, image size, content type), and cross-field option errors refused with 400 before a job exists.
 import sharp from 'sharp';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client } from '../support/client.js';
+import { describe, expect, it } from 'vitest';
 import { corpusFile } from '../support/corpus.js';
 import { pageCount, pageText, toFile } from '../support/pdf.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { useTestServer } from '../support/use-test-server.js';
 
-let server: TestServer;
-let client: Client;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  client = new Client(server.url, (await server.newAccount()).key);
-});
-afterAll(() => server.close());
+const quire = useTestServer();
 
 const fourPages = corpusFile('pypdf-samples__pdflatex-4-pages.pdf');
 const tracemonkey = corpusFile('pdfjs__tracemonkey.pdf');
@@ -22,10 +14,10 @@ const png = corpusFile('ocrmypdf__typewriter.png');
 const jpeg = corpusFile('ocrmypdf__baiona_cmyk.jpg');
 
 async function succeed(tool: string, files: string[], options?: Record<string, unknown>) {
-  const job = await client.run({ tool, files, options });
+  const job = await quire.client.run({ tool, files, options });
   expect(job.status, JSON.stringify(job.error)).toBe('succeeded');
   expect(job.progress).toBe(100);
-  return { job, ...(await client.download(job.id)) };
+  return { job, ...(await quire.client.download(job.id)) };
 }
 
 describe('content tools over HTTP', () => {
@@ -64,7 +56,7 @@ describe('content tools over HTTP', () => {
   });
 
   it('fails a user-password PDF with pdf_encrypted', async () => {
-    const job = await client.run({ tool: 'extract-images', files: [corpusFile('qpdf__c-r4.pdf')] });
+    const job = await quire.client.run({ tool: 'extract-images', files: [corpusFile('qpdf__c-r4.pdf')] });
     expect(job.status).toBe('failed');
     expect(job.error?.code).toBe('pdf_encrypted');
   });
@@ -97,7 +89,7 @@ describe('invalid option combinations', () => {
       '/options/format',
     ],
   ])('refuses %s with 400 invalid_options', async (_label, tool, files, options, pointer) => {
-    const response = await client.createJob({ tool, files, options });
+    const response = await quire.client.createJob({ tool, files, options });
     const body = (await response.json()) as { code: string; errors?: { pointer?: string }[] };
     expect(response.status).toBe(400);
     expect(body.code).toBe('invalid_options');

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey } from '../../src/auth/issue-key.js';
 import { Client, type JobBody } from '../support/client.js';
 import { corpusFile, repoRoot } from '../support/corpus.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { useTestServer } from '../support/use-test-server.js';
 
 const ATTEMPTS = 10_000;
 const IN_FLIGHT = 4;
@@ -22,27 +22,23 @@ const AUTH_CACHE_MS = 5_000;
 /** The check of open streams' keys runs every second (src/http/stream-slots.ts). */
 const KEY_CHECK_MS = 1_000;
 
-let server: TestServer;
-let accountId: string;
 let keys: [string, string];
 let jobId: string;
 const agent = new http.Agent({ keepAlive: true, maxSockets: IN_FLIGHT + PER_ACCOUNT + 4 });
 
+const quire = useTestServer(
+  {
+    QUIRE_STREAMS_MAX_PER_KEY: String(PER_KEY),
+    QUIRE_STREAMS_MAX_PER_ACCOUNT: String(PER_ACCOUNT),
+    QUIRE_AUTH_CACHE_MS: String(AUTH_CACHE_MS),
+    // The request rate limit would answer 429 `rate_limited` first: this test is about the stream caps.
+    QUIRE_PLAN_BUSINESS_REQUESTS_PER_WINDOW: '1000000',
+  },
+  { workers: false }, // the job stays queued, so its streams stay open
+);
 beforeAll(async () => {
-  server = await startTestServer(
-    {
-      QUIRE_STREAMS_MAX_PER_KEY: String(PER_KEY),
-      QUIRE_STREAMS_MAX_PER_ACCOUNT: String(PER_ACCOUNT),
-      QUIRE_AUTH_CACHE_MS: String(AUTH_CACHE_MS),
-      // The request rate limit would answer 429 `rate_limited` first: this test is about the stream caps.
-      QUIRE_PLAN_BUSINESS_REQUESTS_PER_WINDOW: '1000000',
-    },
-    { workers: false }, // the job stays queued, so its streams stay open
-  );
-  const account = await server.newAccount();
-  accountId = account.accountId;
-  keys = [account.key, await server.keyFor(accountId, ['jobs:read', 'jobs:write'])];
-  const client = new Client(server.url, keys[0]);
+  keys = [quire.key, await quire.server.keyFor(quire.accountId, ['jobs:read', 'jobs:write'])];
+  const client = new Client(quire.server.url, keys[0]);
   jobId = (
     await client.submit({
       tool: 'rotate',
@@ -53,7 +49,6 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => {
   agent.destroy();
-  await server?.close();
 });
 
 interface Opened {
@@ -66,7 +61,7 @@ interface Opened {
 
 function open(pathname: string, key: string): Promise<Opened> {
   return new Promise((resolve, reject) => {
-    const req = http.get(new URL(pathname, server.url), {
+    const req = http.get(new URL(pathname, quire.server.url), {
       agent,
       headers: { authorization: `Bearer ${key}` },
     });
@@ -103,7 +98,7 @@ async function probeHealth(stop: { done: boolean }): Promise<number[]> {
     const started = performance.now();
     await new Promise<void>((resolve, reject) => {
       http
-        .get(new URL('/healthz', server.url), { agent: probe }, (res) => {
+        .get(new URL('/healthz', quire.server.url), { agent: probe }, (res) => {
           res.resume();
           res.once('end', resolve);
         })
@@ -123,7 +118,7 @@ describe('caps on event streams and long-polls', () => {
     // The attacker is another process, as it would be: this one serves and probes.
     const flood = await promisify(execFile)(process.execPath, [
       path.join(repoRoot, 'test/support/stream-flood.mjs'),
-      new URL(`/api/v1/jobs/${jobId}/events`, server.url).toString(),
+      new URL(`/api/v1/jobs/${jobId}/events`, quire.server.url).toString(),
       String(ATTEMPTS),
       String(IN_FLIGHT),
       ...keys,
@@ -155,7 +150,7 @@ describe('caps on event streams and long-polls', () => {
     );
     expect(opened.map((o) => o.status)).toEqual(Array(PER_ACCOUNT).fill(200));
     // The same refusal as the client sees it, checked against /openapi.json; a long-poll counts too.
-    const client = new Client(server.url, keys[1]);
+    const client = new Client(quire.server.url, keys[1]);
     const refusedPoll = await client.fetch(`/api/v1/jobs/${jobId}?wait=1`);
     expect(refusedPoll.status).toBe(429);
     expect(((await refusedPoll.json()) as { code: string; limit: string }).limit).toBe('concurrent_streams');
@@ -182,7 +177,7 @@ describe('caps on event streams and long-polls', () => {
     await promisify(execFile)(
       process.execPath,
       [path.join(repoRoot, 'dist/cli/main.js'), 'keys', 'revoke', keys[0].split('_')[2]!],
-      { env: { ...process.env, QUIRE_DATA_DIR: server.dataDir, QUIRE_LOG_LEVEL: 'warn' } },
+      { env: { ...process.env, QUIRE_DATA_DIR: quire.server.dataDir, QUIRE_LOG_LEVEL: 'warn' } },
     );
     const revoked = performance.now();
     const closedAt = await Promise.all(closings);
@@ -201,21 +196,21 @@ describe('caps on event streams and long-polls', () => {
   }, 60_000);
 
   it('ends a long-poll with 401 when its key is revoked while it waits', async () => {
-    const other = await server.newAccount();
-    const key = await server.keyFor(other.accountId, ['jobs:read']);
+    const other = await quire.server.newAccount();
+    const key = await quire.server.keyFor(other.accountId, ['jobs:read']);
     const jobId = (
-      await new Client(server.url, other.key).submit({
+      await new Client(quire.server.url, other.key).submit({
         tool: 'rotate',
         options: { angle: 90 },
         files: [corpusFile('pdf20ex__Simple_PDF_2.0_file.pdf')],
       })
     ).id;
-    const client = new Client(server.url, key);
+    const client = new Client(quire.server.url, key);
     const polling = client.fetch(`/api/v1/jobs/${jobId}?wait=30`);
     await new Promise((resolve) => setTimeout(resolve, 200));
     const started = performance.now();
     // Through this process's API: the key cache drops the key at once.
-    await server.runtime.db.accounts.revokeKey(key.split('_')[2]!);
+    await quire.server.runtime.db.accounts.revokeKey(key.split('_')[2]!);
     const answer = await polling;
     expect(answer.status).toBe(401);
     expect(((await answer.json()) as { code: string }).code).toBe('invalid_api_key');
@@ -223,17 +218,17 @@ describe('caps on event streams and long-polls', () => {
   });
 
   it('ends an event stream when its key expires', async () => {
-    const other = await server.newAccount();
+    const other = await quire.server.newAccount();
     const expiresAt = Date.now() + 2_000;
     const { key } = await createKey(
-      server.runtime,
+      quire.server.runtime,
       other.accountId,
       'expiring',
       ['jobs:read'],
       'live',
       expiresAt,
     );
-    const job = await new Client(server.url, other.key).submit({
+    const job = await new Client(quire.server.url, other.key).submit({
       tool: 'rotate',
       options: { angle: 90 },
       files: [corpusFile('pdf20ex__Simple_PDF_2.0_file.pdf')],

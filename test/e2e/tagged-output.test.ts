@@ -1,23 +1,18 @@
 // Tagged output over real HTTP: an accessible HTML page (Chromium) and an accessible DOCX
 // (LibreOffice), converted with `accessibility: "pdf-ua-1"`, pass PDF/UA-1 as the `validate` tool
 // judges it; converted without, they fail it; and veraPDF run directly agrees on all four.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client } from '../support/client.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ACCESSIBLE_PAGE, accessibleDocx } from '../support/heavy-fixtures.js';
 import { toFile } from '../support/pdf.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { useTestServer } from '../support/use-test-server.js';
 import { verapdfFiles } from '../support/verapdf.js';
 
-let server: TestServer;
-let client: Client;
 let docx: string;
 
+const quire = useTestServer({ QUIRE_WORKER_CONCURRENCY: '2', QUIRE_BROWSER_POOL_SIZE: '1' });
 beforeAll(async () => {
   docx = accessibleDocx();
-  server = await startTestServer({ QUIRE_WORKER_CONCURRENCY: '2', QUIRE_BROWSER_POOL_SIZE: '1' });
-  client = new Client(server.url, (await server.newAccount()).key);
 }, 180_000);
-afterAll(() => server?.close());
 
 interface Verdict {
   compliant: boolean;
@@ -25,16 +20,19 @@ interface Verdict {
 }
 
 async function convert(tool: string, file: string | { name: string; data: string }, accessibility: string) {
-  const job = await client.run({ tool, files: [file], options: { accessibility } }, 150);
+  const job = await quire.client.run({ tool, files: [file], options: { accessibility } }, 150);
   expect(job.status, JSON.stringify(job.error)).toBe('succeeded');
   expect(job.result?.accessibility).toBe(accessibility);
-  return toFile((await client.download(job.id)).body);
+  return toFile((await quire.client.download(job.id)).body);
 }
 
 async function validate(pdf: string): Promise<Verdict> {
-  const job = await client.run({ tool: 'validate', files: [pdf], options: { profile: 'pdfua-1' } }, 150);
+  const job = await quire.client.run(
+    { tool: 'validate', files: [pdf], options: { profile: 'pdfua-1' } },
+    150,
+  );
   expect(job.status, JSON.stringify(job.error)).toBe('succeeded');
-  return JSON.parse((await client.download(job.id)).body.toString('utf8')) as Verdict;
+  return JSON.parse((await quire.client.download(job.id)).body.toString('utf8')) as Verdict;
 }
 
 describe('tagged output', () => {

@@ -1,21 +1,16 @@
 // Every published options example over real HTTP with real workers and engines: each is accepted
 // (201) and, on a sample input fit for its tool, succeeds.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client } from '../support/client.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { inputsFor, type PublishedTool, sampleOptions } from '../support/tool-samples.js';
+import { useTestServer } from '../support/use-test-server.js';
 
-let server: TestServer;
-let client: Client;
 let published: PublishedTool[];
 
+const quire = useTestServer();
 beforeAll(async () => {
-  server = await startTestServer();
-  client = new Client(server.url, (await server.newAccount()).key);
-  const body = (await (await client.fetch('/api/v1/tools')).json()) as { data: PublishedTool[] };
+  const body = (await (await quire.client.fetch('/api/v1/tools')).json()) as { data: PublishedTool[] };
   published = body.data;
 });
-afterAll(() => server.close());
 
 describe('published option examples', () => {
   it('accepts every published example, and each example job succeeds on a fitting sample input', async () => {
@@ -25,14 +20,14 @@ describe('published option examples', () => {
     for (const tool of published.filter((t) => t.available)) {
       for (const example of (tool.options_schema.examples as Record<string, unknown>[]) ?? []) {
         const options = await sampleOptions(tool, example);
-        const job = await client.submit({ tool: tool.name, options, files: inputsFor(tool) });
+        const job = await quire.client.submit({ tool: tool.name, options, files: inputsFor(tool) });
         submitted.push({ label: `${tool.name} ${JSON.stringify(example)}`, id: job.id });
       }
     }
     expect(submitted.length).toBeGreaterThan(20);
     const failed: string[] = [];
     for (const { label, id } of submitted) {
-      const done = await client.waitFor(id, 180);
+      const done = await quire.client.waitFor(id, 180);
       expect(done.error?.code, label).not.toBe('invalid_options');
       expect(['succeeded', 'failed'], label).toContain(done.status);
       if (done.status === 'failed') failed.push(`${label}: ${done.error?.code}`);

@@ -2,35 +2,25 @@
 // (docs/api.md "Resumable uploads"): an upload is taken only when the job is stored. Over real HTTP in
 // the embedded default (SQLite, file store); no workers, as no job needs to run.
 import { readFile } from 'node:fs/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client } from '../support/client.js';
+import { describe, expect, it } from 'vitest';
+import type { Client } from '../support/client.js';
 import { corpusFile } from '../support/corpus.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { useTestServer } from '../support/use-test-server.js';
 
 const small = corpusFile('pdf20ex__Simple_PDF_2.0_file.pdf');
 /** The pro plan here: 2,000,000 bytes stored and 3 jobs per window, so quotas refuse after the body. */
 const STORED = 2_000_000;
-let server: TestServer;
 
-beforeAll(async () => {
-  server = await startTestServer(
-    { QUIRE_PLAN_PRO_MAX_STORED_BYTES: String(STORED), QUIRE_PLAN_PRO_JOBS_PER_WINDOW: '3' },
-    { workers: false },
-  );
-});
-afterAll(() => server.close());
-
-async function accountOn(plan: string): Promise<Client> {
-  const id = `acct_${plan}_${Math.random().toString(36).slice(2)}`;
-  await server.runtime.db.accounts.createAccount({ id, name: plan, plan, createdAt: Date.now() });
-  return new Client(server.url, await server.keyFor(id, ['jobs:read', 'jobs:write']));
-}
+const quire = useTestServer(
+  { QUIRE_PLAN_PRO_MAX_STORED_BYTES: String(STORED), QUIRE_PLAN_PRO_JOBS_PER_WINDOW: '3' },
+  { workers: false },
+);
 
 /** A finished upload of the small corpus PDF. */
 async function uploaded(client: Client): Promise<string> {
   const bytes = await readFile(small);
   const tus = { 'tus-resumable': '1.0.0' };
-  const created = await fetch(`${server.url}/api/v1/uploads`, {
+  const created = await fetch(`${quire.server.url}/api/v1/uploads`, {
     method: 'POST',
     headers: client.headers({
       ...tus,
@@ -45,7 +35,7 @@ async function uploaded(client: Client): Promise<string> {
 
 async function offsetOf(client: Client, id: string): Promise<number> {
   return (
-    await fetch(`${server.url}/api/v1/uploads/${id}`, {
+    await fetch(`${quire.server.url}/api/v1/uploads/${id}`, {
       method: 'HEAD',
       headers: client.headers({ 'tus-resumable': '1.0.0' }),
     })
@@ -66,7 +56,7 @@ async function refused(response: Response, status: number, code: string): Promis
 
 describe('a refused job request leaves its upload usable', () => {
   it('keeps the upload through bad options, an unknown tool, bad steps, too many files and the storage quota; the job that is created consumes it', async () => {
-    const client = await accountOn('pro');
+    const client = await quire.clientOn('pro');
     const id = await uploaded(client);
     const pdf = new Blob([await readFile(small)]);
     await refused(
@@ -134,7 +124,7 @@ describe('a refused job request leaves its upload usable', () => {
   });
 
   it('refuses an upload named twice in one request and leaves it usable', async () => {
-    const client = await accountOn('business');
+    const client = await quire.clientOn('business');
     const id = await uploaded(client);
     await refused(
       await send(client, 'jobs', [
@@ -151,7 +141,7 @@ describe('a refused job request leaves its upload usable', () => {
 
 describe('a refused batch request leaves its uploads usable', () => {
   it('keeps both uploads through bad options, an unknown tool and jobs_per_window (429 after the body); the batch that is created consumes them', async () => {
-    const client = await accountOn('pro');
+    const client = await quire.clientOn('pro');
     const ids = [await uploaded(client), await uploaded(client)];
     const items = ids.map((id): [string, string] => ['upload_id', id]);
     await refused(

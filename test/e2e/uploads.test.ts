@@ -13,32 +13,25 @@ import { corpusFile } from '../support/corpus.js';
 import { qpdfCheckPasses, toFile } from '../support/pdf.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { largePdf, tusUpload } from '../support/tus.js';
+import { useTestServer } from '../support/use-test-server.js';
 
 const MiB = 1024 * 1024;
 const small = corpusFile('pdf20ex__Simple_PDF_2.0_file.pdf');
 const TUS = { 'tus-resumable': '1.0.0' };
-let server: TestServer;
-let owner: { key: string; accountId: string };
-let client: Client;
 
-beforeAll(async () => {
-  server = await startTestServer({
-    QUIRE_UPLOAD_MAX_FILE_BYTES: String(64 * MiB),
-    QUIRE_UPLOAD_MAX_TOTAL_BYTES: String(128 * MiB),
-    QUIRE_UPLOAD_IDLE_TIMEOUT_MS: '3000',
-    QUIRE_UPLOAD_MAX_CONCURRENT_PER_ACCOUNT: '1',
-  });
-  owner = await server.newAccount();
-  client = new Client(server.url, owner.key);
+const quire = useTestServer({
+  QUIRE_UPLOAD_MAX_FILE_BYTES: String(64 * MiB),
+  QUIRE_UPLOAD_MAX_TOTAL_BYTES: String(128 * MiB),
+  QUIRE_UPLOAD_IDLE_TIMEOUT_MS: '3000',
+  QUIRE_UPLOAD_MAX_CONCURRENT_PER_ACCOUNT: '1',
 });
-afterAll(() => server.close());
 
 function tus(key: string, extra: Record<string, string> = {}) {
   return { ...TUS, authorization: `Bearer ${key}`, ...extra };
 }
 
 async function create(key: string, length: number): Promise<Response> {
-  return fetch(`${server.url}/api/v1/uploads`, {
+  return fetch(`${quire.server.url}/api/v1/uploads`, {
     method: 'POST',
     headers: tus(key, { 'upload-length': String(length) }),
   });
@@ -57,7 +50,7 @@ async function patch(
   body: Buffer,
   extra: Record<string, string> = {},
 ) {
-  return fetch(`${server.url}/api/v1/uploads/${id}`, {
+  return fetch(`${quire.server.url}/api/v1/uploads/${id}`, {
     method: 'PATCH',
     headers: tus(key, {
       'upload-offset': String(offset),
@@ -69,7 +62,7 @@ async function patch(
 }
 
 async function offsetOf(key: string, id: string): Promise<Response> {
-  return fetch(`${server.url}/api/v1/uploads/${id}`, { method: 'HEAD', headers: tus(key) });
+  return fetch(`${quire.server.url}/api/v1/uploads/${id}`, { method: 'HEAD', headers: tus(key) });
 }
 
 async function jobFrom(key: string, parts: Array<['upload_id', string] | ['file', string]>, tool = 'merge') {
@@ -79,11 +72,11 @@ async function jobFrom(key: string, parts: Array<['upload_id', string] | ['file'
     if (name === 'upload_id') form.append('upload_id', value);
     else form.append('file', new Blob([await readFile(value)]), path.basename(value));
   }
-  return new Client(server.url, key).fetch('/api/v1/jobs', { method: 'POST', body: form });
+  return new Client(quire.server.url, key).fetch('/api/v1/jobs', { method: 'POST', body: form });
 }
 
 async function storedUploads(): Promise<string[]> {
-  return (await readdir(path.join(server.dataDir, 'uploads')).catch(() => [])).filter(
+  return (await readdir(path.join(quire.server.dataDir, 'uploads')).catch(() => [])).filter(
     (n) => !n.startsWith('.'),
   );
 }
@@ -91,18 +84,18 @@ async function storedUploads(): Promise<string[]> {
 describe('tus uploads and jobs from them', () => {
   it('tus-js-client uploads in 5 MiB chunks; a job takes the upload in order with a file part', async () => {
     const pdf = largePdf(12 * MiB + 123);
-    const url = await tusUpload(server.url, pdf.stream, {
-      key: owner.key,
+    const url = await tusUpload(quire.server.url, pdf.stream, {
+      key: quire.key,
       chunkSize: 5 * MiB,
       size: 12 * MiB + 123,
     });
     const id = url.split('/').pop()!;
     expect(id).toMatch(/^upl_[0-9A-HJKMNP-TV-Z]{26}$/);
-    const stored = await readFile(path.join(server.dataDir, 'uploads', id));
+    const stored = await readFile(path.join(quire.server.dataDir, 'uploads', id));
     expect(createHash('sha256').update(stored).digest('hex')).toBe(await pdf.sha256);
     expect(qpdfCheckPasses(toFile(stored))).toBe(true);
 
-    const response = await jobFrom(owner.key, [
+    const response = await jobFrom(quire.key, [
       ['file', small],
       ['upload_id', id],
     ]);
@@ -111,24 +104,24 @@ describe('tus uploads and jobs from them', () => {
     expect(
       (created.input as { files: Array<{ size: number; name: string }> }).files.map((i) => i.size),
     ).toEqual([expect.any(Number), 12 * MiB + 123]);
-    const job = await client.waitFor(created.id);
+    const job = await quire.client.waitFor(created.id);
     expect(job.status, JSON.stringify(job.error)).toBe('succeeded');
     // Consumed: moved into the job, so the upload is gone and cannot be used twice.
     expect(await storedUploads()).not.toContain(id);
-    expect((await offsetOf(owner.key, id)).status).toBe(404);
-    const again = await jobFrom(owner.key, [['upload_id', id]], 'compress');
+    expect((await offsetOf(quire.key, id)).status).toBe(404);
+    const again = await jobFrom(quire.key, [['upload_id', id]], 'compress');
     expect(again.status).toBe(404);
   });
 
   it('replays a job made from an upload for a retry with the same Idempotency-Key', async () => {
     const bytes = await readFile(small);
-    const id = await createdId(owner.key, bytes.length);
-    expect((await patch(owner.key, id, 0, bytes)).status).toBe(204);
+    const id = await createdId(quire.key, bytes.length);
+    expect((await patch(quire.key, id, 0, bytes)).status).toBe(204);
     const send = async (uploadId: string) => {
       const form = new FormData();
       form.set('tool', 'compress');
       form.append('upload_id', uploadId);
-      return client.fetch('/api/v1/jobs', {
+      return quire.client.fetch('/api/v1/jobs', {
         method: 'POST',
         body: form,
         headers: { 'idempotency-key': `k-${id}` },
@@ -140,13 +133,13 @@ describe('tus uploads and jobs from them', () => {
     expect(replayed.status).toBe(201);
     expect(replayed.headers.get('idempotent-replayed')).toBe('true');
     expect(((await replayed.json()) as JobBody).id).toBe(((await first.json()) as JobBody).id);
-    const other = await send(await createdId(owner.key, 10));
+    const other = await send(await createdId(quire.key, 10));
     expect(other.status).toBe(422);
   });
 
   it('refuses an Upload-Length over the plan’s file limit with 413 and limit_bytes, storing nothing', async () => {
     const before = await storedUploads();
-    const response = await create(owner.key, 64 * MiB + 1);
+    const response = await create(quire.key, 64 * MiB + 1);
     expect(response.status).toBe(413);
     expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
     expect(await response.json()).toMatchObject({ code: 'payload_too_large', limit_bytes: 64 * MiB });
@@ -155,9 +148,9 @@ describe('tus uploads and jobs from them', () => {
 
   it('answers a request without Tus-Resumable, or with an empty one, with 400, and another version with 412', async () => {
     for (const version of [{}, { 'tus-resumable': '' }] as Record<string, string>[]) {
-      const missing = await fetch(`${server.url}/api/v1/uploads`, {
+      const missing = await fetch(`${quire.server.url}/api/v1/uploads`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${owner.key}`, 'upload-length': '10', ...version },
+        headers: { authorization: `Bearer ${quire.key}`, 'upload-length': '10', ...version },
       });
       expect(missing.status).toBe(400);
       expect(missing.headers.get('tus-resumable')).toBe('1.0.0');
@@ -166,9 +159,9 @@ describe('tus uploads and jobs from them', () => {
         errors: [{ field: 'Tus-Resumable', detail: 'required' }],
       });
     }
-    const other = await fetch(`${server.url}/api/v1/uploads`, {
+    const other = await fetch(`${quire.server.url}/api/v1/uploads`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${owner.key}`, 'tus-resumable': '0.2.2', 'upload-length': '10' },
+      headers: { authorization: `Bearer ${quire.key}`, 'tus-resumable': '0.2.2', 'upload-length': '10' },
     });
     expect(other.status).toBe(412);
     expect(other.headers.get('tus-resumable')).toBe('1.0.0');
@@ -178,7 +171,7 @@ describe('tus uploads and jobs from them', () => {
 
   it('replays an upload’s creation with its tus headers, and leaves a key refused with 412 usable', async () => {
     const post = (headers: Record<string, string>) =>
-      fetch(`${server.url}/api/v1/uploads`, { method: 'POST', headers: tus(owner.key, headers) });
+      fetch(`${quire.server.url}/api/v1/uploads`, { method: 'POST', headers: tus(quire.key, headers) });
     const key = { 'idempotency-key': `tus-${Date.now()}`, 'upload-length': '10' };
     // A version this server does not speak refuses the request before it starts: not stored.
     const refused = await post({ ...key, 'tus-resumable': '0.2.2' });
@@ -203,20 +196,20 @@ describe('tus uploads and jobs from them', () => {
       expect(other.status, JSON.stringify(changed)).toBe(422);
       expect(await other.json()).toMatchObject({ code: 'idempotency_key_reused' });
     }
-    await fetch(`${server.url}${first.headers.get('location')}`, {
+    await fetch(`${quire.server.url}${first.headers.get('location')}`, {
       method: 'DELETE',
-      headers: tus(owner.key),
+      headers: tus(quire.key),
     });
   });
 
   it('answers Quire’s auth errors as problem+json', async () => {
-    const response = await fetch(`${server.url}/api/v1/uploads`, {
+    const response = await fetch(`${quire.server.url}/api/v1/uploads`, {
       method: 'POST',
       headers: { ...TUS, 'upload-length': '10' },
     });
     expect(response.status).toBe(401);
     expect(await response.json()).toMatchObject({ code: 'unauthenticated' });
-    const readOnly = await server.keyFor(owner.accountId, ['jobs:read']);
+    const readOnly = await quire.server.keyFor(quire.accountId, ['jobs:read']);
     const forbidden = await create(readOnly, 10);
     expect(forbidden.status).toBe(403);
     expect(await forbidden.json()).toMatchObject({
@@ -227,34 +220,34 @@ describe('tus uploads and jobs from them', () => {
 
   it('discards a chunk whose Upload-Checksum does not match (460) and keeps one that does', async () => {
     const bytes = await readFile(small);
-    const id = await createdId(owner.key, bytes.length);
+    const id = await createdId(quire.key, bytes.length);
     const wrong = createHash('sha256').update('something else').digest('base64');
-    const refused = await patch(owner.key, id, 0, bytes, { 'upload-checksum': `sha256 ${wrong}` });
+    const refused = await patch(quire.key, id, 0, bytes, { 'upload-checksum': `sha256 ${wrong}` });
     expect(refused.status).toBe(460);
     expect(refused.headers.get('content-type')).toMatch(/^application\/problem\+json/);
     expect(await refused.json()).toMatchObject({ code: 'checksum_mismatch' });
-    expect((await offsetOf(owner.key, id)).headers.get('upload-offset')).toBe('0');
+    expect((await offsetOf(quire.key, id)).headers.get('upload-offset')).toBe('0');
     const right = createHash('sha256').update(bytes).digest('base64');
-    const stored = await patch(owner.key, id, 0, bytes, { 'upload-checksum': `sha256 ${right}` });
+    const stored = await patch(quire.key, id, 0, bytes, { 'upload-checksum': `sha256 ${right}` });
     expect(stored.status).toBe(204);
     expect(stored.headers.get('upload-offset')).toBe(String(bytes.length));
-    const algorithm = await patch(owner.key, id, 0, bytes, { 'upload-checksum': 'md5 abc=' });
+    const algorithm = await patch(quire.key, id, 0, bytes, { 'upload-checksum': 'md5 abc=' });
     expect(algorithm.status).toBe(400);
-    const options = await fetch(`${server.url}/api/v1/uploads`, { method: 'OPTIONS' });
+    const options = await fetch(`${quire.server.url}/api/v1/uploads`, { method: 'OPTIONS' });
     expect(options.headers.get('tus-extension')).toContain('checksum');
     expect(options.headers.get('tus-checksum-algorithm')).toBe('sha256');
   });
 
   it('keeps an upload to its account: 404 on every tus method and at job creation for another', async () => {
     const bytes = await readFile(small);
-    const id = await createdId(owner.key, bytes.length);
-    expect((await patch(owner.key, id, 0, bytes)).status).toBe(204);
-    const other = await server.newAccount();
+    const id = await createdId(quire.key, bytes.length);
+    expect((await patch(quire.key, id, 0, bytes)).status).toBe(204);
+    const other = await quire.server.newAccount();
     expect((await offsetOf(other.key, id)).status).toBe(404);
     const patched = await patch(other.key, id, 0, bytes);
     expect(patched.status).toBe(404);
     expect(await patched.json()).toMatchObject({ code: 'not_found' });
-    const removed = await fetch(`${server.url}/api/v1/uploads/${id}`, {
+    const removed = await fetch(`${quire.server.url}/api/v1/uploads/${id}`, {
       method: 'DELETE',
       headers: tus(other.key),
     });
@@ -263,74 +256,74 @@ describe('tus uploads and jobs from them', () => {
     expect(job.status).toBe(404);
     expect(await job.json()).toMatchObject({ code: 'not_found' });
     // The owner still has it, whole.
-    expect((await offsetOf(owner.key, id)).headers.get('upload-offset')).toBe(String(bytes.length));
+    expect((await offsetOf(quire.key, id)).headers.get('upload-offset')).toBe(String(bytes.length));
   });
 
   it('refuses an unfinished upload at job creation with 409 upload_incomplete', async () => {
     const bytes = await readFile(small);
-    const id = await createdId(owner.key, bytes.length);
-    expect((await patch(owner.key, id, 0, bytes.subarray(0, 100))).status).toBe(204);
-    const stale = await patch(owner.key, id, 0, bytes.subarray(0, 100));
+    const id = await createdId(quire.key, bytes.length);
+    expect((await patch(quire.key, id, 0, bytes.subarray(0, 100))).status).toBe(204);
+    const stale = await patch(quire.key, id, 0, bytes.subarray(0, 100));
     expect(stale.status).toBe(409);
     expect(await stale.json()).toMatchObject({ code: 'upload_offset_mismatch' });
-    const response = await jobFrom(owner.key, [['upload_id', id]], 'compress');
+    const response = await jobFrom(quire.key, [['upload_id', id]], 'compress');
     expect(response.status).toBe(409);
     expect(await response.json()).toMatchObject({ code: 'upload_incomplete', upload_id: id });
   });
 
   it('sniffs an upload like any input: not a PDF is unsupported_file', async () => {
     const text = Buffer.from('just some text, not a document at all\n'.repeat(10));
-    const id = await createdId(owner.key, text.length);
-    expect((await patch(owner.key, id, 0, text)).status).toBe(204);
-    const response = await jobFrom(owner.key, [['upload_id', id]], 'compress');
+    const id = await createdId(quire.key, text.length);
+    expect((await patch(quire.key, id, 0, text)).status).toBe(204);
+    const response = await jobFrom(quire.key, [['upload_id', id]], 'compress');
     expect(response.status).toBe(400);
     expect(await response.json()).toMatchObject({ code: 'unsupported_file' });
   });
 
   it('cuts a stalled chunk after the idle timeout, keeping what arrived; it holds an upload slot meanwhile', async () => {
-    const id = await createdId(owner.key, 1000);
-    const other = await createdId(owner.key, 10);
-    const socket = net.connect(Number(new URL(server.url).port), '127.0.0.1');
+    const id = await createdId(quire.key, 1000);
+    const other = await createdId(quire.key, 10);
+    const socket = net.connect(Number(new URL(quire.server.url).port), '127.0.0.1');
     socket.on('error', () => undefined);
     // Read the answer, so that the server's close reaches 'close' here.
     socket.resume();
     const closed = once(socket, 'close');
     socket.write(
       `PATCH /api/v1/uploads/${id} HTTP/1.1\r\nHost: quire\r\nTus-Resumable: 1.0.0\r\n` +
-        `Authorization: Bearer ${owner.key}\r\nUpload-Offset: 0\r\n` +
+        `Authorization: Bearer ${quire.key}\r\nUpload-Offset: 0\r\n` +
         'Content-Type: application/offset+octet-stream\r\nContent-Length: 1000\r\n\r\n' +
         'x'.repeat(100),
     );
     // Well inside the 3 s idle timeout: the stalled chunk holds the account's one upload slot.
     await new Promise((resolve) => setTimeout(resolve, 1000));
-    const second = await patch(owner.key, other, 0, Buffer.alloc(10));
+    const second = await patch(quire.key, other, 0, Buffer.alloc(10));
     expect(second.status).toBe(429);
     expect(await second.json()).toMatchObject({ code: 'concurrent_uploads_exceeded' });
     await closed;
-    expect((await offsetOf(owner.key, id)).headers.get('upload-offset')).toBe('100');
+    expect((await offsetOf(quire.key, id)).headers.get('upload-offset')).toBe('100');
     // The slot is free again: the refused chunk goes through now.
-    const fresh = await createdId(owner.key, 10);
-    expect((await patch(owner.key, fresh, 0, Buffer.alloc(10))).status).toBe(204);
-    expect((await patch(owner.key, other, 0, Buffer.alloc(10))).status).toBe(204);
+    const fresh = await createdId(quire.key, 10);
+    expect((await patch(quire.key, fresh, 0, Buffer.alloc(10))).status).toBe(204);
+    expect((await patch(quire.key, other, 0, Buffer.alloc(10))).status).toBe(204);
   });
 
   it('answers a method tus does not use with 405 and Allow', async () => {
-    const id = await createdId(owner.key, 10);
-    const response = await fetch(`${server.url}/api/v1/uploads/${id}`, { headers: tus(owner.key) });
+    const id = await createdId(quire.key, 10);
+    const response = await fetch(`${quire.server.url}/api/v1/uploads/${id}`, { headers: tus(quire.key) });
     expect(response.status).toBe(405);
     expect(response.headers.get('allow')).toBe('PATCH, HEAD, DELETE');
   });
 
   it('terminates an upload: DELETE removes its bytes', async () => {
-    const id = await createdId(owner.key, 10);
+    const id = await createdId(quire.key, 10);
     expect(await storedUploads()).toContain(id);
-    const removed = await fetch(`${server.url}/api/v1/uploads/${id}`, {
+    const removed = await fetch(`${quire.server.url}/api/v1/uploads/${id}`, {
       method: 'DELETE',
-      headers: tus(owner.key),
+      headers: tus(quire.key),
     });
     expect(removed.status).toBe(204);
     expect(await storedUploads()).not.toContain(id);
-    expect((await offsetOf(owner.key, id)).status).toBe(404);
+    expect((await offsetOf(quire.key, id)).status).toBe(404);
   });
 });
 

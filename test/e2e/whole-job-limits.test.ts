@@ -4,24 +4,17 @@
 import { randomBytes } from 'node:crypto';
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client, type JobBody } from '../support/client.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Client, JobBody } from '../support/client.js';
 import { buildPdf, healthy, stream } from '../support/hostile-pdf.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { useTestServer } from '../support/use-test-server.js';
 
 type Step = { tool: string; options?: Record<string, unknown> };
 type Problem = { code: string; errors?: { pointer?: string }[] };
 
-let server: TestServer;
 let free: Client;
 let pro: Client;
 let business: Client;
-
-async function accountOn(plan: string): Promise<Client> {
-  const id = `acct_${plan}_limits`;
-  await server.runtime.db.accounts.createAccount({ id, name: plan, plan, createdAt: Date.now() });
-  return new Client(server.url, await server.keyFor(id, ['jobs:read', 'jobs:write']));
-}
 
 /** `copies` items of `item`: the `pages` tool's way to repeat pages. */
 const repeat = (item: string, copies: number) => Array.from({ length: copies }, () => item).join(',');
@@ -67,25 +60,24 @@ async function filesLeft(): Promise<string[]> {
       .filter((e) => e.isFile())
       .map((e) => path.join(e.parentPath, e.name));
   return [
-    ...(await under(path.join(server.dataDir, 'files'))),
-    ...(await under(path.join(server.dataDir, 'tmp'))),
+    ...(await under(path.join(quire.server.dataDir, 'files'))),
+    ...(await under(path.join(quire.server.dataDir, 'tmp'))),
   ];
 }
 
-beforeAll(async () => {
-  // The free plan as shipped, but for a work-dir limit small enough to reach in a second of qpdf.
-  // Pro with one second of engine time, so a long chain reaches it at once.
-  server = await startTestServer({
-    QUIRE_PLAN_FREE_MAX_WORK_BYTES: String(48 * 1024 * 1024),
-    QUIRE_PLAN_PRO_MAX_ENGINE_MS: '1000',
-    // Business with a result of at most 32 MiB: a handful of 5 MB parts.
-    QUIRE_PLAN_BUSINESS_MAX_OUTPUT_BYTES: String(32 * 1024 * 1024),
-  });
-  free = await accountOn('free');
-  pro = await accountOn('pro');
-  business = await accountOn('business');
+// The free plan as shipped, but for a work-dir limit small enough to reach in a second of qpdf.
+// Pro with one second of engine time, so a long chain reaches it at once.
+const quire = useTestServer({
+  QUIRE_PLAN_FREE_MAX_WORK_BYTES: String(48 * 1024 * 1024),
+  QUIRE_PLAN_PRO_MAX_ENGINE_MS: '1000',
+  // Business with a result of at most 32 MiB: a handful of 5 MB parts.
+  QUIRE_PLAN_BUSINESS_MAX_OUTPUT_BYTES: String(32 * 1024 * 1024),
 });
-afterAll(() => server.close());
+beforeAll(async () => {
+  free = await quire.clientOn('free');
+  pro = await quire.clientOn('pro');
+  business = await quire.clientOn('business');
+});
 
 describe('whole-job limits', () => {
   it('refuses [pages ×50, split, pages ×50, split, pages ×50] on a one-page PDF at creation', async () => {

@@ -11,7 +11,7 @@ import { crashableServe } from '../support/cli-process.js';
 import { Client, type JobBody } from '../support/client.js';
 import { corpusFile } from '../support/corpus.js';
 import { pageCount, pageText, qpdfCheckPasses, requiresPassword, toFile, unzip } from '../support/pdf.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { useTestServer } from '../support/use-test-server.js';
 
 const SCANNED = corpusFile('ocrmypdf__c02-22.pdf');
 const FOUR_PAGES = corpusFile('pypdf-samples__pdflatex-4-pages.pdf');
@@ -45,20 +45,13 @@ async function runSteps(client: Client, steps: Step[], file: string, seconds = 2
   return client.waitFor(((await response.json()) as JobBody).id, seconds);
 }
 
-let server: TestServer;
-let client: Client;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  client = new Client(server.url, (await server.newAccount()).key);
-});
-afterAll(() => server.close());
+const quire = useTestServer();
 
 describe('steps', () => {
   it('unlock → ocr → compress → page-numbers makes one searchable, numbered PDF that needs no password', async () => {
     const locked = await encrypted(SCANNED, PASSWORD);
     const job = await runSteps(
-      client,
+      quire.client,
       [
         { tool: 'unlock', options: { password: PASSWORD } },
         { tool: 'ocr', options: { languages: ['eng'] } },
@@ -73,7 +66,7 @@ describe('steps', () => {
     const done = job.result!.steps as Array<{ tool: string; facts: Record<string, unknown> }>;
     expect(done.map((s) => s.tool)).toEqual(['unlock', 'ocr', 'compress', 'page-numbers']);
     for (const step of done) expect(step.facts).toMatchObject({ pages: 1, output_size: expect.any(Number) });
-    const pdf = toFile((await client.download(job.id)).body);
+    const pdf = toFile((await quire.client.download(job.id)).body);
     expect(requiresPassword(pdf)).toBe(false);
     expect(qpdfCheckPasses(pdf)).toBe(true);
     const text = pageText(pdf);
@@ -84,7 +77,7 @@ describe('steps', () => {
 
   it('split → compress fans out: one compressed PDF per range in a ZIP', async () => {
     const job = await runSteps(
-      client,
+      quire.client,
       [
         { tool: 'split', options: { mode: 'ranges', ranges: ['1-2', '3-4'] } },
         { tool: 'compress', options: { level: 'low' } },
@@ -105,7 +98,7 @@ describe('steps', () => {
         { name: 'pypdf-samples__pdflatex-4-pages-2.pdf', facts: { pages: 2 } },
       ],
     });
-    const entries = await unzip((await client.download(job.id)).body);
+    const entries = await unzip((await quire.client.download(job.id)).body);
     expect([...entries.keys()].sort()).toEqual([
       'pypdf-samples__pdflatex-4-pages-1-compressed.pdf',
       'pypdf-samples__pdflatex-4-pages-2-compressed.pdf',
@@ -119,7 +112,7 @@ describe('steps', () => {
 
   it('refuses a bad option in step 3 with a pointer under /steps/2', async () => {
     const response = await createSteps(
-      client,
+      quire.client,
       [
         { tool: 'rotate', options: { angle: 90 } },
         { tool: 'linearize' },
@@ -134,7 +127,11 @@ describe('steps', () => {
   });
 
   it('refuses a step that cannot take what the step before makes, and both forms at once', async () => {
-    const chain = await createSteps(client, [{ tool: 'extract-text' }, { tool: 'compress' }], FOUR_PAGES);
+    const chain = await createSteps(
+      quire.client,
+      [{ tool: 'extract-text' }, { tool: 'compress' }],
+      FOUR_PAGES,
+    );
     expect(chain.status).toBe(400);
     expect(((await chain.json()) as { errors: Array<{ pointer: string }> }).errors[0]!.pointer).toBe(
       '/steps/1/tool',
@@ -142,13 +139,13 @@ describe('steps', () => {
     const form = new FormData();
     form.set('tool', 'compress');
     form.set('steps', JSON.stringify([{ tool: 'compress' }]));
-    const both = await client.fetch('/api/v1/jobs', { method: 'POST', body: form });
+    const both = await quire.client.fetch('/api/v1/jobs', { method: 'POST', body: form });
     expect(both.status).toBe(400);
   });
 
   it('names the failing step on the error', async () => {
     const job = await runSteps(
-      client,
+      quire.client,
       [{ tool: 'linearize' }, { tool: 'rotate', options: { angle: 90, pages: '9' } }],
       FOUR_PAGES,
     );
@@ -161,12 +158,15 @@ describe('steps', () => {
 describe('input password', () => {
   it('compresses an encrypted file in one job, refuses a wrong password, and keeps the password out of logs, view and database', async () => {
     const locked = await encrypted(FOUR_PAGES, PASSWORD);
-    const job = await client.run({ tool: 'compress', options: { password: PASSWORD }, files: [locked] }, 120);
+    const job = await quire.client.run(
+      { tool: 'compress', options: { password: PASSWORD }, files: [locked] },
+      120,
+    );
     expect(job.status, JSON.stringify(job.error)).toBe('succeeded');
     expect(job.options).toMatchObject({ password: '[redacted]', level: 'medium' });
     // The result keeps the input's encryption (docs/tools.md, "Encrypted and signed inputs").
     expect(job.result?.encryption).toBe('kept');
-    const pdf = toFile((await client.download(job.id)).body);
+    const pdf = toFile((await quire.client.download(job.id)).body);
     expect(requiresPassword(pdf)).toBe(true);
     expect(
       execFileSync('qpdf', [`--password=${PASSWORD}`, '--show-npages', pdf])
@@ -174,17 +174,20 @@ describe('input password', () => {
         .trim(),
     ).toBe('4');
 
-    const wrong = await client.run({ tool: 'compress', options: { password: 'nope' }, files: [locked] }, 120);
+    const wrong = await quire.client.run(
+      { tool: 'compress', options: { password: 'nope' }, files: [locked] },
+      120,
+    );
     expect(wrong.status).toBe('failed');
     expect(wrong.error?.code).toBe('invalid_password');
-    const none = await client.run({ tool: 'compress', files: [locked] }, 120);
+    const none = await quire.client.run({ tool: 'compress', files: [locked] }, 120);
     expect(none.error?.code).toBe('pdf_encrypted');
 
-    const seen = JSON.stringify(await (await client.fetch(`/api/v1/jobs/${job.id}`)).json());
+    const seen = JSON.stringify(await (await quire.client.fetch(`/api/v1/jobs/${job.id}`)).json());
     expect(seen).not.toContain(PASSWORD);
-    expect(server.logs.join('\n')).not.toContain(PASSWORD);
+    expect(quire.server.logs.join('\n')).not.toContain(PASSWORD);
     // The database (and its WAL) and every stored file: the password is in none of them.
-    for (const entry of readdirSync(server.dataDir, { recursive: true, withFileTypes: true })) {
+    for (const entry of readdirSync(quire.server.dataDir, { recursive: true, withFileTypes: true })) {
       if (!entry.isFile()) continue;
       const file = path.join(entry.parentPath, entry.name);
       expect(readFileSync(file).includes(PASSWORD), file).toBe(false);
@@ -194,8 +197,8 @@ describe('input password', () => {
 
 describe('Prefer: wait', () => {
   it('answers a small compress with the finished job and says the wait was applied', async () => {
-    const form = await client.form({ tool: 'compress', files: [FOUR_PAGES] });
-    const response = await client.fetch('/api/v1/jobs', {
+    const form = await quire.client.form({ tool: 'compress', files: [FOUR_PAGES] });
+    const response = await quire.client.fetch('/api/v1/jobs', {
       method: 'POST',
       body: form,
       headers: { prefer: 'respond-async; x=1, wait=30' },
@@ -208,13 +211,13 @@ describe('Prefer: wait', () => {
   }, 120_000);
 
   it('returns 201 with the running job when the job outlasts the wait', async () => {
-    const form = await client.form({
+    const form = await quire.client.form({
       tool: 'compress',
       options: { level: 'high', grayscale: true },
       files: [SLOW],
     });
     const started = Date.now();
-    const response = await client.fetch('/api/v1/jobs', {
+    const response = await quire.client.fetch('/api/v1/jobs', {
       method: 'POST',
       body: form,
       headers: { prefer: 'wait=1' },
@@ -224,19 +227,19 @@ describe('Prefer: wait', () => {
     const job = (await response.json()) as JobBody;
     expect(['queued', 'processing']).toContain(job.status);
     expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
-    await client.fetch(`/api/v1/jobs/${job.id}/cancel`, { method: 'POST' });
+    await quire.client.fetch(`/api/v1/jobs/${job.id}/cancel`, { method: 'POST' });
   }, 120_000);
 
   it('caps the wait at the server setting and ignores a malformed one', async () => {
-    const capped = await client.fetch('/api/v1/jobs', {
+    const capped = await quire.client.fetch('/api/v1/jobs', {
       method: 'POST',
-      body: await client.form({ tool: 'info', files: [FOUR_PAGES] }),
+      body: await quire.client.form({ tool: 'info', files: [FOUR_PAGES] }),
       headers: { prefer: 'wait=100000' },
     });
     expect(capped.headers.get('preference-applied')).toBe('wait=60');
-    const malformed = await client.fetch('/api/v1/jobs', {
+    const malformed = await quire.client.fetch('/api/v1/jobs', {
       method: 'POST',
-      body: await client.form({ tool: 'info', files: [FOUR_PAGES] }),
+      body: await quire.client.form({ tool: 'info', files: [FOUR_PAGES] }),
       headers: { prefer: 'wait=soon' },
     });
     expect(malformed.status).toBe(201);

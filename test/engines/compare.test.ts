@@ -6,11 +6,11 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PDFDIFF_VENV } from '../../src/engines/pdfdiff/pdfdiff.js';
 import { requireSandbox } from '../../src/process/sandbox.js';
 import { compareTool } from '../../src/tools/compare.js';
-import { runTool } from '../support/tool-context.js';
+import { useToolRuns } from '../support/use-tool-runs.js';
 
 type Rect = [number, number, number, number];
 interface Side {
@@ -36,7 +36,7 @@ interface Report {
 const FIXTURES = path.resolve(import.meta.dirname, '../support/compare-fixtures.py');
 let dir: string;
 const file = (name: string) => path.join(dir, `${name}.pdf`);
-const cleanups: (() => Promise<void>)[] = [];
+const runs = useToolRuns();
 
 beforeAll(() => {
   dir = mkdtempSync(path.join(tmpdir(), 'quire-compare-'));
@@ -44,13 +44,9 @@ beforeAll(() => {
   execFileSync(`${PDFDIFF_VENV}/bin/python`, ['-I', FIXTURES, dir, 'many', '1050']);
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-afterEach(async () => {
-  await Promise.all(cleanups.splice(0).map((c) => c()));
-});
 
 async function compareRun(edit: string, options: Record<string, unknown> = {}, old = 'old') {
-  const run = await runTool(compareTool, [file(old), file(edit)], options);
-  cleanups.push(run.cleanup);
+  const run = await runs.run(compareTool, [file(old), file(edit)], options);
   return { ...run, report: JSON.parse(readFileSync(run.output.path, 'utf8')) as Report };
 }
 
@@ -216,8 +212,7 @@ describe('compare on pairs with known edits', () => {
   });
 
   it('lists at most 1,000 text changes on a page and says it left the rest out', async () => {
-    const run = await runTool(compareTool, [file('many-old'), file('many-new')], { mode: 'text' });
-    cleanups.push(run.cleanup);
+    const run = await runs.run(compareTool, [file('many-old'), file('many-new')], { mode: 'text' });
     const report = JSON.parse(readFileSync(run.output.path, 'utf8')) as Report & {
       pages: Array<Entry & { text_truncated: boolean }>;
     };

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import sharp from 'sharp';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   DUMP_AHEAD_ANY_MAX_BYTES,
   DUMP_AHEAD_MIN_BYTES_PER_PAGE,
@@ -15,19 +15,13 @@ import {
 } from '../../src/tools/compress/image-plan.js';
 import { compressTool } from '../../src/tools/compress/tool.js';
 import { checkPasses, pageCount } from '../support/pdf-checks.js';
-import { corpus, makeToolContext, runTool } from '../support/tool-context.js';
+import { corpus } from '../support/tool-context.js';
+import { useToolRuns } from '../support/use-tool-runs.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'quire-compress-'));
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  await Promise.all(cleanups.splice(0).map((c) => c()));
-});
+const runs = useToolRuns();
 
-async function run(files: string[], options: unknown) {
-  const result = await runTool(compressTool, files, options);
-  cleanups.push(result.cleanup);
-  return result;
-}
+const run = (files: string[], options: unknown) => runs.run(compressTool, files, options);
 
 /** A noisy photo-like JPEG (noise is what makes scans big), `channels` 1 (grey) or 3. */
 async function noisyJpeg(width: number, height: number, channels: 1 | 3): Promise<Buffer> {
@@ -163,8 +157,7 @@ describe('compress image pass', () => {
 describe('image pass plan with streams', () => {
   /** planWithStreams on `file` as if it had `pages` pages, on real pdfimages and qpdf. */
   async function plan(file: string, pages: number) {
-    const test = await makeToolContext({ tool: compressTool, files: [file], options: {} });
-    cleanups.push(test.cleanup);
+    const test = await runs.context({ tool: compressTool, files: [file], options: {} });
     const input = test.ctx.inputs[0]!;
     return planWithStreams({ ...test.ctx, pages: [pages] }, input.path, { bytes: input.size, pages });
   }

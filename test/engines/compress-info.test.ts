@@ -1,21 +1,15 @@
 // Engine tier: compress never grows a file and shrinks image-heavy ones; info reports real facts.
 import { readFile, stat } from 'node:fs/promises';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { compressTool } from '../../src/tools/compress/tool.js';
 import { infoTool } from '../../src/tools/info/tool.js';
 import { checkPasses, pageCount } from '../support/pdf-checks.js';
-import { corpus, runTool } from '../support/tool-context.js';
+import { corpus } from '../support/tool-context.js';
+import { useToolRuns } from '../support/use-tool-runs.js';
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  await Promise.all(cleanups.splice(0).map((c) => c()));
-});
+const runs = useToolRuns();
 
-async function run(tool: Parameters<typeof runTool>[0], files: string[], options: unknown) {
-  const result = await runTool(tool, files, options);
-  cleanups.push(result.cleanup);
-  return result;
-}
+const { run } = runs;
 
 describe('compress', () => {
   const SCAN = 'ocrmypdf__c02-22.pdf'; // one scanned colour page, ~185 KB

@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isQuireError } from '../../src/errors/quire-error.js';
 import { requireSandbox } from '../../src/process/sandbox.js';
 import { fillFormTool } from '../../src/tools/fill-form/tool.js';
@@ -14,20 +14,14 @@ import type { AnyToolDefinition } from '../../src/tools/framework/types.js';
 import { metadataTool } from '../../src/tools/metadata.js';
 import { redactTool } from '../../src/tools/redact.js';
 import { checkPasses } from '../support/pdf-checks.js';
-import { corpus, runTool } from '../support/tool-context.js';
+import { corpus } from '../support/tool-context.js';
+import { useToolRuns } from '../support/use-tool-runs.js';
 
 const FORM = 'pdfbox__AcroFormsBasicFields.pdf';
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  await Promise.all(cleanups.splice(0).map((c) => c()));
-});
+const runs = useToolRuns();
 
-async function run(tool: AnyToolDefinition, file: string, options: unknown) {
-  const result = await runTool(tool, [file], options);
-  cleanups.push(result.cleanup);
-  return result;
-}
+const run = (tool: AnyToolDefinition, file: string, options: unknown) => runs.run(tool, [file], options);
 
 async function failure(tool: AnyToolDefinition, file: string, options: unknown) {
   try {

@@ -5,7 +5,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readWrittenPdf } from '../../src/tools/framework/written-pdf.js';
 import { MAX_OUTLINE_ITEMS } from '../../src/tools/merge/merge-outlines.js';
 import { mergeTool } from '../../src/tools/merge/tool.js';
@@ -18,7 +18,8 @@ import {
   writeVariant,
 } from '../support/hostile-pdf.js';
 import { checkPasses, outlineTitles, pageCount } from '../support/pdf-checks.js';
-import { corpus, runTool } from '../support/tool-context.js';
+import { corpus } from '../support/tool-context.js';
+import { useToolRuns } from '../support/use-tool-runs.js';
 
 const exec = promisify(execFile);
 const PYMUPDF = '/opt/quire-pymupdf/bin/python';
@@ -27,10 +28,7 @@ const OUTLINE = 'pypdf-samples__pdflatex-outline.pdf'; // 4 pages, 9 bookmarks (
 const LATEX4 = 'pypdf-samples__pdflatex-4-pages.pdf'; // 4 pages, none
 const GEOTOPO = 'pypdf-samples__GeoTopo-komprimiert.pdf'; // 117 pages, nested bookmarks
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  await Promise.all(cleanups.splice(0).map((c) => c()));
-});
+const runs = useToolRuns();
 
 let dir: string;
 beforeAll(async () => {
@@ -41,8 +39,7 @@ afterAll(async () => {
 });
 
 async function merge(files: string[], options: Record<string, unknown>) {
-  const result = await runTool(mergeTool, files, options);
-  cleanups.push(result.cleanup);
+  const result = await runs.run(mergeTool, files, options);
   return result.output.path;
 }
 

@@ -1,23 +1,17 @@
 // Engine tier: merge, split and rotate on real corpus files with real qpdf.
 
 import { execFileSync } from 'node:child_process';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { mergeTool } from '../../src/tools/merge/tool.js';
 import { rotateTool } from '../../src/tools/rotate.js';
 import { splitTool } from '../../src/tools/split.js';
 import { checkPasses, outlineTitles, pageCount, pageText, rotations } from '../support/pdf-checks.js';
-import { corpus, runTool } from '../support/tool-context.js';
+import { corpus } from '../support/tool-context.js';
+import { useToolRuns } from '../support/use-tool-runs.js';
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  await Promise.all(cleanups.splice(0).map((c) => c()));
-});
+const runs = useToolRuns();
 
-async function run(tool: Parameters<typeof runTool>[0], files: string[], options: unknown) {
-  const result = await runTool(tool, files, options);
-  cleanups.push(result.cleanup);
-  return result;
-}
+const { run } = runs;
 
 const TRACEMONKEY = 'pdfjs__tracemonkey.pdf'; // 14 pages
 const LATEX4 = 'pypdf-samples__pdflatex-4-pages.pdf'; // 4 pages

@@ -8,36 +8,27 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { QuireError } from '../../src/errors/quire-error.js';
 import { QUICK_OPEN_MAX_BYTES, quickPageCount } from '../../src/tools/framework/quick-open.js';
 import { mergeTool } from '../../src/tools/merge/tool.js';
 import { rotateTool } from '../../src/tools/rotate.js';
 import { hostileVariants, writeVariant } from '../support/hostile-pdf.js';
 import { checkPasses, pageCount, rotations } from '../support/pdf-checks.js';
-import {
-  corpus,
-  corpusDir,
-  makeToolContext,
-  openAndRunCountingQpdf,
-  runTool,
-} from '../support/tool-context.js';
+import { corpus, corpusDir, openAndRunCountingQpdf, runTool } from '../support/tool-context.js';
+import { useToolRuns } from '../support/use-tool-runs.js';
 
 const exec = promisify(execFile);
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  await Promise.all(cleanups.splice(0).map((c) => c()));
-});
+const runs = useToolRuns();
 
 /** Rotates `file` with real engines whose observer counts the qpdf runs. */
 async function rotateCounting(file: string, options: { angle: number; pages?: string }, maxPages?: number) {
-  const test = await makeToolContext({
+  const test = await runs.context({
     tool: rotateTool,
     files: [file],
     options,
     ...(maxPages === undefined ? {} : { limits: { maxPages } }),
   });
-  cleanups.push(test.cleanup);
   return openAndRunCountingQpdf(rotateTool, test.ctx);
 }
 
@@ -128,8 +119,7 @@ describe('rotate of a small, clean PDF', () => {
 
 describe('repair during the opening', () => {
   async function rotateRepairing(file: string) {
-    const test = await makeToolContext({ tool: rotateTool, files: [file], options: { angle: 90 } });
-    cleanups.push(test.cleanup);
+    const test = await runs.context({ tool: rotateTool, files: [file], options: { angle: 90 } });
     return openAndRunCountingQpdf(rotateTool, test.ctx);
   }
 
@@ -147,7 +137,7 @@ describe('repair during the opening', () => {
 
   it('sets /Size with the JSON update when the trailer has none, without a plain rewrite first', async () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'quire-opening-'));
-    cleanups.push(() => rm(dir, { recursive: true, force: true }));
+    runs.onCleanup(() => rm(dir, { recursive: true, force: true }));
     const file = await writeVariant(dir, 'no-size.pdf', hostileVariants['trailer-without-size']!());
     const { output, qpdfRuns } = await rotateRepairing(file);
     // The opening (qpdf warns that the trailer lacks /Size), the repair's reads (trailer, root, page
@@ -190,8 +180,7 @@ describe('several inputs', () => {
 
   it('opens ten inputs and merges all their pages in upload order', async () => {
     const files = Array.from({ length: 10 }, (_, i) => (i % 2 === 0 ? LATEX4 : TRACEMONKEY));
-    const { output, cleanup } = await runTool(mergeTool, files, { bookmarks: 'none' });
-    cleanups.push(cleanup);
+    const { output } = await runs.run(mergeTool, files, { bookmarks: 'none' });
     expect(await pageCount(output.path)).toBe(5 * 4 + 5 * 14);
     expect(await checkPasses(output.path)).toBe(true);
   });

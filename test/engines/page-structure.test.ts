@@ -2,7 +2,7 @@
 // qpdf/Ghostscript/poppler; outputs judged by qpdf itself (check, linearization, JSON) and text.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isQuireError } from '../../src/errors/quire-error.js';
 import { flattenTool } from '../../src/tools/flatten/tool.js';
 import { infoTool } from '../../src/tools/info/tool.js';
@@ -12,18 +12,12 @@ import { pagesTool } from '../../src/tools/pages.js';
 import { repairTool } from '../../src/tools/repair.js';
 import { readManifest } from '../support/corpus.js';
 import { checkPasses, pageCount, pageText } from '../support/pdf-checks.js';
-import { corpus, runTool } from '../support/tool-context.js';
+import { corpus, type runTool } from '../support/tool-context.js';
+import { useToolRuns } from '../support/use-tool-runs.js';
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  await Promise.all(cleanups.splice(0).map((c) => c()));
-});
+const runs = useToolRuns();
 
-async function run(tool: Parameters<typeof runTool>[0], files: string[], options: unknown) {
-  const result = await runTool(tool, files, options);
-  cleanups.push(result.cleanup);
-  return result;
-}
+const { run } = runs;
 
 async function failure(tool: Parameters<typeof runTool>[0], file: string, options: unknown) {
   try {

@@ -5,15 +5,12 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PAGES_PER_RUN } from '../../src/tools/pdf-to-markdown/runs.js';
 import { pdfToMarkdownTool } from '../../src/tools/pdf-to-markdown/tool.js';
-import { runTool } from '../support/tool-context.js';
+import { useToolRuns } from '../support/use-tool-runs.js';
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  await Promise.all(cleanups.splice(0).map((c) => c()));
-});
+const runs = useToolRuns();
 
 /** 52 light pages (a heading and a line each), more than one run and cheap to convert. */
 async function longDocument(): Promise<string> {
@@ -35,10 +32,9 @@ async function longDocument(): Promise<string> {
 describe('pdf-to-markdown in runs of pages', () => {
   it('joins the JSON blocks of two runs into one document in page order', async () => {
     expect(PAGES_PER_RUN).toBeLessThan(52);
-    const { output, emitted, cleanup } = await runTool(pdfToMarkdownTool, [await longDocument()], {
+    const { output, emitted } = await runs.run(pdfToMarkdownTool, [await longDocument()], {
       format: 'json',
     });
-    cleanups.push(cleanup);
     const doc = JSON.parse(readFileSync(output.path, 'utf8')) as {
       pages: number;
       blocks: Array<{ page: number }>;

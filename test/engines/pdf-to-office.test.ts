@@ -2,15 +2,13 @@
 // python-docx, holds every prose paragraph of a single-column source in the source's order.
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PDF2DOCX_VENV } from '../../src/engines/pdf2docx/pdf2docx.js';
 import { pdfToOfficeTool } from '../../src/tools/pdf-to-office.js';
-import { corpus, runTool } from '../support/tool-context.js';
+import { corpus } from '../support/tool-context.js';
+import { useToolRuns } from '../support/use-tool-runs.js';
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  await Promise.all(cleanups.splice(0).map((c) => c()));
-});
+const runs = useToolRuns();
 
 // NFKC: pdf2docx keeps ligatures (ﬁ) that pdftotext spells out (fi); punctuation and spacing
 // (curly quotes pdftotext drops, line breaks) are not what this test judges.
@@ -64,8 +62,7 @@ describe('pdf-to-office', () => {
   ])(
     'converts %s to a .docx holding every paragraph in order',
     async (file, minWords, count) => {
-      const { output, cleanup } = await runTool(pdfToOfficeTool, [file], {}, { timeoutMs: 60_000 });
-      cleanups.push(cleanup);
+      const { output } = await runs.run(pdfToOfficeTool, [file], {}, { timeoutMs: 60_000 });
       expect(output.contentType).toBe(
         'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
       );

@@ -4,25 +4,22 @@ import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import os from 'node:os';
 import sharp from 'sharp';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isAbortedError } from '../../src/process/runner.js';
 import { jobStarted } from '../../src/tools/framework/cpu-share.js';
 import { openAndRun } from '../../src/tools/framework/inputs.js';
 import { pdfToImagesTool } from '../../src/tools/pdf-to-images/tool.js';
 import { toFile, unzip } from '../support/pdf.js';
-import { corpus, makeToolContext } from '../support/tool-context.js';
+import { corpus } from '../support/tool-context.js';
+import { useToolRuns } from '../support/use-tool-runs.js';
 
 const TRACEMONKEY = 'pdfjs__tracemonkey.pdf'; // 14 letter pages
 const FREECULTURE = 'pdfjs__freeculture.pdf'; // 352 pages
 
-const cleanups: (() => void | Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const runs = useToolRuns();
 
 async function start(file: string, options: Record<string, unknown>) {
-  const test = await makeToolContext({ tool: pdfToImagesTool, files: [file], options });
-  cleanups.push(test.cleanup);
+  const test = await runs.context({ tool: pdfToImagesTool, files: [file], options });
   return { ...test, running: openAndRun(pdfToImagesTool, test.ctx) };
 }
 
@@ -119,7 +116,7 @@ describe('pdf-to-images in parallel page ranges', () => {
   });
 
   it('runs one renderer at a time once the job’s share is one core', async () => {
-    for (let i = 0; i < os.availableParallelism(); i++) cleanups.push(jobStarted());
+    for (let i = 0; i < os.availableParallelism(); i++) runs.onCleanup(jobStarted());
     const { ctx, running } = await start(TRACEMONKEY, { format: 'jpeg', dpi: 72 });
     expect(await mostAtOnce(ctx.workDir, running)).toBe(1);
     await running;

@@ -1,5 +1,5 @@
 // Engine tier: protect, unlock and the typed errors for encrypted, damaged and out-of-range input.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { compressTool } from '../../src/tools/compress/tool.js';
 import { openAndRun } from '../../src/tools/framework/inputs.js';
 import { infoTool } from '../../src/tools/info/tool.js';
@@ -8,18 +8,11 @@ import { rotateTool } from '../../src/tools/rotate.js';
 import { splitTool } from '../../src/tools/split.js';
 import { unlockTool } from '../../src/tools/unlock.js';
 import { checkPasses, pageCount, requiresPassword } from '../support/pdf-checks.js';
-import { runTool } from '../support/tool-context.js';
+import { useToolRuns } from '../support/use-tool-runs.js';
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  await Promise.all(cleanups.splice(0).map((c) => c()));
-});
+const runs = useToolRuns();
 
-async function run(tool: Parameters<typeof runTool>[0], files: string[], options: unknown, limits = {}) {
-  const result = await runTool(tool, files, options, limits);
-  cleanups.push(result.cleanup);
-  return result;
-}
+const { run } = runs;
 
 const LATEX4 = 'pypdf-samples__pdflatex-4-pages.pdf';
 
@@ -118,13 +111,11 @@ describe('typed input errors', () => {
   });
 
   it('a canceled job stops with an AbortedError, not a QuireError', async () => {
-    const { makeToolContext } = await import('../support/tool-context.js');
-    const test = await makeToolContext({
+    const test = await runs.context({
       tool: compressTool,
       files: ['pdfjs__tracemonkey.pdf'],
       options: {},
     });
-    cleanups.push(test.cleanup);
     const running = openAndRun(compressTool, test.ctx);
     setTimeout(() => test.abort.abort(new Error('canceled')), 150);
     await expect(running).rejects.toMatchObject({ name: 'AbortedError' });

@@ -6,7 +6,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pyhankoOutcome, REFUSED_EXIT } from '../../src/engines/pyhanko/failure.js';
 import type { SignatureReport } from '../../src/engines/pyhanko/pyhanko.js';
 import { createPyhanko } from '../../src/engines/pyhanko/pyhanko.js';
@@ -21,7 +21,8 @@ import {
   type TestPki,
   tamperSignedRange,
 } from '../support/test-pki.js';
-import { corpus, runTool } from '../support/tool-context.js';
+import { corpus } from '../support/tool-context.js';
+import { useToolRuns } from '../support/use-tool-runs.js';
 
 const exec = promisify(execFile);
 const PDF = 'pypdf-samples__pdflatex-4-pages.pdf';
@@ -34,16 +35,9 @@ beforeAll(async () => {
 });
 afterAll(() => rm(scratch, { recursive: true, force: true }));
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  await Promise.all(cleanups.splice(0).map((c) => c()));
-});
+const runs = useToolRuns();
 
-async function run(tool: Parameters<typeof runTool>[0], files: string[], options: unknown) {
-  const result = await runTool(tool, files, options);
-  cleanups.push(result.cleanup);
-  return result;
-}
+const { run } = runs;
 
 const signing = (extra: Record<string, unknown> = {}) => ({
   certificate: pki.bundleBase64,

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { inflateSync } from 'node:zlib';
 import sharp from 'sharp';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { extractImagesTool } from '../../src/tools/extract-images.js';
 import { extractTextTool } from '../../src/tools/extract-text.js';
 import { openAndRun } from '../../src/tools/framework/inputs.js';
@@ -15,17 +15,14 @@ import { pdfToImagesTool } from '../../src/tools/pdf-to-images/tool.js';
 import { watermarkTool } from '../../src/tools/watermark.js';
 import { toFile, unzip } from '../support/pdf.js';
 import { checkPasses, pageCount, pageText } from '../support/pdf-checks.js';
-import { corpus, makeToolContext } from '../support/tool-context.js';
+import { corpus } from '../support/tool-context.js';
+import { useToolRuns } from '../support/use-tool-runs.js';
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  await Promise.all(cleanups.splice(0).map((c) => c()));
-});
+const runs = useToolRuns();
 
 /** Runs a tool; `types` overrides the sniffed content type of each input (the helper assumes PDF). */
 async function run(tool: AnyToolDefinition, files: string[], options: unknown, types: InputType[] = []) {
-  const test = await makeToolContext({ tool, files, options });
-  cleanups.push(test.cleanup);
+  const test = await runs.context({ tool, files, options });
   for (const [i, type] of types.entries()) if (type) test.ctx.inputs[i]!.contentType = type;
   const output = await openAndRun(tool, test.ctx);
   return { ...test, output };

@@ -3,7 +3,7 @@
 // CPU per claim, as much as PostgreSQL spends running a cheap statement; and a fresh 4 kB text is
 // hashed again by the connection's prepared-statement lookup (connection.ts).
 import type { CompiledQuery, Kysely, RawBuilder } from 'kysely';
-import type { Tables } from '../sql/rows.js';
+import type { Tables } from '../sql/tables.js';
 
 /** A parameter whose value is given per call, in a statement compiled once. */
 class Slot {

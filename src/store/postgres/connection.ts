@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient } from 'kysely';
 import pg from 'pg';
-import type { Tables } from '../sql/rows.js';
+import type { Tables } from '../sql/tables.js';
 
 export interface PostgresOptions {
   /** Most connections this process holds (the LISTEN connection is one more). */

@@ -4,7 +4,7 @@
 import { type Kysely, sql } from 'kysely';
 import type { JobChangeNotice } from '../../model/job-change.js';
 import type { SqlDialect } from '../sql/dialect.js';
-import type { Tables } from '../sql/rows.js';
+import type { Tables } from '../sql/tables.js';
 import { transaction } from './connection.js';
 import { claimNextFairly } from './job-claim.js';
 import { finishLeased } from './job-finish.js';

@@ -12,8 +12,9 @@
 import { randomUUID } from 'node:crypto';
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import { toolFilter, waitingAccounts } from '../sql/job-claim.js';
+import { type JobRow, toJob } from '../sql/job-rows.js';
 import type { Transition } from '../sql/queued-messages.js';
-import { type JobRow, type Tables, toJob } from '../sql/rows.js';
+import type { Tables } from '../sql/tables.js';
 import type { ClaimedJob, ClaimLimits } from '../types.js';
 import { BoundStatements, type SlotOf } from './bound-statements.js';
 import { noticesRead, outboxTail } from './outbox.js';
@@ -51,9 +52,9 @@ type ClaimRow = { [K in keyof JobRow]: JobRow[K] | null } & {
 
 /**
  * The claim. `account` is the whole of the limit check: `running` (kept by a trigger, see
- * postgres/migrations.ts) is compared on the account row as locked, because in READ COMMITTED a row
- * locked after another transaction changed it is re-read and the WHERE evaluated again on the newest
- * version. A claim committed by someone else after this statement began is therefore always counted,
+ * postgres/migrations/001-accounts-keys-jobs-webhooks.ts) is compared on the account row as locked,
+ * because in READ COMMITTED a row locked after another transaction changed it is re-read and the WHERE
+ * evaluated again on the newest version. A claim committed by someone else after this statement began is therefore always counted,
  * although the statement's snapshot predates it. The same re-check makes `job` pass over a job
  * another claimer took meanwhile (its newest version is no longer queued).
  *

@@ -5,8 +5,9 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import { eventTypeFor } from '../../model/job-event.js';
 import type { JobEnding } from '../sql/dialect.js';
+import type { JobRow } from '../sql/job-rows.js';
 import type { Transition } from '../sql/queued-messages.js';
-import type { JobRow, Tables } from '../sql/rows.js';
+import type { Tables } from '../sql/tables.js';
 import { BoundStatements, type SlotOf } from './bound-statements.js';
 import { noticesRead, outboxTail, scrubbedOptions } from './outbox.js';
 

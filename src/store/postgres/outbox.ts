@@ -7,7 +7,8 @@ import type { JobEventType } from '../../model/job-event.js';
 import { eventBody, eventTypeFor } from '../../model/job-event.js';
 import { REDACTED } from '../../model/redact.js';
 import { isCallbackEvent, noticeKinds } from '../sql/job-outbox.js';
-import { type JobRow, type Tables, toJob } from '../sql/rows.js';
+import { type JobRow, toJob } from '../sql/job-rows.js';
+import type { Tables } from '../sql/tables.js';
 import { notifySql } from './notices.js';
 
 export interface OutboxTail {
@@ -27,8 +28,8 @@ export interface OutboxTail {
 /**
  * The CTEs `targets`, `written` and `notice`, to follow a statement's own CTEs after a comma. The
  * event is written only when an enabled endpoint of the account subscribes to its type: an event
- * nobody receives would only be stored. It is written by quire_job_event (postgres/
- * event-writer-migration.ts), called only then, so a transition nobody receives sets up no INSERT.
+ * nobody receives would only be stored. It is written by quire_job_event (postgres/migrations/
+ * 005-job-event-writer.ts), called only then, so a transition nobody receives sets up no INSERT.
  * `written` is MATERIALIZED so the function runs once per changed row. The statement must read
  * `notice` and `written` (see `noticesRead`): PostgreSQL skips a plain SELECT in WITH that nothing
  * references.

@@ -2,7 +2,7 @@
 // a session advisory lock per upload, held on one pooled connection for as long as the request
 // writes, so two processes never append to the same upload at once.
 import { type Kysely, sql } from 'kysely';
-import type { Tables } from '../sql/rows.js';
+import type { Tables } from '../sql/tables.js';
 import { SqlUploadStore } from '../sql/upload-store.js';
 
 /**

@@ -3,7 +3,7 @@
 import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { Account, ApiKeyRecord, Scope } from '../../model/account.js';
 import type { AccountStore } from '../types.js';
-import type { AccountsTable, ApiKeysTable, Tables } from './rows.js';
+import type { AccountsTable, ApiKeysTable, Tables } from './tables.js';
 
 export class SqlAccountStore implements AccountStore {
   constructor(private readonly db: Kysely<Tables>) {}

@@ -4,7 +4,8 @@ import type { Kysely } from 'kysely';
 import type { BatchRecord } from '../../model/batch.js';
 import type { JobRecord } from '../../model/job.js';
 import type { BatchStore } from '../job-stores.js';
-import { type Tables, toJob } from './rows.js';
+import { toJob } from './job-rows.js';
+import type { Tables } from './tables.js';
 
 export class SqlBatchStore implements BatchStore {
   constructor(private readonly db: Kysely<Tables>) {}

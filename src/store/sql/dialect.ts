@@ -6,8 +6,9 @@ import type { JobError, JobResult } from '../../model/job.js';
 import type { JobChangeNotice } from '../../model/job-change.js';
 import type { ClaimedJob, ClaimLimits, RatePolicy } from '../types.js';
 import type { EndpointRef } from './job-outbox.js';
+import type { JobRow } from './job-rows.js';
 import type { Transition } from './queued-messages.js';
-import type { JobRow, Tables } from './rows.js';
+import type { Tables } from './tables.js';
 
 /** One forward-only schema step; each dialect keeps its own numbered list. */
 export interface Migration {

@@ -1,7 +1,7 @@
 // Webhook endpoint rows and records: the one mapping between webhook_endpoints and WebhookEndpoint.
 import type { Insertable, Selectable } from 'kysely';
 import type { WebhookEndpoint } from '../../model/webhook.js';
-import type { WebhookEndpointsTable } from './rows.js';
+import type { WebhookEndpointsTable } from './tables.js';
 
 export function toEndpoint(row: Selectable<WebhookEndpointsTable>): WebhookEndpoint {
   return {

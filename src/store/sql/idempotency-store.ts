@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { type Kysely, sql } from 'kysely';
 import type { IdempotencyClaim, IdempotencyScope, IdempotencyStore, StoredResponse } from '../types.js';
-import type { Tables } from './rows.js';
+import type { Tables } from './tables.js';
 
 /** A claim that finds the row gone (released by its holder between our two statements) tries again. */
 const CLAIM_ATTEMPTS = 3;

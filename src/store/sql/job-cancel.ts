@@ -7,8 +7,9 @@ import { terminalStatuses } from '../../model/job.js';
 import { scrubSecretOptions } from '../../model/redact.js';
 import type { CancelOutcome } from '../types.js';
 import type { SqlDialect } from './dialect.js';
+import { type JobRow, noLease, toJob } from './job-rows.js';
 import type { QueuedMessages, Transition } from './queued-messages.js';
-import { type JobRow, noLease, type Tables, toJob } from './rows.js';
+import type { Tables } from './tables.js';
 
 export async function cancelJob(
   db: Kysely<Tables>,

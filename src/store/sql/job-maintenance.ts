@@ -6,8 +6,9 @@ import type { JobError, JobRecord, JobStatus } from '../../model/job.js';
 import { scrubSecretOptions } from '../../model/redact.js';
 import type { SweepOutcome } from '../types.js';
 import type { SqlDialect } from './dialect.js';
+import { noLease, toJob } from './job-rows.js';
 import type { QueuedMessages } from './queued-messages.js';
-import { noLease, type Tables, toJob } from './rows.js';
+import type { Tables } from './tables.js';
 
 const workerLost: JobError = {
   code: 'worker_lost',

@@ -9,7 +9,8 @@ import { ulid } from 'ulid';
 import type { JobStatus } from '../../model/job.js';
 import type { JobChangeNotice } from '../../model/job-change.js';
 import { eventBody, eventTypeFor, type JobEventType, subscribes } from '../../model/job-event.js';
-import { type JobRow, type Tables, toJob, type WebhookEventsTable } from './rows.js';
+import { type JobRow, toJob } from './job-rows.js';
+import type { Tables, WebhookEventsTable } from './tables.js';
 
 /** The change notice other processes get for each new status. */
 export const noticeKinds: Record<JobStatus, JobChangeNotice['kind']> = {

@@ -3,7 +3,8 @@
 import { type Kysely, sql } from 'kysely';
 import { activeStatuses, type JobRecord, terminalStatuses } from '../../model/job.js';
 import type { AccountUsage } from '../quota-types.js';
-import { type Tables, toJob } from './rows.js';
+import { toJob } from './job-rows.js';
+import type { Tables } from './tables.js';
 
 /**
  * Sizes are summed here from the rows that still hold files (inputs not yet deleted, or a result

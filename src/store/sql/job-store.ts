@@ -27,9 +27,10 @@ import {
 } from './job-maintenance.js';
 import { enabledEndpointsJson, endpoints } from './job-outbox.js';
 import { accountUsage, deleteRecords, listExpiredRecords } from './job-quotas.js';
+import { fromNewJob, type JobRow, toJob } from './job-rows.js';
 import { keysetPage, type PageCursor } from './keyset-page.js';
 import type { QueuedMessages } from './queued-messages.js';
-import { fromNewJob, type JobRow, type Tables, toJob } from './rows.js';
+import type { Tables } from './tables.js';
 
 /** Progress a worker may report; 100 belongs to `complete` alone (docs/api.md §2). */
 const MAX_WORKER_PROGRESS = 99;

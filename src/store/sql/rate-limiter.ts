@@ -5,7 +5,7 @@
 import { type Kysely, sql } from 'kysely';
 import type { RateDecision, RateLimiter, RatePolicy } from '../types.js';
 import type { SqlDialect } from './dialect.js';
-import type { Tables } from './rows.js';
+import type { Tables } from './tables.js';
 
 /** What a process counted in memory since it last synced a bucket (see `merge`). */
 export interface LocalCount {

@@ -7,8 +7,7 @@ import type { RecipeRecord, RecipeRef } from '../../model/recipe.js';
 import type { ListRecipesQuery, NewRecipe, RecipeStore } from '../recipe-types.js';
 import type { SqlDialect } from './dialect.js';
 import { keysetPage, type PageCursor } from './keyset-page.js';
-import type { RecipesTable } from './recipe-rows.js';
-import type { Tables } from './rows.js';
+import type { RecipesTable, Tables } from './tables.js';
 
 type RecipeRow = Selectable<RecipesTable> & { steps: string; version: number; version_created_at: number };
 

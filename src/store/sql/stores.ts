@@ -10,7 +10,7 @@ import { SqlJobStore } from './job-store.js';
 import { QueuedMessages } from './queued-messages.js';
 import { SqlRateLimiter } from './rate-limiter.js';
 import { SqlRecipeStore } from './recipe-store.js';
-import type { Tables } from './rows.js';
+import type { Tables } from './tables.js';
 import { SqlUploadStore } from './upload-store.js';
 import { SqlWebhookStore } from './webhook-store.js';
 

@@ -2,7 +2,7 @@
 // last byte arrived. The tus data store holds the bytes; src/uploads/ keeps the two in step.
 import type { Kysely, Selectable } from 'kysely';
 import type { UploadRecord, UploadStore } from '../upload-types.js';
-import type { Tables, UploadsTable } from './rows.js';
+import type { Tables, UploadsTable } from './tables.js';
 
 export class SqlUploadStore implements UploadStore {
   constructor(private readonly db: Kysely<Tables>) {}

@@ -4,7 +4,7 @@
 import type { Kysely } from 'kysely';
 import type { WebhookEndpoint } from '../../model/webhook.js';
 import { fromEndpoint, toEndpoint } from './endpoint-rows.js';
-import type { Tables } from './rows.js';
+import type { Tables } from './tables.js';
 
 /** The events a job's own webhook_url receives: the job's end, in whichever way it ends. */
 export const jobCallbackEvents = ['job.succeeded', 'job.failed', 'job.canceled'] as const;

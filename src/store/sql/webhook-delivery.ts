@@ -7,7 +7,7 @@ import type { WebhookAttempt, WebhookMessage, WebhookMessageStatus } from '../..
 import type { AttemptRecord, DeliveryClaim } from '../webhook-types.js';
 import type { SqlDialect } from './dialect.js';
 import { eventBodyOf } from './job-outbox.js';
-import type { Tables, WebhookAttemptsTable } from './rows.js';
+import type { Tables, WebhookAttemptsTable } from './tables.js';
 
 /** The message columns every read joins from its event: the job and the event type. */
 export const messageColumns = [

@@ -3,7 +3,7 @@
 import { type Kysely, sql } from 'kysely';
 import type { JobEventRecord } from '../../model/job-event.js';
 import { eventBodyOf } from './job-outbox.js';
-import type { Tables } from './rows.js';
+import type { Tables } from './tables.js';
 
 export async function listJobEvents(db: Kysely<Tables>, jobId: string): Promise<JobEventRecord[]> {
   const rows = await db

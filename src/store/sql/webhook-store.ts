@@ -9,7 +9,7 @@ import type { SqlDialect } from './dialect.js';
 import { fromEndpoint, toEndpoint } from './endpoint-rows.js';
 import { keysetPage, type PageCursor } from './keyset-page.js';
 import type { QueuedMessages } from './queued-messages.js';
-import type { Tables } from './rows.js';
+import type { Tables } from './tables.js';
 import { ensureJobCallbackEndpoint, getJobCallbackEndpoint } from './webhook-callbacks.js';
 import {
   claimDelivery,

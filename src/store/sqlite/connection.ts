@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, type LogEvent, type SqliteDatabase, SqliteDialect, type SqliteStatement, sql } from 'kysely';
-import type { Tables } from '../sql/rows.js';
+import type { Tables } from '../sql/tables.js';
 
 /** How long a writer waits for another process's write lock before SQLITE_BUSY. */
 const BUSY_TIMEOUT_MS = 5_000;

@@ -5,8 +5,9 @@ import { randomUUID } from 'node:crypto';
 import { type Kysely, sql } from 'kysely';
 import { toolFilter, waitingAccounts } from '../sql/job-claim.js';
 import { enabledEndpointsJson, endpoints, writeJobEvent } from '../sql/job-outbox.js';
+import { toJob } from '../sql/job-rows.js';
 import type { Transition } from '../sql/queued-messages.js';
-import { type Tables, toJob } from '../sql/rows.js';
+import type { Tables } from '../sql/tables.js';
 import type { ClaimedJob, ClaimLimits } from '../types.js';
 import { withWriteLock } from './connection.js';
 

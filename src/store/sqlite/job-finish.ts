@@ -5,8 +5,9 @@ import { type Kysely, type SqlBool, sql, type Updateable } from 'kysely';
 import { scrubSecretOptions } from '../../model/redact.js';
 import type { JobEnding } from '../sql/dialect.js';
 import { enabledEndpointsJson, endpoints, writeJobEvent } from '../sql/job-outbox.js';
+import { type JobRow, noLease } from '../sql/job-rows.js';
 import type { Transition } from '../sql/queued-messages.js';
-import { type JobRow, type JobsTable, noLease, type Tables } from '../sql/rows.js';
+import type { JobsTable, Tables } from '../sql/tables.js';
 import { checkpointWal, withWriteLock } from './connection.js';
 
 export async function finishLeased(

@@ -1,8 +1,8 @@
-// SQLite migration 9: recipes (docs/api.md §13), named and versioned chains of job steps, and the
-// recipe version a job runs. Never edit it once released; add the next migration instead.
-import type { Migration } from '../sql/dialect.js';
+// SQLite migration 9: recipes (docs/api.md §13), named and versioned chains of job steps, and the recipe
+// version a job runs. Never edit it once released; add the next migration instead.
+import type { Migration } from '../../sql/dialect.js';
 
-export const recipesMigration: Migration = {
+export const recipes: Migration = {
   id: 9,
   name: 'recipes: named, versioned chains of steps; the recipe a job runs',
   statements: [

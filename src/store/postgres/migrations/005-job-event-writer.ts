@@ -1,9 +1,8 @@
-// PostgreSQL migration 5: the function that writes a job event and its webhook messages
-// (postgres/outbox.ts), kept apart from migrations.ts only for that file's length. Never edit it once
-// released; add the next migration instead.
-import type { Migration } from '../sql/dialect.js';
+// PostgreSQL migration 5: the function that writes a job event and its webhook messages (postgres/outbox.ts).
+// Never edit it once released; add the next migration instead.
+import type { Migration } from '../../sql/dialect.js';
 
-export const eventWriterMigration: Migration = {
+export const jobEventWriter: Migration = {
   id: 5,
   name: 'job events written by a function, only when an endpoint receives them',
   statements: [

@@ -1,9 +1,8 @@
 // PostgreSQL migration 6: the indexes behind the plan's account quotas and the expiry of job records
-// (docs/api.md §5), one file per migration from here on. Never edit it once released; add the next
-// migration instead.
-import type { Migration } from '../sql/dialect.js';
+// (docs/api.md §5). Never edit it once released; add the next migration instead.
+import type { Migration } from '../../sql/dialect.js';
 
-export const quotaMigration: Migration = {
+export const planQuotas: Migration = {
   id: 6,
   name: 'plan quotas: job records expire, uploads counted per account',
   statements: [
