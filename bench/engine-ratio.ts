@@ -71,8 +71,8 @@ async function timeRaw(argvs: string[][], dir: string): Promise<number> {
 /** The two flows alternate, so both see the same machine. */
 async function runFlows(client: BenchClient, c: Case): Promise<Pick<CaseResult, 'flows' | 'clientCpuMs'>> {
   for (const mode of MODES) await client.flow(c.tool, c.options, c.files, mode); // warm-up: page cache, first-job paths
-  const flows: Record<FlowMode, FlowTiming[]> = { 'prefer-wait': [], 'long-poll': [], 'one-request': [] };
-  const cpu: Record<FlowMode, number> = { 'prefer-wait': 0, 'long-poll': 0, 'one-request': 0 };
+  const flows: Record<FlowMode, FlowTiming[]> = { 'prefer-wait': [], 'long-poll': [] };
+  const cpu: Record<FlowMode, number> = { 'prefer-wait': 0, 'long-poll': 0 };
   for (let i = 0; i < RUNS; i++) {
     for (const mode of MODES) {
       const before = clientCpuMs();

@@ -162,9 +162,8 @@ export async function peer(): Promise<BenchResult> {
       const client = new BenchClient(server.baseUrl, server.key);
       const peerClient = new PeerClient(gotenberg);
       const pids = { quire: server.pid, peer: peerPid() };
-      // One exchange, as Gotenberg's: the merged PDF in the create's own answer.
       const merge = (files: string[], options: Record<string, unknown>) => async () =>
-        (await client.flow('merge', options, files, 'one-request')).totalMs;
+        (await client.flow('merge', options, files)).totalMs;
       const peerMerge = (files: string[]) => async () =>
         (await peerClient.convert('/forms/pdfengines/merge', files)).ms;
       const mergeRows = async () => [

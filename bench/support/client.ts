@@ -22,10 +22,8 @@ export interface JobView {
  * `prefer-wait`: one request creates the job and answers once it ended (docs/api.md §"Prefer:
  * wait"), the synchronous mode an SDK uses for a small job; the long-poll GET only if it has not.
  * `long-poll`: create answers at once, then GET /jobs/:id?wait until terminal.
- * `one-request`: `prefer-wait` with `Accept: application/pdf`, so a PDF result comes back in the create's
- * own answer (docs/api.md §"Prefer: wait"); any other answer goes on as `prefer-wait`.
  */
-export type FlowMode = 'prefer-wait' | 'long-poll' | 'one-request';
+export type FlowMode = 'prefer-wait' | 'long-poll';
 
 export interface FlowTiming {
   mode: FlowMode;
@@ -130,28 +128,6 @@ export class BenchClient {
     return JSON.parse(answer) as JobView;
   }
 
-  /**
-   * POST /jobs asking for the result itself: its bytes (counted and dropped) and the job's id when
-   * the answer is the 200, else the job as the 201 gave it.
-   */
-  private async createForResult(
-    tool: string,
-    options: Record<string, unknown>,
-    files: readonly string[],
-  ): Promise<{ job: JobView; bytes: number } | JobView> {
-    const body = multipartBody({ tool, options: JSON.stringify(options) }, 'file', files);
-    const headers = { ...this.auth, prefer: `wait=${WAIT_S}`, accept: 'application/pdf' };
-    const response = await this.send('POST', '/api/v1/jobs', headers, body);
-    if (response.statusCode === 200) {
-      const bytes = await drain(response);
-      const id = String(response.headers.location).split('/').at(-1)!;
-      return { job: { id, status: 'succeeded', input: { files: [] }, result: { size: bytes } }, bytes };
-    }
-    const answer = await text(response);
-    if (response.statusCode !== 201) throw new Error(`create: ${response.statusCode} ${answer}`);
-    return JSON.parse(answer) as JobView;
-  }
-
   async waitTerminal(id: string, deadlineMs = 120_000): Promise<JobView> {
     return (await this.poll(id, deadlineMs)).job;
   }
@@ -174,13 +150,7 @@ export class BenchClient {
     mode: FlowMode = 'prefer-wait',
   ): Promise<FlowTiming> {
     const t0 = performance.now();
-    const inline = mode === 'one-request' ? await this.createForResult(tool, options, files) : undefined;
-    if (inline && 'bytes' in inline) {
-      const totalMs = performance.now() - t0;
-      return { mode, createMs: totalMs, waitMs: 0, polls: 0, linkMs: 0, bodyMs: 0, totalMs, ...inline };
-    }
-    const created =
-      inline ?? (await this.createJob(tool, options, files, mode === 'long-poll' ? undefined : WAIT_S));
+    const created = await this.createJob(tool, options, files, mode === 'prefer-wait' ? WAIT_S : undefined);
     const t1 = performance.now();
     const { job, polls } = TERMINAL.has(created.status)
       ? { job: created, polls: 0 }

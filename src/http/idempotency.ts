@@ -31,8 +31,6 @@ interface IdempotencyHandle {
   completed?: { fingerprint: string; response: StoredResponse };
   fingerprint?: string;
   settled: boolean;
-  /** What a replay gets when the answer's body is not kept (a job's result streamed back). */
-  storedInstead?: StoredResponse;
 }
 
 const KEY = /^[\x20-\x7e]{1,255}$/;
@@ -173,19 +171,13 @@ export function registerIdempotency(app: FastifyInstance, deps: AppDeps): void {
     const handle = request.idempotency;
     if (!handle?.token || handle.settled) return payload;
     handle.settled = true;
-    const instead = handle.storedInstead;
     const storable =
       !REFUSALS.has(reply.statusCode) &&
       reply.statusCode < 500 &&
       handle.fingerprint !== undefined &&
-      (instead !== undefined || typeof payload === 'string' || Buffer.isBuffer(payload) || payload == null);
+      (typeof payload === 'string' || Buffer.isBuffer(payload) || payload == null);
     if (!storable) {
       await store.release(handle.scope, handle.token);
-      return payload;
-    }
-    if (instead) {
-      const expiresAt = Date.now() + deps.config.retention.idempotencyMs;
-      await store.complete(handle.scope, handle.token, handle.fingerprint!, instead, expiresAt);
       return payload;
     }
     const raw = payload == null ? Buffer.alloc(0) : Buffer.from(payload as string | Buffer);

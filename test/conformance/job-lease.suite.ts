@@ -310,8 +310,9 @@ export function describeLeaseConformance(open: OpenDatabase, options: StoreConfo
         expect(claimed).toHaveLength(ids.size);
         expect(new Set(claimed)).toEqual(ids);
         // Both processes took part, or the test proved nothing about cross-process locking. Two thousand
-        // claims keep both busy for far longer than it takes the second to start after the first (a
-        // SQLite claim is ~0.2 ms now: 500 were over before a process starved of CPU took one).
+        // claims, with the short pause a worker's work makes between them (store-child.ts), keep both
+        // busy together: back to back, one process once took all 2,000 while the other slept in
+        // SQLite's busy handler.
         for (const outcome of outcomes)
           expect(outcome.claimed.length, 'claims per process').toBeGreaterThan(0);
         // Two child processes compiling TypeScript, then hundreds of claims each: slow on a loaded CI box.

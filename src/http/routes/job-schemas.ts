@@ -27,22 +27,6 @@ export const jobSchemas = {
     multipartBody: 'job',
     preferWait: true,
     responses: {
-      200: {
-        description:
-          'The result’s bytes in this one exchange: with `Prefer: wait` and an `Accept` that ranks the result’s type (`application/pdf`, say) above `application/json`, when the job succeeded within the wait and the key has `results:read`. Any other outcome is the 201. `Location` names the job.',
-        headers: ['Location', 'Preference-Applied', 'Cache-Control'],
-        extraHeaders: {
-          'Content-Disposition': {
-            description: '`attachment` with the result’s file name (`filename*` for non-ASCII names).',
-            required: true,
-            schema: { type: 'string' },
-          },
-        },
-        content: {
-          'application/pdf': { schema: { type: 'string', format: 'binary' } },
-          '*/*': { schema: { type: 'string', format: 'binary' } },
-        },
-      } satisfies DocResponse,
       201: json('The job: queued, or as it stands after a `Prefer: wait`.', ref('Job'), [
         'Location',
         'Preference-Applied',

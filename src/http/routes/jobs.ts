@@ -22,7 +22,6 @@ import { takeUploads } from '../job-request/upload-id-part.js';
 import { preferredWait } from '../prefer.js';
 import { OpenStreams } from '../stream-slots.js';
 import { JobAnswers } from './job-answer.js';
-import { sendResultIfWanted } from './job-inline-result.js';
 import { registerJobResultRoutes } from './job-results.js';
 import { jobSchemas } from './job-schemas.js';
 import { registerUploadRoutes } from './uploads.js';
@@ -95,7 +94,6 @@ function registerCreate(
       const job = await service.create(newJobOf(deps, received, id, auth.accountId));
       request.log.info({ job: id, tool: job.tool, files: job.inputs.length }, 'job created');
       const shown = await waitAsPreferred(request, reply, deps, job, streams);
-      if (await sendResultIfWanted(request, reply, deps, shown)) return reply;
       return reply.code(201).header('Location', `/api/v1/jobs/${id}`).send(jobView(shown));
     },
   });

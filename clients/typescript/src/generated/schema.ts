@@ -3056,25 +3056,6 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The result’s bytes in this one exchange: with `Prefer: wait` and an `Accept` that ranks the result’s type (`application/pdf`, say) above `application/json`, when the job succeeded within the wait and the key has `results:read`. Any other outcome is the 201. `Location` names the job. */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    Location: components["headers"]["Location"];
-                    "Preference-Applied": components["headers"]["Preference-Applied"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description `attachment` with the result’s file name (`filename*` for non-ASCII names). */
-                    "Content-Disposition": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/pdf": Blob;
-                    "*/*": Blob;
-                };
-            };
             /** @description The job: queued, or as it stands after a `Prefer: wait`. */
             201: {
                 headers: {
