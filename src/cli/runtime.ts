@@ -115,7 +115,7 @@ export async function openRuntime(
     engineStatus,
     catalog: new ToolCatalog([...tools, ...(extras.tools ?? [])], engineStatus),
     events,
-    services: openServices(db, { blobs, events, webhookSecretKey: keys.webhookSecretKey }),
+    services: openServices(db, { blobs, events, webhookSecretKey: keys.webhookSecretKey, uploads }),
     uploads,
     close: async () => {
       // Pooled LibreOffice and Chromium instances would otherwise outlive a closed runtime in tests.

@@ -7,7 +7,7 @@ import { type JobRecord, terminalStatuses } from '../model/job.js';
 import { ulid } from '../model/ulid.js';
 import type { BatchStore } from '../store/job-stores.js';
 import type { NewJob } from '../store/types.js';
-import type { JobService } from './job-service.js';
+import type { JobService, RequestFiles } from './job-service.js';
 
 export interface BatchWithJobs {
   batch: BatchRecord;
@@ -24,9 +24,15 @@ export class BatchService {
   /**
    * The batch row, then its jobs one by one (each with its own event, as a single job's). If one fails
    * to be stored, the ones already made are removed and the rest of the upload discarded: a batch is
-   * made whole or not at all, as far as the client can see.
+   * made whole or not at all, as far as the client can see. The request's named uploads are taken
+   * first, all of them, before anything is stored.
    */
-  async create(accountId: string, jobs: readonly NewJob[]): Promise<BatchWithJobs> {
+  async create(
+    accountId: string,
+    jobs: readonly NewJob[],
+    files: RequestFiles = { takes: [], stored: [] },
+  ): Promise<BatchWithJobs> {
+    await this.jobs.takeUploads(accountId, files);
     const batch = await this.batches.create({
       id: `bat_${ulid()}`,
       accountId,

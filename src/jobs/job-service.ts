@@ -10,6 +10,7 @@ import type { JobEvents } from '../model/job-change.js';
 import type { JobStore } from '../store/job-stores.js';
 import type { ClaimedJob, ClaimLimits, NewJob, SweepOutcome } from '../store/types.js';
 import type { WebhookStore } from '../store/webhook-types.js';
+import type { Uploads, UploadTake } from '../uploads/uploads.js';
 import { jobCallbackEndpoint } from '../webhooks/job-callback.js';
 
 export interface JobServiceDeps {
@@ -19,7 +20,20 @@ export interface JobServiceDeps {
   /** Where a job with a `webhook_url` gets its account's callback secret before it is stored. */
   webhooks: WebhookStore;
   webhookSecretKey: Buffer;
+  /** Where a job takes the finished resumable uploads its request named (`upload_id`). */
+  uploads: Pick<Uploads, 'take'>;
 }
+
+/**
+ * What a job request brought beside the job: the resumable uploads to take into the job's folder
+ * and the files the request stored itself, which go if an upload cannot be taken.
+ */
+export interface RequestFiles {
+  takes: readonly UploadTake[];
+  stored: readonly InputFile[];
+}
+
+const NO_REQUEST_FILES: RequestFiles = { takes: [], stored: [] };
 
 /** A lease as the lease keeper holds it. */
 export interface HeldLease {
@@ -37,10 +51,12 @@ export class JobService {
   constructor(private readonly deps: JobServiceDeps) {}
 
   /**
-   * Stores the job whose inputs are already uploaded; on a failed write its files go too. A job
-   * with a `webhook_url` first gets its account's callback secret, so its first delivery is signed.
+   * Stores the job whose request has been read: first its named uploads are taken into its folder
+   * (the last refusal a request can meet), then a job with a `webhook_url` gets its account's
+   * callback secret, so its first delivery is signed, then the row; on a failed write its files go.
    */
-  async create(job: NewJob): Promise<JobRecord> {
+  async create(job: NewJob, files: RequestFiles = NO_REQUEST_FILES): Promise<JobRecord> {
+    await this.takeUploads(job.accountId, files);
     const { jobs, blobs, events } = this.deps;
     const created = await this.callbackSecret(job)
       .then(() => jobs.create(job))
@@ -56,6 +72,20 @@ export class JobService {
       });
     events.emit({ jobId: job.id, kind: 'created' });
     return created;
+  }
+
+  /**
+   * Takes a request's resumable uploads for its job or batch, just before it is stored; if one cannot
+   * be taken (gone, taken meanwhile), the request's own stored files go and the others stay usable.
+   */
+  async takeUploads(accountId: string, { takes, stored }: RequestFiles): Promise<void> {
+    if (takes.length === 0) return;
+    try {
+      await this.deps.uploads.take(accountId, takes);
+    } catch (error) {
+      await this.discardUpload(stored);
+      throw error;
+    }
   }
 
   /** Files of an upload that did not become a job (a replayed or refused request). */

@@ -3,6 +3,7 @@
 import type { BlobStore } from '../blobs/types.js';
 import type { JobEvents } from '../model/job-change.js';
 import type { Database } from '../store/job-stores.js';
+import type { Uploads } from '../uploads/uploads.js';
 import { BatchService } from './batch-service.js';
 import { JobService } from './job-service.js';
 
@@ -13,7 +14,7 @@ export interface Services {
 
 export function openServices(
   db: Database,
-  deps: { blobs: BlobStore; events: JobEvents; webhookSecretKey: Buffer },
+  deps: { blobs: BlobStore; events: JobEvents; webhookSecretKey: Buffer; uploads: Pick<Uploads, 'take'> },
 ): Services {
   const jobs = new JobService({ ...deps, jobs: db.jobs, webhooks: db.webhooks });
   return { jobs, batches: new BatchService(db.batches, jobs) };

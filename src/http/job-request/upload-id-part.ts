@@ -1,13 +1,14 @@
 // `upload_id` parts of a job request (docs/api.md "Resumable uploads"): a finished resumable upload
 // as the next input in place of a `file` part — sniffed and counted against the limits like any
 // uploaded file while the request is read, and taken (moved into the job's folder, never copied
-// through this process) only once the job is about to be stored, so a refused request leaves it.
+// through this process) by JobService only once the job is about to be stored, so a refused request
+// leaves it.
 import { jobFolder } from '../../blobs/keys.js';
 import { QuireError } from '../../errors/quire-error.js';
 import { SNIFF_BYTES, sniffContentType } from '../../sniff/sniff.js';
 import type { CatalogEntry } from '../../tools/framework/catalog.js';
 import { isUploadId } from '../../uploads/tus-server.js';
-import type { Uploads, UploadTake } from '../../uploads/uploads.js';
+import type { Uploads } from '../../uploads/uploads.js';
 import type { RequestLimits } from './limits.js';
 import { cleanFileName, type InputsSoFar } from './received.js';
 import { tooManyFiles, unsupportedContent } from './refusals.js';
@@ -70,22 +71,4 @@ export async function takeUploadPart(
   // Stands in for the SHA-256 in the Idempotency-Key fingerprint: an upload is used once, so its id
   // names its bytes as surely, without reading gigabytes again.
   state.sha256.push(`upload:${uploadId}`);
-}
-
-/**
- * Takes the request's uploads for its job, just before the job is stored: the last refusal that can
- * come from reading the request has passed. If one cannot be taken, the request's stored files go.
- */
-export async function takeUploads(
-  source: Pick<UploadSource, 'uploads' | 'accountId'>,
-  takes: readonly UploadTake[],
-  discard: () => Promise<unknown>,
-): Promise<void> {
-  if (takes.length === 0) return;
-  try {
-    await source.uploads.take(source.accountId, takes);
-  } catch (error) {
-    await discard();
-    throw error;
-  }
 }

@@ -13,7 +13,6 @@ import type { AppDeps } from '../deps.js';
 import { completedResponse, fingerprintOf, sendReplay } from '../idempotency.js';
 import { requestLimits } from '../job-request/limits.js';
 import { readBatchRequest } from '../job-request/read-batch.js';
-import { takeUploads } from '../job-request/upload-id-part.js';
 import { batchSchemas } from './batch-schemas.js';
 import { bytesOf, jobFingerprint, newJobOf } from './jobs.js';
 
@@ -91,10 +90,11 @@ function registerCreate(app: FastifyInstance, deps: AppDeps): void {
         if (replay || request.idempotency?.settled) await discard();
       }
       if (replay) return sendReplay(reply, replay);
-      const takes = items.flatMap((i) => i.received.uploadTakes);
-      await takeUploads({ uploads: deps.uploads, accountId: auth.accountId }, takes, discard);
       const newJobs = items.map((i) => newJobOf(deps, i.received, i.jobId, auth.accountId));
-      const { batch, jobs } = await batches.create(auth.accountId, newJobs);
+      const { batch, jobs } = await batches.create(auth.accountId, newJobs, {
+        takes: items.flatMap((i) => i.received.uploadTakes),
+        stored: items.flatMap((i) => i.received.inputs),
+      });
       request.log.info({ batch: batch.id, jobs: items.length }, 'batch created');
       return reply.code(201).header('Location', `/api/v1/batches/${batch.id}`).send(batchView(batch, jobs));
     },

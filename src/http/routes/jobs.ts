@@ -18,7 +18,6 @@ import { completedResponse, fingerprintOf, sendReplay } from '../idempotency.js'
 import { requestLimits } from '../job-request/limits.js';
 import { readJobRequest } from '../job-request/read-job.js';
 import type { ReceivedJob } from '../job-request/received.js';
-import { takeUploads } from '../job-request/upload-id-part.js';
 import { preferredWait } from '../prefer.js';
 import { OpenStreams } from '../stream-slots.js';
 import { JobAnswers } from './job-answer.js';
@@ -89,9 +88,10 @@ function registerCreate(
         if (replay || request.idempotency?.settled) await service.discardUpload(received.inputs);
       }
       if (replay) return sendReplay(reply, replay);
-      const uploadSource = { uploads: deps.uploads, accountId: auth.accountId };
-      await takeUploads(uploadSource, received.uploadTakes, () => service.discardUpload(received.inputs));
-      const job = await service.create(newJobOf(deps, received, id, auth.accountId));
+      const job = await service.create(newJobOf(deps, received, id, auth.accountId), {
+        takes: received.uploadTakes,
+        stored: received.inputs,
+      });
       request.log.info({ job: id, tool: job.tool, files: job.inputs.length }, 'job created');
       const shown = await waitAsPreferred(request, reply, deps, job, streams);
       return reply.code(201).header('Location', `/api/v1/jobs/${id}`).send(jobView(shown));
