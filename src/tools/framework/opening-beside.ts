@@ -36,6 +36,15 @@ export interface BesideOptions {
 }
 
 /**
+ * The opening's page verdict on an input an early run counted itself, `total` being the pages of
+ * every input counted so far, this one included: a file without pages or a total past the plan's
+ * limit sends the job back to the qpdf opening, which fails it with the typed error.
+ */
+export function judgeEarlyPages(pages: number, total: number, maxPages: number): void {
+  if (pages < 1 || total > maxPages) throw new InputNeedsOpeningError('pages to check');
+}
+
+/**
  * Opens the PDF inputs beside the tool's engine run `beside`: `read` is one qpdf run per PDF input,
  * made with `call` (`quickOpened` unless the tool keeps damaged inputs: a run that fails or repairs
  * the file gives up), returning what the tool wants of it and its page count. OPEN_BESIDE_CONCURRENCY
@@ -71,7 +80,7 @@ export async function openBeside<O, T>(
         options.keepsDamaged.onDamaged();
       }
       total += pages;
-      if (pages < 1 || total > ctx.limits.maxPages) throw new InputNeedsOpeningError('pages to check');
+      judgeEarlyPages(pages, total, ctx.limits.maxPages);
       values[i] = value;
       counts[i] = pages;
     }

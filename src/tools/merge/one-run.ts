@@ -6,6 +6,7 @@ import { InputNeedsOpeningError } from '../../engines/call-options.js';
 import type { MergedInput } from '../../engines/qpdf/qpdf.js';
 import { QuireError } from '../../errors/quire-error.js';
 import { engineCallWithProgress } from '../framework/engine-call.js';
+import { judgeEarlyPages } from '../framework/opening-beside.js';
 import { toQpdfRange } from '../framework/page-selection.js';
 import type { QpdfOutline } from './merge-outlines.js';
 import { type Ctx, type Mode, type Plan, plan } from './plan.js';
@@ -22,8 +23,8 @@ function withOutlines(at: Plan, read: readonly MergedInput[]): Plan {
 /**
  * On inputs the runner did not open (`inputs.early`, all pages of every file): the merge is also the
  * opening. An input the opening would look at more closely (an error, a repaired file: the run
- * throws InputNeedsOpeningError), one without pages or a total past the page limit sends the job
- * back to the runner's opening, as openBeside does.
+ * throws InputNeedsOpeningError), one without pages or a total past the page limit (the
+ * framework's judgeEarlyPages, as in openBeside) sends the job back to the runner's opening.
  */
 async function mergeUnopened(ctx: Ctx, mode: Mode, merged: string): Promise<Plan> {
   const selections = ctx.options.pages_per_file ?? [];
@@ -38,9 +39,10 @@ async function mergeUnopened(ctx: Ctx, mode: Mode, merged: string): Promise<Plan
     engineCallWithProgress(ctx),
   );
   const counts = read.map((input) => input.pages);
-  const total = counts.reduce((sum, pages) => sum + pages, 0);
-  if (counts.some((pages) => pages < 1) || total > ctx.limits.maxPages) {
-    throw new InputNeedsOpeningError('pages to check');
+  let total = 0;
+  for (const pages of counts) {
+    total += pages;
+    judgeEarlyPages(pages, total, ctx.limits.maxPages);
   }
   return withOutlines(plan(ctx, counts), read);
 }
