@@ -157,6 +157,7 @@ async function execute(
     // The lease's signal, or the budget's once a whole-job limit is passed mid-step.
     signal: AbortSignal.any([signal, budget.signal]),
     engines: deps.engines,
+    account: job.accountId,
     limits: {
       maxPages: limits.maxPages,
       timeoutMs: deps.config.limits.engineTimeoutMs,

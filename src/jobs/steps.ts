@@ -30,6 +30,8 @@ export interface StepsContext {
   limits: ToolLimits;
   /** The plan's whole-job limits, spent by every step and branch. */
   budget: JobBudget;
+  /** The owning account: engines keep nothing warm across accounts (RunContext.account). */
+  account?: string;
   /** The whole job's percent (0–100): each step has an equal share, split again per file on a fan-out. */
   onProgress(percent: number): void;
   /** Called as each step starts (on a fan-out, once per file). */
@@ -132,6 +134,7 @@ class StepChain {
       signal: ctx.signal,
       engines: ctx.engines,
       limits,
+      ...(ctx.account !== undefined ? { account: ctx.account } : {}),
       ...(index > 0 && password !== undefined ? { inputPassword: password } : {}),
       progress: createProgressReporter(tool.steps ?? { run: 100 }, (p) =>
         ctx.onProgress(start + (share * p.percent) / 100),

@@ -66,6 +66,15 @@ export const browser = {
       'Resident memory of all Chromium processes past which it is replaced between pages.',
     ),
   ),
+  QUIRE_BROWSER_KEEP_TAB_MS: setting(
+    'keepTabMs',
+    int(
+      0,
+      600_000,
+      30_000,
+      "How long a printed html-to-pdf tab, wiped, waits for the same account's next job, which then reuses its renderer (never another account's); 0 opens a fresh context for every job.",
+    ),
+  ),
   QUIRE_BROWSER_TIMEOUT_MS: setting(
     'timeoutMs',
     int(

@@ -1,55 +1,47 @@
 // One sandboxed Chromium shared by every html-to-pdf job: up to `size` pages print at once, each in
-// its own fresh BrowserContext (own storage, cookies and cache: the isolation between jobs). The
+// a BrowserContext of its own (own storage, cookies and cache: the isolation between jobs), either
+// fresh or, for the same account only, the wiped tab of that account's last job (tabs.ts). The
 // browser is replaced after `recycleAfter` pages or once its processes hold more than
 // `recycleRssBytes`, and only between pages: the old one finishes the pages it has, then stops.
 import { readdir, readFile } from 'node:fs/promises';
-import type { BrowserContext, Page } from 'playwright-core';
 import { QuireError } from '../../errors/quire-error.js';
 import { BrowserInstance, type BrowserPoolOptions } from './browser-instance.js';
-
-export interface Tab {
-  context: BrowserContext;
-  page: Page;
-}
+import { openTab, Shelf, type Tab, wipeTab } from './tabs.js';
 
 export interface SharedBrowserOptions extends BrowserPoolOptions {
   /** Resident memory of the browser's processes past which it is replaced after its pages finish. */
   recycleRssBytes?: number;
+  /** How long a wiped tab waits for its account's next job; 0 closes every tab after its job. */
+  keepTabMs?: number;
 }
 
 /** A context whose page is stuck (a script loop, a hung renderer) gets this long to close. */
 const CLOSE_GRACE_MS = 5_000;
+/** A wipe that takes longer than this (a page that hangs its renderer) closes the tab instead. */
+const WIPE_GRACE_MS = 2_000;
 /** Reading every process's memory from /proc costs a few ms: done once per this many pages. */
 const RSS_CHECK_EVERY = 20;
 const PAGE_BYTES = 4096;
 
-/** Opens an empty context with its page: the expensive part of a job (a renderer process starts). */
-async function openTab(instance: BrowserInstance): Promise<Tab> {
-  // Service workers would fetch outside the page's route handler; block them.
-  const context = await instance.browser.newContext({ serviceWorkers: 'block', acceptDownloads: false });
-  try {
-    await context.routeWebSocket(/.*/, (ws) => ws.close());
-    return { context, page: await context.newPage() };
-  } catch (error) {
-    await context.close().catch(() => {});
-    throw error;
-  }
+/** `work`'s value, or `late` if it fails or is still pending after `ms`. */
+function within<T>(work: Promise<T>, ms: number, late: T): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<T>((resolve) => {
+    timer = setTimeout(() => resolve(late), ms);
+  });
+  return Promise.race([work.catch(() => late), expired]).finally(() => clearTimeout(timer));
 }
 
 /** Resolves true once `work` settles, false if it is still pending after `ms`. */
-function settlesWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<boolean>((resolve) => {
-    timer = setTimeout(() => resolve(false), ms);
-  });
-  return Promise.race([
+const settlesWithin = (work: Promise<unknown>, ms: number): Promise<boolean> =>
+  within(
     work.then(
       () => true,
       () => true,
     ),
-    late,
-  ]).finally(() => clearTimeout(timer));
-}
+    ms,
+    false,
+  );
 
 /** Resident memory of every process in the browser's process group (the wrapper's, kept to the end). */
 async function groupRssBytes(pgid: number): Promise<number> {
@@ -69,19 +61,31 @@ class Generation {
   inFlight = 0;
   printed = 0;
   retiring = false;
+  readonly shelf: Shelf;
 
-  constructor(readonly instance: BrowserInstance) {}
+  constructor(
+    readonly instance: BrowserInstance,
+    keepTabMs: number,
+  ) {
+    this.shelf = new Shelf(keepTabMs, (tab) => void tab.context.close().catch(() => {}));
+  }
 
   /**
-   * A new context with its page. Not opened ahead of the job: an idle spare page cost about as
-   * much CPU while it waited as the wait saved (docs/benchmarks.md, `html`).
+   * The account's kept tab, else a new context with its page. Not opened ahead of the job: an idle
+   * spare page cost about as much CPU while it waited as the wait saved (docs/benchmarks.md,
+   * `html`). A new one first closes the tab kept longest if the browser would otherwise hold more
+   * renderers than pages print at once.
    */
-  take(): Promise<Tab> {
+  take(account: string | undefined, size: number): Promise<Tab> {
+    const kept = account === undefined ? undefined : this.shelf.take(account);
+    if (kept) return Promise.resolve(kept);
+    if (this.inFlight + this.shelf.size > size) this.shelf.dropOldest();
     return openTab(this.instance);
   }
 
   async stop(): Promise<void> {
     this.retiring = true;
+    this.shelf.clear();
     await this.instance.stop();
   }
 }
@@ -114,6 +118,7 @@ export function createSharedBrowser(opts: SharedBrowserOptions) {
   let starting: Promise<Generation> | undefined;
   const slots = new Slots(opts.size);
   let closed = false;
+  const keepTabMs = opts.keepTabMs ?? 0;
 
   const closedError = () => new QuireError('engine_unavailable', 'Chromium is shutting down');
 
@@ -123,7 +128,7 @@ export function createSharedBrowser(opts: SharedBrowserOptions) {
     if (current) void retire(current);
     starting ??= BrowserInstance.start(opts)
       .then((instance) => {
-        current = new Generation(instance);
+        current = new Generation(instance, keepTabMs);
         return current;
       })
       .finally(() => {
@@ -135,6 +140,7 @@ export function createSharedBrowser(opts: SharedBrowserOptions) {
   /** No new pages go to `gen`; it stops as soon as it has none in flight. */
   const retire = (gen: Generation): Promise<void> => {
     gen.retiring = true;
+    gen.shelf.clear();
     if (current === gen) current = undefined;
     return gen.inFlight === 0 ? gen.stop() : Promise.resolve();
   };
@@ -145,10 +151,22 @@ export function createSharedBrowser(opts: SharedBrowserOptions) {
     return pgid !== undefined && (await groupRssBytes(pgid)) > opts.recycleRssBytes;
   };
 
-  /** Closes the job's context (its renderer with it); a context that will not close takes the browser down. */
-  const finish = async (gen: Generation, tab: Tab | undefined): Promise<void> => {
-    const closedInTime = tab ? await settlesWithin(tab.context.close(), CLOSE_GRACE_MS) : true;
+  /** Whether the job's tab may wait for its account's next job: wiped in time, browser staying. */
+  const keeps = async (gen: Generation, tab: Tab, account: string | undefined): Promise<boolean> => {
+    const open = () => !gen.retiring && !gen.instance.dead && !closed;
+    if (account === undefined || keepTabMs === 0 || !open()) return false;
+    return (await within(wipeTab(tab), WIPE_GRACE_MS, false)) && open();
+  };
+
+  /**
+   * Keeps the job's tab, wiped, for the account's next job (`account` set after a success), or
+   * closes its context, its renderer with it; a context that will not close takes the browser down.
+   */
+  const finish = async (gen: Generation, tab: Tab | undefined, account?: string): Promise<void> => {
+    const kept = tab !== undefined && (await keeps(gen, tab, account));
+    const closedInTime = !tab || kept || (await settlesWithin(tab.context.close(), CLOSE_GRACE_MS));
     gen.inFlight -= 1;
+    if (kept) gen.shelf.put(tab, account!);
     if (!closedInTime) {
       // Its renderer no longer answers the browser: kill the browser now, other pages with it.
       if (current === gen) current = undefined;
@@ -159,12 +177,12 @@ export function createSharedBrowser(opts: SharedBrowserOptions) {
 
   return {
     /**
-     * Runs `print` on a fresh context of the shared browser. The context is closed afterwards
-     * whatever happened, which also stops a page still running scripts after a timeout or cancel.
-     * After a success the caller has its result while the context closes behind it (the slot is
-     * held until it has).
+     * Runs `print` on a tab of the shared browser: `account`'s kept one, else a fresh context. After
+     * a failure the context is closed, which also stops a page still running scripts after a
+     * timeout or cancel. After a success the caller has its result while the tab is wiped and kept
+     * for the account's next job, or closed (the slot is held until it is either).
      */
-    async use<R>(print: (tab: Tab) => Promise<R>): Promise<R> {
+    async use<R>(account: string | undefined, print: (tab: Tab) => Promise<R>): Promise<R> {
       if (closed) throw closedError();
       await slots.take(() => closed, closedError);
       let gen: Generation;
@@ -181,13 +199,13 @@ export function createSharedBrowser(opts: SharedBrowserOptions) {
       let tab: Tab | undefined;
       let result: R;
       try {
-        tab = await gen.take();
+        tab = await gen.take(account, opts.size);
         result = await print(tab);
       } catch (error) {
         await finish(gen, tab).finally(() => slots.give());
         throw error;
       }
-      void finish(gen, tab)
+      void finish(gen, tab, account)
         .catch(() => {})
         .finally(() => slots.give());
       return result;

@@ -77,6 +77,11 @@ export interface RunContext<O> {
    * first step, which takes the `password` option.
    */
   inputPassword?: string;
+  /**
+   * The account the job belongs to. An engine may keep state warm for that account's next job
+   * (Chromium keeps a wiped tab), never for another account's; absent means nothing is kept.
+   */
+  account?: string;
 }
 
 /** What `run` receives: the run context plus what the runner found opening the inputs. */

@@ -98,6 +98,7 @@ export const htmlToPdfTool = defineTool({
         tagged: (o.accessibility ?? 'none') !== 'none',
       },
       call,
+      ctx.account,
     );
 
     ctx.progress.step('check');
