@@ -45,7 +45,7 @@ export const browser = {
       1,
       64,
       4,
-      'Pages printed at once by the one headless Chromium of html-to-pdf, each in its own fresh context; more jobs queue.',
+      'Pages printed at once by the one headless Chromium of html-to-pdf, each in a context of its own; more jobs queue.',
     ),
   ),
   QUIRE_BROWSER_RECYCLE_AFTER: setting(
