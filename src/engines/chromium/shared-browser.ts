@@ -65,9 +65,21 @@ class Generation {
 
   constructor(
     readonly instance: BrowserInstance,
-    keepTabMs: number,
+    private readonly keepTabMs: number,
   ) {
     this.shelf = new Shelf(keepTabMs, (tab) => void tab.context.close().catch(() => {}));
+  }
+
+  /**
+   * Wipes the job's tab and keeps it for `account`'s next job; false (the tab is then closed)
+   * without an account, when the wipe fails or hangs, or once the browser or service is stopping.
+   */
+  async keep(tab: Tab, account: string | undefined, stopping: () => boolean): Promise<boolean> {
+    const open = () => !this.retiring && !this.instance.dead && !stopping();
+    if (account === undefined || this.keepTabMs === 0 || !open()) return false;
+    if (!(await within(wipeTab(tab), WIPE_GRACE_MS, false)) || !open()) return false;
+    this.shelf.put(tab, account);
+    return true;
   }
 
   /**
@@ -118,7 +130,6 @@ export function createSharedBrowser(opts: SharedBrowserOptions) {
   let starting: Promise<Generation> | undefined;
   const slots = new Slots(opts.size);
   let closed = false;
-  const keepTabMs = opts.keepTabMs ?? 0;
 
   const closedError = () => new QuireError('engine_unavailable', 'Chromium is shutting down');
 
@@ -128,7 +139,7 @@ export function createSharedBrowser(opts: SharedBrowserOptions) {
     if (current) void retire(current);
     starting ??= BrowserInstance.start(opts)
       .then((instance) => {
-        current = new Generation(instance, keepTabMs);
+        current = new Generation(instance, opts.keepTabMs ?? 0);
         return current;
       })
       .finally(() => {
@@ -151,22 +162,14 @@ export function createSharedBrowser(opts: SharedBrowserOptions) {
     return pgid !== undefined && (await groupRssBytes(pgid)) > opts.recycleRssBytes;
   };
 
-  /** Whether the job's tab may wait for its account's next job: wiped in time, browser staying. */
-  const keeps = async (gen: Generation, tab: Tab, account: string | undefined): Promise<boolean> => {
-    const open = () => !gen.retiring && !gen.instance.dead && !closed;
-    if (account === undefined || keepTabMs === 0 || !open()) return false;
-    return (await within(wipeTab(tab), WIPE_GRACE_MS, false)) && open();
-  };
-
   /**
    * Keeps the job's tab, wiped, for the account's next job (`account` set after a success), or
    * closes its context, its renderer with it; a context that will not close takes the browser down.
    */
   const finish = async (gen: Generation, tab: Tab | undefined, account?: string): Promise<void> => {
-    const kept = tab !== undefined && (await keeps(gen, tab, account));
+    const kept = tab !== undefined && (await gen.keep(tab, account, () => closed));
     const closedInTime = !tab || kept || (await settlesWithin(tab.context.close(), CLOSE_GRACE_MS));
     gen.inFlight -= 1;
-    if (kept) gen.shelf.put(tab, account!);
     if (!closedInTime) {
       // Its renderer no longer answers the browser: kill the browser now, other pages with it.
       if (current === gen) current = undefined;
