@@ -1,7 +1,7 @@
 // The shared Chromium's kept tabs on real binaries: a job's tab, wiped, serves the next job of the
 // same account only (its renderer reused), and nothing the first job's page left behind (storage of
 // every kind, cookies, window.name, history, a cached file under the same URL, a service worker)
-// reaches the second; another account's job never gets that tab.
+// reaches the second; another account's job never gets that tab, nor does a tab that hangs.
 
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -136,6 +136,46 @@ describe('kept tabs of the shared Chromium', () => {
       expect(other.renderers).toHaveLength(1);
       expect(other.renderers).not.toEqual(first.renderers);
       expect(other.seen).toMatchObject({ ...fresh, js: 'BobScript', style: 'Bob' });
+    } finally {
+      await chromium.close();
+    }
+  }, 120_000);
+
+  it('close a tab whose page hangs its renderer after printing instead of keeping it', async () => {
+    const chromium = createChromium({
+      size: 1,
+      recycleAfter: 100,
+      keepTabMs: 60_000,
+      workRoot: path.join(root, 'h'),
+      timeoutMs: 60_000,
+    });
+    const hang = path.join(root, 'hang');
+    mkdirSync(hang);
+    writeFileSync(
+      path.join(hang, 'index.html'),
+      "<p>Hang7</p><script>addEventListener('afterprint', () => { for (;;) {} });</script>",
+    );
+    try {
+      await chromium.htmlToPdf(
+        hang,
+        'index.html',
+        path.join(root, 'hang.pdf'),
+        A4_PRINT,
+        { workDir: root },
+        'carol',
+      );
+      const hung = rendererPids();
+      const after = path.join(root, 'after.pdf');
+      await chromium.htmlToPdf(site('c2', 'Next'), 'index.html', after, A4_PRINT, { workDir: root }, 'carol');
+      expect(pageText(path.join(root, 'hang.pdf'))).toContain('Hang7');
+      expect(seen(after)).toMatchObject({ js: 'NextScript', style: 'Next' });
+      expect(hung).toHaveLength(1);
+      let left = rendererPids();
+      for (let i = 0; i < 50 && left.includes(hung[0]!); i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        left = rendererPids();
+      }
+      expect(left).not.toContain(hung[0]);
     } finally {
       await chromium.close();
     }
