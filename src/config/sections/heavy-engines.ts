@@ -63,7 +63,7 @@ export const browser = {
       64 * 1024 * 1024,
       64 * 1024 ** 3,
       1024 ** 3,
-      'Resident memory of all Chromium processes past which it is replaced between pages.',
+      'Resident memory of all Chromium processes (proportional set size: shared pages counted once) past which it is replaced between pages.',
     ),
   ),
   QUIRE_BROWSER_KEEP_TAB_MS: setting(

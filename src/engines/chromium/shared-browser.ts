@@ -21,7 +21,6 @@ const CLOSE_GRACE_MS = 5_000;
 const WIPE_GRACE_MS = 2_000;
 /** Reading every process's memory from /proc costs a few ms: done once per this many pages. */
 const RSS_CHECK_EVERY = 20;
-const PAGE_BYTES = 4096;
 
 /** `work`'s value, or `late` if it fails or is still pending after `ms`. */
 function within<T>(work: Promise<T>, ms: number, late: T): Promise<T> {
@@ -43,17 +42,24 @@ const settlesWithin = (work: Promise<unknown>, ms: number): Promise<boolean> =>
     false,
   );
 
-/** Resident memory of every process in the browser's process group (the wrapper's, kept to the end). */
-async function groupRssBytes(pgid: number): Promise<number> {
-  let pages = 0;
+/**
+ * Resident memory of every process in the browser's process group (the wrapper's, kept to the end)
+ * as proportional set size: a page shared by n of them counts 1/n in each. Summed RSS counts
+ * Chromium's shared code and memory once per process, which with a few kept tabs passed 1 GiB
+ * while the processes really held about half of it, and recycled the browser every 20 pages.
+ */
+async function groupPssBytes(pgid: number): Promise<number> {
+  let kib = 0;
   for (const entry of await readdir('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
-    // After the command name (which may hold spaces): pgrp is field 5, rss (in pages) field 24.
+    // After the command name (which may hold spaces): pgrp is field 5.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    if (Number(fields[2]) === pgid) pages += Number(fields[21] ?? 0);
+    if (Number(fields[2]) !== pgid) continue;
+    const rollup = await readFile(`/proc/${entry}/smaps_rollup`, 'utf8').catch(() => '');
+    kib += Number(/^Pss:\s+(\d+) kB/m.exec(rollup)?.[1] ?? 0);
   }
-  return pages * PAGE_BYTES;
+  return kib * 1024;
 }
 
 /** One browser and the jobs it serves; a replaced generation lives until its last page ends. */
@@ -159,7 +165,7 @@ export function createSharedBrowser(opts: SharedBrowserOptions) {
   const overMemory = async (gen: Generation): Promise<boolean> => {
     if (opts.recycleRssBytes === undefined || gen.printed % RSS_CHECK_EVERY !== 0) return false;
     const pgid = gen.instance.groupId;
-    return pgid !== undefined && (await groupRssBytes(pgid)) > opts.recycleRssBytes;
+    return pgid !== undefined && (await groupPssBytes(pgid)) > opts.recycleRssBytes;
   };
 
   /**
