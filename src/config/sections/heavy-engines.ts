@@ -1,4 +1,5 @@
 // The heavy engines' own time limits and pools (OCR, LibreOffice, Chromium, veraPDF): `config.heavyEngines`.
+import os from 'node:os';
 import { int, type Section, type SectionValues, setting } from '../section.js';
 
 export const ocr = {
@@ -44,8 +45,8 @@ export const browser = {
     int(
       1,
       64,
-      4,
-      'Pages printed at once by the one headless Chromium of html-to-pdf, each in a context of its own; more jobs queue.',
+      Math.max(1, os.availableParallelism()),
+      'Pages printed at once by the one headless Chromium of html-to-pdf, each in a context of its own (default: cores); more jobs queue.',
     ),
   ),
   QUIRE_BROWSER_RECYCLE_AFTER: setting(
