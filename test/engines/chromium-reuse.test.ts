@@ -51,6 +51,8 @@ const PROBE = `<!doctype html><html><head><link rel="stylesheet" href="style.css
     'js=' + window.asset,
     'sw=' + (navigator.serviceWorker && navigator.serviceWorker.controller ? 'controlled' : 'none'),
   ];
+  // Written at once; IndexedDB's answer is added when it comes (the print waits for it).
+  document.getElementById('out').textContent = seen.join(' ');
   const db = await new Promise((resolve) => {
     const open = indexedDB.open('probe', 1);
     open.onupgradeneeded = () => open.result.createObjectStore('s');
@@ -106,7 +108,7 @@ describe('kept tabs of the shared Chromium', () => {
         dir,
         'index.html',
         out,
-        { ...A4_PRINT, waitMs: 500 },
+        { ...A4_PRINT, waitMs: 1_500 },
         { workDir: root },
         account,
       );
