@@ -5,16 +5,17 @@ import { Client, type JobBody } from '../support/client.js';
 import { corpusFile } from '../support/corpus.js';
 import { fakeEngine } from '../support/fake-engine/index.js';
 import { fakeTool } from '../support/fake-engine/tool.js';
-import { pageCount, qpdfCheckPasses, rotations, toFile } from '../support/pdf.js';
+import { pageCount, qpdfCheckPasses, rotations, toFile, unzip } from '../support/pdf.js';
 import { useTestServer } from '../support/use-test-server.js';
 
 const FOUR_PAGES = corpusFile('pypdf-samples__pdflatex-4-pages.pdf');
 const OUTLINE = corpusFile('pypdf-samples__pdflatex-outline.pdf');
 const T = 120_000;
 
-// A hanging engine is killed after 5 s (`timeout`): a job that certainly outlasts a 1 s wait.
+// A hanging engine is killed after 5 s (`timeout`): a job that certainly outlasts a 1 s wait. One
+// long-poll place per key, so a second wait of one key is refused.
 const used = useTestServer(
-  { QUIRE_ENGINE_TIMEOUT_MS: '5000' },
+  { QUIRE_ENGINE_TIMEOUT_MS: '5000', QUIRE_STREAMS_MAX_PER_KEY: '1' },
   { extras: { engines: [fakeEngine], tools: [fakeTool] } },
 );
 
@@ -22,8 +23,9 @@ async function run(
   form: FormData,
   headers: Record<string, string> = {},
   client: Client = used.client,
+  signal?: AbortSignal,
 ): Promise<Response> {
-  return client.fetch('/api/v1/run', { method: 'POST', body: form, headers });
+  return client.fetch('/api/v1/run', { method: 'POST', body: form, headers, ...(signal ? { signal } : {}) });
 }
 
 const mergeForm = (files = [FOUR_PAGES, OUTLINE]) => used.client.form({ tool: 'merge', files });
@@ -69,11 +71,10 @@ describe('POST /api/v1/run', () => {
       const response = await run(ordered);
       expect(response.status).toBe(200);
       expect(response.headers.get('content-type')).toBe('application/zip');
-      expect(
-        Buffer.from(await response.arrayBuffer())
-          .subarray(0, 2)
-          .toString(),
-      ).toBe('PK');
+      const entries = await unzip(Buffer.from(await response.arrayBuffer()));
+      // split's default: one file per page, each turned by the first step.
+      expect(entries.size).toBe(4);
+      for (const pdf of entries.values()) expect(rotations(toFile(pdf))).toEqual([90]);
     },
     T,
   );
@@ -152,6 +153,37 @@ describe('POST /api/v1/run', () => {
         expect(response.status).toBe(403);
         expect(await response.json()).toMatchObject({ code: 'insufficient_scope', required_scope: missing });
       }
+    },
+    T,
+  );
+
+  it(
+    'refuses a wait past the key’s long-poll places with 429, and a client going away leaves its job running',
+    async () => {
+      const { accountId, key } = await used.server.newAccount();
+      const other = new Client(used.server.url, key);
+      const form = await other.form({ tool: 'fake', options: { behaviour: 'hang' }, files: [FOUR_PAGES] });
+      const gone = new AbortController();
+      const first = run(form, {}, other, gone.signal).catch(() => undefined);
+      const jobs = used.server.runtime.db.jobs;
+      let id: string | undefined;
+      while (!id) {
+        id = (await jobs.list(accountId, { limit: 10 })).jobs[0]?.id;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      const refused = await run(await mergeForm(), {}, other);
+      expect(refused.status).toBe(429);
+      expect(await refused.json()).toMatchObject({ code: 'too_many_streams' });
+      expect((await jobs.list(accountId, { limit: 10 })).jobs).toHaveLength(1);
+      gone.abort();
+      expect(await first).toBeUndefined();
+      // Read from the store: the key's one place may still be held a moment by the request just cut.
+      let ended = await jobs.get(accountId, id);
+      while (ended?.status === 'queued' || ended?.status === 'processing') {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        ended = await jobs.get(accountId, id);
+      }
+      expect(ended).toMatchObject({ status: 'failed', error: { code: 'timeout' } });
     },
     T,
   );
