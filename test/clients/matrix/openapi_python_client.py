@@ -76,8 +76,8 @@ def main(base_url: str, key: str, source: Path, out: Path) -> None:
         finish(client, single, out / "compress.pdf")
         finish(client, chained, out / "chain.pdf")
         with source.open("rb") as first, source.open("rb") as second:
-            files = [File(payload=f, file_name=source.name, mime_type="application/pdf") for f in (first, second)]
-            ran = run_job.sync(client=client, body=RunJobBody(tool=RunJobBodyTool.MERGE, file=files))
+            pdfs = [File(payload=f, file_name=source.name) for f in [first, second]]
+            ran = run_job.sync(client=client, body=RunJobBody(tool=RunJobBodyTool.MERGE, file=pdfs))
         if not isinstance(ran, File):
             raise SystemExit(f"run: parsed as {type(ran).__name__}")
         (out / "run.pdf").write_bytes(ran.payload.read())
