@@ -214,7 +214,7 @@ function scopeNote(scope: Scope): string {
   if (scope === 'any_key') return 'Any valid API key.';
   if (scope === undefined || scope === 'public') return 'No API key.';
   if (typeof scope === 'string') return `Scope \`${scope}\`.`;
-  return `Scopes ${scope.map((s) => `\`${s}\``).join(' and ')}, all of them.`;
+  return `Scopes ${scope.map((s) => `\`${s}\``).join(', ')}: the key needs every one.`;
 }
 
 function parametersOf(schema: unknown, where: 'path' | 'query' | 'header'): Record<string, unknown>[] {

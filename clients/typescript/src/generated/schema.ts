@@ -263,7 +263,7 @@ export interface paths {
          * Run a job and answer with its result
          * @description The same body as `createJob` (multipart: `tool` and `options`, `steps` or `recipe`, then the files). The answer waits until the job ends, up to QUIRE_PREFER_WAIT_MAX_S seconds (`Prefer: wait=N` may shorten it), and is the result itself: its bytes, content type, `Content-Length` and `Content-Disposition`, with `Quire-Job-Id` and `Content-Location` naming the job. A failed job answers its own `error.code` as a problem with `job_id`; a job still running when the wait ends answers 503 `job_still_running` with `Location` and `Retry-After`, and goes on: a retry with the same `Idempotency-Key` waits on the same job. For small, quick jobs; long ones are better followed with createJob, getJob or webhooks.
          *
-         *     Scopes `jobs:write` and `jobs:read` and `results:read`, all of them.
+         *     Scopes `jobs:write`, `jobs:read`, `results:read`: the key needs every one.
          */
         post: operations["runJob"];
         delete?: never;
