@@ -121,9 +121,15 @@ export async function runTo(
   const { sink, close } = sinkOf(params.to);
   const size = sizeOf(answer.headers);
   let bytes = 0;
-  await copy(bodyChunks(answer), sink, (n) => {
-    bytes += n;
-  });
+  try {
+    await copy(bodyChunks(answer), sink, (n) => {
+      bytes += n;
+    });
+  } catch (error) {
+    // A file the SDK opened is closed either way; a caller's writable stays the caller's.
+    if (typeof params.to === 'string') await close().catch(() => {});
+    throw networkError(error);
+  }
   await close();
   if (size !== undefined && bytes !== size)
     throw networkError(new Error(`the connection ended at ${bytes} of ${size} bytes`));
