@@ -270,7 +270,7 @@ const generators: Generator[] = [
 
 describe.concurrent('client generators on the live OpenAPI document', () => {
   it.each(generators)(
-    '%s generates a client that compiles and runs a compress job and a chained job',
+    '%s generates a client that compiles and runs a compress job, a chained job and runJob',
     async (name) => {
       const generation = generated.get(name);
       expect(generation?.stderr.match(/^.*(ERROR|Exception).*$/gm) ?? [], 'generation errors').toEqual([]);
