@@ -19,7 +19,10 @@ export class LineBuffer {
   constructor(readonly capacity = DEFAULT_CAPACITY) {}
 
   push(line: string): void {
-    if (this.waiting) return this.settle(line);
+    if (this.waiting) {
+      this.settle(line);
+      return;
+    }
     this.lines.push(line);
     if (this.lines.length > this.capacity) {
       this.lines.shift();

@@ -6,10 +6,15 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type ProgressTracker, ProgressSlot } from '../../src/engines/call-options.js';
+import { ProgressSlot, type ProgressTracker } from '../../src/engines/call-options.js';
 import { closeEngines, createEngines } from '../../src/engines/index.js';
 import { processesMentioning } from '../support/cluster.js';
-import { type FakeBehaviour, FakeTracker, fakeEngine, fakeEngineOf } from '../support/fake-engine/index.js';
+import {
+  type FakeBehaviour,
+  type FakeTracker,
+  fakeEngine,
+  fakeEngineOf,
+} from '../support/fake-engine/index.js';
 
 const engines = createEngines({ timeoutMs: 10_000, memoryBytes: 256 * 1024 ** 2, extra: [fakeEngine] });
 const fake = fakeEngineOf(engines);

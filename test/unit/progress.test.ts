@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { LineBuffer } from '../../src/process/line-buffer.js';
 import { QpdfPercentTracker } from '../../src/engines/qpdf/progress.js';
+import { LineBuffer } from '../../src/process/line-buffer.js';
 import { createProgressReporter, type Progress } from '../../src/tools/framework/progress.js';
 
 describe('progress reporter', () => {

@@ -1,10 +1,11 @@
 // Ghostscript's pure parts: the pdfwrite argv, exit/stderr mapping and the `Page N` progress parser.
-import type { ProgressTracker } from '../../../src/engines/call-options.js';
-import { LineBuffer } from '../../../src/process/line-buffer.js';
+
 import { describe, expect, it } from 'vitest';
+import type { ProgressTracker } from '../../../src/engines/call-options.js';
 import { ghostscriptFailure } from '../../../src/engines/ghostscript/failure.js';
 import { pdfwriteArgs } from '../../../src/engines/ghostscript/ghostscript.js';
 import { GhostscriptTracker, parseGhostscriptLine } from '../../../src/engines/ghostscript/progress.js';
+import { LineBuffer } from '../../../src/process/line-buffer.js';
 import type { RunResult } from '../../../src/process/runner.js';
 import { runResult as result } from './run-result.js';
 

@@ -1,12 +1,13 @@
 // ocrmypdf's pure parts: argv, progress, Tesseract's language list, and the network-isolation wrap
 // its runs get.
-import type { ProgressTracker } from '../../../src/engines/call-options.js';
-import { LineBuffer } from '../../../src/process/line-buffer.js';
+
 import { describe, expect, it } from 'vitest';
+import type { ProgressTracker } from '../../../src/engines/call-options.js';
 import { ocrArgs, pdfaArgs } from '../../../src/engines/ocrmypdf/ocrmypdf.js';
 import { OcrmypdfTracker } from '../../../src/engines/ocrmypdf/progress.js';
 import { parseLanguages } from '../../../src/engines/ocrmypdf/tesseract.js';
 import { withLimits } from '../../../src/process/limits.js';
+import { LineBuffer } from '../../../src/process/line-buffer.js';
 
 describe('ocrmypdf argv', () => {
   it('maps every option to its flag and never passes a mode-less run', () => {

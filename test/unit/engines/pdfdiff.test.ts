@@ -1,8 +1,9 @@
 // The pdfdiff adapter's pure part: the compare driver's `progress <done> <total>` lines as progress.
-import type { ProgressTracker } from '../../../src/engines/call-options.js';
-import { LineBuffer } from '../../../src/process/line-buffer.js';
+
 import { describe, expect, it } from 'vitest';
+import type { ProgressTracker } from '../../../src/engines/call-options.js';
 import { CompareTracker } from '../../../src/engines/pdfdiff/progress.js';
+import { LineBuffer } from '../../../src/process/line-buffer.js';
 
 describe('compare driver progress', () => {
   it.each([

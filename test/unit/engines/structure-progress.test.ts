@@ -1,8 +1,9 @@
 // The structure driver's `page n/N` lines become progress; anything else on stderr is ignored.
-import type { ProgressTracker } from '../../../src/engines/call-options.js';
-import { LineBuffer } from '../../../src/process/line-buffer.js';
+
 import { describe, expect, it } from 'vitest';
+import type { ProgressTracker } from '../../../src/engines/call-options.js';
 import { StructureTracker } from '../../../src/engines/pymupdf4llm/progress.js';
+import { LineBuffer } from '../../../src/process/line-buffer.js';
 
 describe('structure progress', () => {
   it.each([
