@@ -1,7 +1,7 @@
 // What every engine method takes besides its own arguments, how that becomes runner options, and
 // the state an engine leaves for its caller to read (a run's progress) instead of calling it back.
 import { performance } from 'node:perf_hooks';
-import { type RunOptions, type RunResult, run } from '../process/runner.js';
+import { AbortedError, type RunOptions, type RunResult, run } from '../process/runner.js';
 import type { EngineName, EngineSettings, RunDurations } from './types.js';
 
 /** How far one engine call has got: pages, parts or percent, `done` of `total`. */
@@ -95,11 +95,15 @@ export async function runEngine(
   options: RunOptions,
 ): Promise<RunResult> {
   const started = performance.now();
+  let result: RunResult;
   try {
-    return await run(command, args, options);
+    result = await run(command, args, options);
   } finally {
     observeRun(defaults.timing, performance.now() - started);
   }
+  // A cancel that landed as the run ended stops the call too, as one before the run's close does.
+  if (options.signal?.aborted) throw new AbortedError(options.signal.reason);
+  return result;
 }
 
 function observeRun(timing: EngineDefaults['timing'], ms: number): void {
