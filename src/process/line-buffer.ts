@@ -16,9 +16,17 @@ export class LineBuffer {
   /** The stream closed: no line comes after the ones still held. */
   ended = false;
 
-  constructor(readonly capacity = DEFAULT_CAPACITY) {}
+  /**
+   * `only` keeps the lines it matches and lets the rest pass unkept and uncounted (no `g` flag): a
+   * reader that counts lines of one kind then knows every dropped line was one of them.
+   */
+  constructor(
+    readonly capacity = DEFAULT_CAPACITY,
+    private readonly only?: RegExp,
+  ) {}
 
   push(line: string): void {
+    if (this.only && !this.only.test(line)) return;
     if (this.waiting) {
       this.settle(line);
       return;

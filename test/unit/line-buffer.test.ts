@@ -12,6 +12,13 @@ describe('LineBuffer', () => {
     expect(new LineBuffer().capacity).toBe(256);
   });
 
+  it('keeps only the lines its pattern matches, so every dropped line was one of them', () => {
+    const lines = new LineBuffer(2, /100%$/);
+    for (const line of ['0%', '100%', '50%', '100%', '100%']) lines.push(line);
+    expect(lines.dropped).toBe(1);
+    expect(lines.drain()).toEqual(['100%', '100%']);
+  });
+
   it('hands a waiting reader the next line, and undefined once the stream has ended', async () => {
     const lines = new LineBuffer();
     const next = lines.next();

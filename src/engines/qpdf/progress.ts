@@ -1,6 +1,6 @@
 // Pure parser of qpdf's `--progress` lines, and the trackers that read a run's lines when asked;
 // table-tested, no I/O.
-import type { LineBuffer } from '../../process/line-buffer.js';
+import { LineBuffer } from '../../process/line-buffer.js';
 import type { CallProgress, ProgressTracker } from '../call-options.js';
 
 /** qpdf `--progress` prints `qpdf: <output>: write progress: 42%` (stdout), once per percent or so. */
@@ -28,17 +28,24 @@ export class QpdfPercentTracker implements ProgressTracker {
   }
 }
 
-/** A split's parts written of `parts`: qpdf reports 0–100 % per part file, each 100 % one part. */
-export class QpdfPartsTracker implements ProgressTracker {
-  private done = 0;
+/** The line qpdf prints as it finishes writing one file (one part of a split). */
+const WRITTEN = /write progress: 100%\s*$/;
 
-  constructor(
-    private readonly lines: LineBuffer,
-    private readonly parts: number,
-  ) {}
+/**
+ * A split's parts written of `parts`: qpdf reports 0–100 % per part file, each 100 % one part. Its
+ * buffer (`lines`, handed to the run) keeps only the 100 % lines, so a split that writes more parts
+ * between two reads than the buffer holds is still counted whole: each dropped line was a part.
+ */
+export class QpdfPartsTracker implements ProgressTracker {
+  readonly lines = new LineBuffer(undefined, WRITTEN);
+  private done = 0;
+  private dropped = 0;
+
+  constructor(private readonly parts: number) {}
 
   read(): CallProgress | undefined {
-    for (const line of this.lines.drain()) if (parseQpdfProgress(line) === 1) this.done++;
+    this.done += this.lines.drain().length + this.lines.dropped - this.dropped;
+    this.dropped = this.lines.dropped;
     return this.done > 0 ? { done: Math.min(this.done, this.parts), total: this.parts } : undefined;
   }
 }

@@ -6,7 +6,7 @@ import { LineBuffer } from '../../process/line-buffer.js';
 import type { RunResult } from '../../process/runner.js';
 import { removeSecretFile, writeSecretFile } from '../../process/work-dir.js';
 import type { EngineCallOptions, EngineDefaults } from '../call-options.js';
-import { InputNeedsOpeningError, runEngine, toRunOptions } from '../call-options.js';
+import { InputNeedsOpeningError, type ProgressSlot, runEngine, toRunOptions } from '../call-options.js';
 import { QPDF_EXIT, QPDF_RECOVERED, qpdfFailure } from './failure.js';
 import { forkServerFor, viaForkServer } from './forkserver/binary.js';
 import { QpdfPartsTracker, QpdfPercentTracker } from './progress.js';
@@ -77,8 +77,8 @@ export function qpdfProgram(
       ...args,
     ];
     try {
-      const lines = options.progress && call.progress ? new LineBuffer() : undefined;
-      if (lines) call.progress?.set(tracker(lines, options.progress));
+      const lines =
+        options.progress && call.progress ? progressLines(call.progress, options.progress) : undefined;
       const result = await runEngine(
         defaults,
         options.program ?? binary,
@@ -145,9 +145,17 @@ export function abs(file: string): string {
   return path.resolve(file);
 }
 
-/** The tracker of a `--progress` run: the write's percent, or a split's parts written. */
-function tracker(lines: LineBuffer, progress: boolean | { parts: number } | undefined) {
-  return typeof progress === 'object'
-    ? new QpdfPartsTracker(lines, progress.parts)
-    : new QpdfPercentTracker(lines);
+/**
+ * The buffer a `--progress` run's lines go to, its tracker set into the call's slot: the write's
+ * percent, or a split's parts written.
+ */
+function progressLines(slot: ProgressSlot, progress: true | { parts: number }): LineBuffer {
+  if (typeof progress === 'object') {
+    const parts = new QpdfPartsTracker(progress.parts);
+    slot.set(parts);
+    return parts.lines;
+  }
+  const lines = new LineBuffer();
+  slot.set(new QpdfPercentTracker(lines));
+  return lines;
 }

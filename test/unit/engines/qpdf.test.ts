@@ -63,12 +63,19 @@ describe('qpdf progress trackers', () => {
     write.push('qpdf: out.pdf: write progress: 12%');
     write.push('qpdf: out.pdf: write progress: 42%');
     expect(percent.read()).toEqual({ done: 42, total: 100 });
-    const split = new LineBuffer();
-    const parts = new QpdfPartsTracker(split, 3);
-    for (const p of [50, 100, 0, 100]) split.push(`qpdf: out-0${p}.pdf: write progress: ${p}%`);
+    const parts = new QpdfPartsTracker(3);
+    for (const p of [50, 100, 0, 100]) parts.lines.push(`qpdf: out.pdf: write progress: ${p}%`);
     expect(parts.read()).toEqual({ done: 2, total: 3 });
-    split.push('qpdf: out-3.pdf: write progress: 100%');
+    parts.lines.push('qpdf: out.pdf: write progress: 100%');
     expect(parts.read()).toEqual({ done: 3, total: 3 });
+  });
+
+  it("counts a split's parts whole when more were written between two reads than its buffer holds", () => {
+    const parts = new QpdfPartsTracker(1_000);
+    for (let part = 0; part < 600; part++)
+      for (const p of [0, 50, 100]) parts.lines.push(`qpdf: out.pdf: write progress: ${p}%`);
+    expect(parts.lines.dropped).toBeGreaterThan(0);
+    expect(parts.read()).toEqual({ done: 600, total: 1_000 });
   });
 });
 
