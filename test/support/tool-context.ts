@@ -5,6 +5,7 @@ import { copyFile, mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { type CallProgress, ProgressSlot, type ProgressTracker } from '../../src/engines/call-options.js';
 import { createEngines } from '../../src/engines/index.js';
 import { openAndRun } from '../../src/tools/framework/inputs.js';
 import {
@@ -81,6 +82,28 @@ export async function makeToolContext<O>(spec: ContextSpec<O>): Promise<TestCont
 /** How often the recorder reads while the tool runs: far more often than the job runner's second. */
 const RECORD_EVERY_MS = 2;
 
+/**
+ * An engine call's slot that is read once more before a new tracker replaces the one it holds (a
+ * tool's next run of pages), so the run that ended is recorded however fast it went.
+ */
+class RecordingSlot extends ProgressSlot {
+  constructor(
+    private readonly real: ProgressSlot,
+    private readonly record: () => void,
+  ) {
+    super();
+  }
+
+  override set(tracker: ProgressTracker): void {
+    this.record();
+    this.real.set(tracker);
+  }
+
+  override read(): CallProgress | undefined {
+    return this.real.read();
+  }
+}
+
 /** The real reporter, each reading that rose kept in `emitted`. */
 function recordingReporter(steps: Readonly<Record<string, number>>) {
   const reporter = createProgressReporter(steps);
@@ -102,7 +125,7 @@ function recordingReporter(steps: Readonly<Record<string, number>>) {
     },
     engineSlot() {
       record();
-      return reporter.engineSlot();
+      return new RecordingSlot(reporter.engineSlot(), record);
     },
   };
   let stopped = false;
