@@ -17,6 +17,7 @@ import type {
 } from '../tools/framework/types.js';
 import { writeZip, type ZipEntry } from '../tools/framework/zip.js';
 import type { JobBudget } from './job-budget.js';
+import type { JobProgress } from './progress-writer.js';
 
 export interface PlannedStep {
   tool: PublishedTool;
@@ -30,8 +31,11 @@ export interface StepsContext {
   limits: ToolLimits;
   /** The plan's whole-job limits, spent by every step and branch. */
   budget: JobBudget;
-  /** The whole job's percent (0–100): each step has an equal share, split again per file on a fan-out. */
-  onProgress(percent: number): void;
+  /**
+   * The whole job's progress (0–100), told each step as it starts: each step has an equal share,
+   * split again per file on a fan-out. The job runner reads it; no step calls up.
+   */
+  progress: JobProgress;
   /** Called as each step starts (on a fan-out, once per file). */
   onStep(step: StepRef): void;
 }
@@ -125,6 +129,8 @@ class StepChain {
       maxPages: Math.min(ctx.limits.maxPages, pagesLeft),
       timeoutMs: ctx.budget.engineTimeoutMs(ctx.limits.timeoutMs),
     };
+    const progress = createProgressReporter(tool.steps ?? { run: 100 });
+    ctx.progress.enter(progress, start, share);
     const output = await openAndRun(tool, {
       options,
       inputs,
@@ -133,9 +139,7 @@ class StepChain {
       engines: ctx.engines,
       limits,
       ...(index > 0 && password !== undefined ? { inputPassword: password } : {}),
-      progress: createProgressReporter(tool.steps ?? { run: 100 }, (p) =>
-        ctx.onProgress(start + (share * p.percent) / 100),
-      ),
+      progress,
     }).catch((error: unknown) => {
       throw wholeJobPages(error, pagesLeft, ctx.limits.maxPages);
     });
