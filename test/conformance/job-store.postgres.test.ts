@@ -10,11 +10,22 @@ import { afterAll, describe, expect, test } from 'vitest';
 import type { JobChangeNotice } from '../../src/model/job-change.js';
 import type { Database } from '../../src/store/job-stores.js';
 import { openDatabase } from '../../src/store/open.js';
+import { openPostgres } from '../../src/store/postgres/connection.js';
+import { migrations, runMigrations } from '../../src/store/postgres/migrations.js';
 import type { ClaimedJob } from '../../src/store/types.js';
 import { type PgTestServer, startPostgresServer } from '../support/pg-server.js';
 import { describeJobStoreConformance } from './job-store.suite.js';
 import { describeLocalRateLimitConformance } from './local-rate-limits.suite.js';
-import { ALICE, BOB, endpoint, LEASE_MS, newJob, result, T0 } from './support/job-fixtures.js';
+import {
+  ALICE,
+  BOB,
+  endpoint,
+  LEASE_MS,
+  migrationsBefore,
+  newJob,
+  result,
+  T0,
+} from './support/job-fixtures.js';
 
 let server: Promise<PgTestServer> | undefined;
 const freshUrl = async () => {
@@ -26,7 +37,14 @@ afterAll(async () => {
   if (server) await (await server).stop();
 }, 90_000);
 
-describeJobStoreConformance('postgres', async () => openDatabase(await freshUrl()), { freshUrl });
+describeJobStoreConformance('postgres', async () => openDatabase(await freshUrl()), {
+  freshUrl,
+  async migratedBefore(url, name) {
+    const db = openPostgres(url, { poolMax: 1 });
+    await runMigrations(db, T0, migrationsBefore(migrations, name));
+    return db;
+  },
+});
 describeLocalRateLimitConformance(async () => openDatabase(await freshUrl()));
 
 async function migrated(url: string): Promise<Database> {

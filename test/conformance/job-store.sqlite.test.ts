@@ -7,10 +7,11 @@ import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, describe, expect, test } from 'vitest';
 import { openDatabase } from '../../src/store/open.js';
 import { openSqliteDatabase } from '../../src/store/sqlite/database.js';
-import { migrations } from '../../src/store/sqlite/migrations.js';
+import { openSqlite } from '../../src/store/sqlite/connection.js';
+import { migrations, runMigrations } from '../../src/store/sqlite/migrations.js';
 import { describeJobStoreConformance } from './job-store.suite.js';
 import { describeLocalRateLimitConformance } from './local-rate-limits.suite.js';
-import { newJob } from './support/job-fixtures.js';
+import { migrationsBefore, newJob, T0 } from './support/job-fixtures.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-sqlite-'));
 let files = 0;
@@ -18,7 +19,14 @@ const freshUrl = async () => `sqlite://${path.join(dir, `db-${++files}`, 'quire.
 
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-describeJobStoreConformance('sqlite', async () => openDatabase(await freshUrl()), { freshUrl });
+describeJobStoreConformance('sqlite', async () => openDatabase(await freshUrl()), {
+  freshUrl,
+  async migratedBefore(url, name) {
+    const db = openSqlite(url.slice('sqlite://'.length));
+    await runMigrations(db, T0, migrationsBefore(migrations, name));
+    return db;
+  },
+});
 describeLocalRateLimitConformance(async () => openDatabase(await freshUrl()));
 
 describe('sqlite specifics', () => {
