@@ -60,6 +60,32 @@ describe('sqlite specifics', () => {
     }
   });
 
+  test('the quota check reads an account’s usage from covering indexes alone, never the job rows', async () => {
+    const file = path.join(dir, 'usage-plan.db');
+    const statements: string[] = [];
+    const db = openSqliteDatabase(file, { onQuery: (sql) => statements.push(sql) });
+    await db.migrate();
+    statements.length = 0;
+    await db.jobs.accountUsage('acct_alice', T0);
+    await db.close();
+    const raw = new BetterSqlite3(file, { readonly: true });
+    try {
+      expect(statements).toHaveLength(1);
+      const sql = statements[0]!;
+      const values = Array.from(sql.matchAll(/\?/g), () => 'x');
+      const plan = (raw.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...values) as { detail: string }[])
+        .map((row) => row.detail)
+        .filter((detail) => / jobs /.test(detail));
+      expect(plan).toEqual([
+        'SEARCH jobs USING COVERING INDEX jobs_account_stored (account_id=?)',
+        'SEARCH jobs USING COVERING INDEX jobs_account_status (account_id=? AND status=?)',
+        'SEARCH jobs USING COVERING INDEX jobs_account_created (account_id=? AND created_at>?)',
+      ]);
+    } finally {
+      raw.close();
+    }
+  });
+
   test('the file runs in WAL mode with foreign keys enforced', async () => {
     const file = path.join(dir, 'pragmas.db');
     const db = openSqliteDatabase(file);
