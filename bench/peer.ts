@@ -112,13 +112,13 @@ async function htmlRate(
 ): Promise<Row> {
   const [q, g] = [side(), side()];
   const rate = { q: [] as number[], g: [] as number[] };
-  await client.flow('html-to-pdf', {}, [page]);
+  // One request per page, as Gotenberg's (POST /run).
+  const convert = () => client.runJob('html-to-pdf', {}, [page]);
+  await convert();
   await peer.convert('/forms/chromium/convert/html', [page]);
   for (let round = 0; round < 2; round++) {
     let before = treeCpuMs(pids.quire);
-    rate.q.push(
-      await jobsPerSecond(HTML_CLIENTS, HTML_PER_CLIENT, () => client.flow('html-to-pdf', {}, [page])),
-    );
+    rate.q.push(await jobsPerSecond(HTML_CLIENTS, HTML_PER_CLIENT, convert));
     q.cpuMs += treeCpuMs(pids.quire) - before;
     q.ops += HTML_CLIENTS * HTML_PER_CLIENT;
     before = treeCpuMs(pids.peer);
@@ -162,14 +162,25 @@ export async function peer(): Promise<BenchResult> {
       const client = new BenchClient(server.baseUrl, server.key);
       const peerClient = new PeerClient(gotenberg);
       const pids = { quire: server.pid, peer: peerPid() };
+      // Quire's one request, as Gotenberg's: POST /run answers with the merged PDF (docs/api.md §2).
       const merge = (files: string[], options: Record<string, unknown>) => async () =>
+        (await client.runJob('merge', options, files)).totalMs;
+      // The three-request flow it replaces (create with Prefer: wait, the link, the file), for comparison.
+      const mergeJobFlow = (files: string[], options: Record<string, unknown>) => async () =>
         (await client.flow('merge', options, files)).totalMs;
       const peerMerge = (files: string[]) => async () =>
         (await peerClient.convert('/forms/pdfengines/merge', files)).ms;
       const mergeRows = async () => [
-        await pair('merge 2 small PDFs', RUNS, merge(SMALL, {}), peerMerge(SMALL), pids, 1.0),
+        await pair('merge 2 small PDFs (POST /run)', RUNS, merge(SMALL, {}), peerMerge(SMALL), pids, 1.0),
         await pair(
-          'merge 10 corpus PDFs, bookmarks: none',
+          'merge 2 small PDFs (POST /jobs + Prefer: wait + download)',
+          RUNS,
+          mergeJobFlow(SMALL, {}),
+          peerMerge(SMALL),
+          pids,
+        ),
+        await pair(
+          'merge 10 corpus PDFs, bookmarks: none (POST /run)',
           RUNS,
           merge(MERGE_INPUTS, { bookmarks: 'none' }),
           peerMerge(MERGE_INPUTS),
@@ -177,7 +188,7 @@ export async function peer(): Promise<BenchResult> {
           1.0,
         ),
         await pair(
-          'merge 10 corpus PDFs, bookmarks: keep',
+          'merge 10 corpus PDFs, bookmarks: keep (POST /run)',
           RUNS,
           merge(MERGE_INPUTS, {}),
           peerMerge(MERGE_INPUTS),
@@ -200,7 +211,8 @@ export async function peer(): Promise<BenchResult> {
           await pair(
             `merge ${fmt(big.mib, 0)} MiB + a small PDF`,
             3,
-            merge([big.file, SMALL[0]!], { bookmarks: 'none' }),
+            // The job flow: a 300 MB merge may outlast the one request's wait.
+            mergeJobFlow([big.file, SMALL[0]!], { bookmarks: 'none' }),
             peerMerge([big.file, SMALL[0]!]),
             pids,
             1.0,

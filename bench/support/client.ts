@@ -180,6 +180,25 @@ export class BenchClient {
       bytes,
     };
   }
+  /**
+   * The one-request flow (docs/api.md §2, "One request: POST /run"): the job request answered with
+   * its result, whose bytes are counted and dropped as they arrive.
+   */
+  async runJob(
+    tool: string,
+    options: Record<string, unknown>,
+    files: readonly string[],
+  ): Promise<{ totalMs: number; bytes: number; jobId: string }> {
+    const t0 = performance.now();
+    const body = multipartBody({ tool, options: JSON.stringify(options) }, 'file', files);
+    const response = await this.send('POST', '/api/v1/run', { ...this.auth, prefer: `wait=${WAIT_S}` }, body);
+    if (response.statusCode !== 200) throw new Error(`run: ${response.statusCode} ${await text(response)}`);
+    const bytes = await drain(response);
+    if (bytes !== Number(response.headers['content-length']))
+      throw new Error(`run: ${bytes} bytes of ${response.headers['content-length']}`);
+    return { totalMs: performance.now() - t0, bytes, jobId: String(response.headers['quire-job-id']) };
+  }
+
   /** Downloads a succeeded job's result into `file`. */
   async save(id: string, file: string): Promise<void> {
     const redirect = await this.send('GET', `/api/v1/jobs/${id}/download`, this.auth);

@@ -84,7 +84,7 @@ export async function openRuntime(
     timeoutMs: config.limits.engineTimeoutMs,
     memoryBytes: config.limits.engineMemoryBytes,
     qpdfForkServer: config.limits.qpdfForkServer,
-    observe: (engine, seconds) => metrics.engineDuration.observe({ engine }, seconds),
+    durations: metrics.engineDuration,
     heavy: {
       ...config.heavyEngines,
       isolateNetwork: engineStatus.some((e) => e.name === 'netns' && e.available),

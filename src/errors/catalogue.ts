@@ -45,6 +45,9 @@ export const errorCatalogue = {
   job_failed: { status: 409, title: 'The job failed and has no result', retryable: false },
   job_canceled: { status: 409, title: 'The job was canceled and has no result', retryable: false },
   job_state_conflict: { status: 409, title: 'The job is already in a terminal state', retryable: false },
+  // POST /run (docs/api.md §2): the job goes on; 503 with Retry-After, so a retry with the same
+  // Idempotency-Key (what SDKs and HTTP clients do with a 503) waits on the same job again.
+  job_still_running: { status: 503, title: 'The job did not end within the wait', retryable: true },
   webhook_url_not_allowed: {
     status: 400,
     title: 'The webhook URL is not an allowed http(s) target',

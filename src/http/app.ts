@@ -77,7 +77,8 @@ function logRequest(request: FastifyRequest, reply: FastifyReply, route: string)
   );
 }
 
-export type RouteScope = Scope | 'any_key' | 'public';
+/** Several scopes: the key needs every one (POST /run creates a job and hands out its result). */
+export type RouteScope = Scope | readonly Scope[] | 'any_key' | 'public';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -118,7 +119,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     const scope = request.routeOptions.config.scope;
     if (scope === undefined || scope === 'public') return;
     await authenticateAndLimit(request, reply, deps);
-    if (scope !== 'any_key') requireScope(request.auth!, scope);
+    if (scope === 'any_key') return;
+    for (const needed of typeof scope === 'string' ? [scope] : scope) requireScope(request.auth!, needed);
   });
   app.addHook('onRequest', requireHost);
   registerBodySlots(app, {

@@ -117,6 +117,23 @@ export function sendReplay(reply: FastifyReply, response: StoredResponse): Fasti
     .send(response.body);
 }
 
+/**
+ * Completes the request's key now with `response`, before the answer is sent: for an answer that is
+ * not stored byte for byte (POST /run's streamed result, or its 503 while the job goes on), what a
+ * retry needs to find the same job. Nothing when the request holds no key.
+ */
+export async function completeNow(
+  request: FastifyRequest,
+  deps: Pick<AppDeps, 'db' | 'config'>,
+  response: StoredResponse,
+): Promise<void> {
+  const handle = request.idempotency;
+  if (!handle?.token || handle.settled || handle.fingerprint === undefined) return;
+  handle.settled = true;
+  const expiresAt = Date.now() + deps.config.retention.idempotencyMs;
+  await deps.db.idempotency.complete(handle.scope, handle.token, handle.fingerprint, response, expiresAt);
+}
+
 /** The named headers' values (absent ones as null); nothing for a route that names none. */
 function headersOf(request: FastifyRequest, names: readonly string[] | undefined): { headers?: unknown } {
   if (!names) return {};

@@ -77,8 +77,8 @@ const TAGS = [
   { name: 'Operations', description: 'Entry point, health, readiness, metrics, this document (§9).' },
 ];
 
-/** `config.scope` of a route (app.ts `RouteScope`): a scope, `any_key`, `public`, or none (not /api/). */
-type Scope = string | undefined;
+/** `config.scope` of a route (app.ts `RouteScope`): scopes, `any_key`, `public`, or none (not /api/). */
+type Scope = string | readonly string[] | undefined;
 
 const SECURITY = [{ bearerAuth: [] }, { apiKeyHeader: [] }];
 
@@ -213,7 +213,8 @@ function operation(route: DocumentedRoute, catalog: ToolCatalog): Record<string,
 function scopeNote(scope: Scope): string {
   if (scope === 'any_key') return 'Any valid API key.';
   if (scope === undefined || scope === 'public') return 'No API key.';
-  return `Scope \`${scope}\`.`;
+  if (typeof scope === 'string') return `Scope \`${scope}\`.`;
+  return `Scopes ${scope.map((s) => `\`${s}\``).join(', ')}: the key needs every one.`;
 }
 
 function parametersOf(schema: unknown, where: 'path' | 'query' | 'header'): Record<string, unknown>[] {

@@ -32,6 +32,7 @@ const requestCodes = [
   'job_failed',
   'job_canceled',
   'job_state_conflict',
+  'job_still_running',
   'recipe_not_found',
   'recipe_name_taken',
   'recipe_limit_exceeded',

@@ -1,50 +1,75 @@
-// Throttles progress writes: at most one per second per job, and only when the whole percent rises,
-// with a trailing write so the last reported value is not lost (STYLE: progress is typed and throttled).
+// Writes a running job's progress: reads the step now running on a timer and writes the whole
+// percent through the job service, at most once a second and only when it rose (STYLE: progress is
+// typed and throttled). The reading goes down the call path; nothing below calls back up into jobs/.
+import type { ClaimedJob } from '../store/types.js';
+import type { ProgressReporter } from '../tools/framework/progress.js';
 
 /** The write itself (JobService.setProgress): true when the lease still held. */
-export type WriteProgress = (percent: number) => Promise<boolean>;
+export interface ProgressWrites {
+  setProgress(claim: ClaimedJob, percent: number): Promise<boolean>;
+}
 
 const MIN_INTERVAL_MS = 1_000;
 /**
- * The first write waits this long after the job starts: a job done sooner (a rotate takes ~10 ms)
- * never writes progress, which would cost a store write and wake every waiter for nothing.
+ * The first read waits this long after the steps start: a job done sooner (a rotate takes ~10 ms)
+ * never reads or writes progress, which would cost a parse, a store write and a wake of every
+ * waiter for nothing.
  */
-const FIRST_WRITE_AFTER_MS = 250;
+const FIRST_READ_AFTER_MS = 250;
+
+/** The job's progress as state: the running step's reporter and that step's span of the job's 0–100. */
+export class JobProgress {
+  private current: { reporter: ProgressReporter; start: number; share: number } | undefined;
+
+  /** A step (or a fan-out branch's step) starts: it covers [start, start + share) of the job. */
+  enter(reporter: ProgressReporter, start: number, share: number): void {
+    this.current = { reporter, start, share };
+  }
+
+  /** The job's percent now (0 before the first step). */
+  read(): number {
+    const step = this.current;
+    return step ? step.start + (step.share * step.reporter.read().percent) / 100 : 0;
+  }
+}
 
 export class ProgressWriter {
   private written = 0;
-  private pending = 0;
-  private lastWriteAt = Date.now() - MIN_INTERVAL_MS + FIRST_WRITE_AFTER_MS;
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
 
-  constructor(private readonly write: WriteProgress) {}
+  constructor(
+    private readonly progress: JobProgress,
+    private readonly service: ProgressWrites,
+    private readonly claim: ClaimedJob,
+  ) {}
 
-  offer(percent: number): void {
-    if (this.stopped || percent <= this.pending) return;
-    this.pending = Math.min(99, Math.floor(percent));
-    const wait = this.lastWriteAt + MIN_INTERVAL_MS - Date.now();
-    if (wait <= 0) void this.flush();
-    else this.timer ??= setTimeout(() => void this.flush(), wait);
+  /** Starts reading, the first time FIRST_READ_AFTER_MS from now. */
+  start(): void {
+    if (this.stopped || this.timer) return;
+    this.timer = setTimeout(() => void this.tick(), FIRST_READ_AFTER_MS);
   }
 
+  /** Stops for good: the pending read is cleared and a write in flight schedules none. */
   stop(): void {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
   }
 
-  private async flush(): Promise<void> {
+  private async tick(): Promise<void> {
     this.timer = undefined;
-    if (this.stopped || this.pending <= this.written) return;
-    const value = this.pending;
-    this.written = value;
-    this.lastWriteAt = Date.now();
-    try {
-      await this.write(value);
-    } catch {
-      // Progress is advisory; a failed write is retried by the next offer.
-      this.written = 0;
+    if (this.stopped) return;
+    const value = Math.min(99, Math.floor(this.progress.read()));
+    if (value > this.written) {
+      this.written = value;
+      try {
+        await this.service.setProgress(this.claim, value);
+      } catch {
+        // Progress is advisory; a failed write is retried by the next read.
+        this.written = 0;
+      }
     }
+    if (!this.stopped) this.timer = setTimeout(() => void this.tick(), MIN_INTERVAL_MS);
   }
 }

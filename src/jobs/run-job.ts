@@ -22,7 +22,7 @@ import { failureKind, toJobError } from './failure.js';
 import { importInputs } from './import.js';
 import { JobBudget } from './job-budget.js';
 import { LeaseLostError } from './lease-keeper.js';
-import { ProgressWriter } from './progress-writer.js';
+import { JobProgress, ProgressWriter } from './progress-writer.js';
 import type { Services } from './services.js';
 import { runSteps, type StepRecord } from './steps.js';
 
@@ -84,7 +84,8 @@ export async function runJob(
   const log = deps.logger.child({ job: job.id, tool: job.tool, attempt: job.attempts });
   const started = Date.now();
   const service = deps.services.jobs;
-  const progress = new ProgressWriter((percent) => service.setProgress(claim, percent));
+  const progress = new JobProgress();
+  const writer = new ProgressWriter(progress, service, claim);
   /** Recorded right after the terminal write, so metrics and waiters see the end together. */
   const ended = (outcome: string) => () => {
     const seconds = (Date.now() - started) / 1000;
@@ -104,7 +105,7 @@ export async function runJob(
       // of process/ (docs/architecture.md, "The call path of a job").
       const workDir = openWorkDir(deps.config.tmpDir);
       try {
-        return await execute(claim, workDir, signal, { progress, running }, deps, limits);
+        return await execute(claim, workDir, signal, { progress, writer, running }, deps, limits);
       } finally {
         await removeWorkDir(workDir);
       }
@@ -115,7 +116,7 @@ export async function runJob(
     if (!terminal) throw signal.reason ?? new LeaseLostError('lease lost before completion');
     await service.dropUnkeptResult(claim, result);
   } catch (error) {
-    progress.stop();
+    writer.stop();
     if (terminal) {
       log.warn({ err: { type: (error as Error).name } }, 'cleanup after the job failed');
     } else if (signal.aborted || error instanceof LeaseLostError) {
@@ -129,7 +130,7 @@ export async function runJob(
       await service.fail(claim, jobError, ended(jobError.code));
     }
   } finally {
-    progress.stop();
+    writer.stop();
   }
 }
 
@@ -138,7 +139,7 @@ async function execute(
   claim: ClaimedJob,
   workDir: string,
   signal: AbortSignal,
-  report: { progress: ProgressWriter; running: RunningStep },
+  report: { progress: JobProgress; writer: ProgressWriter; running: RunningStep },
   deps: RunJobDeps,
   limits: JobLimits,
 ): Promise<JobResult> {
@@ -152,6 +153,7 @@ async function execute(
   signal.throwIfAborted();
   const budget = new JobBudget({ maxPages: limits.maxPages, ...limits.job }, steps.length);
   budget.watch(workDir);
+  report.writer.start();
   const { output, steps: done } = await runSteps(steps, inputs, {
     workDir,
     // The lease's signal, or the budget's once a whole-job limit is passed mid-step.
@@ -165,7 +167,7 @@ async function execute(
       maxOutputBytes: limits.job.maxOutputBytes,
     },
     budget,
-    onProgress: (percent) => report.progress.offer(percent),
+    progress: report.progress,
     onStep: (step) => report.running.enter(step),
   })
     .catch((error: unknown) => {
@@ -175,7 +177,7 @@ async function execute(
     .finally(() => budget.end());
   signal.throwIfAborted();
   budget.checkOutput((await stat(output.path)).size);
-  report.progress.stop();
+  report.writer.stop();
   // One key per attempt: an attempt that lost its lease (paused, partitioned) and uploads late can
   // only ever overwrite or delete its own object, never the result another attempt recorded.
   const blobKey = `${jobFolder(job.id)}/result-${claim.leaseToken}`;

@@ -17,6 +17,7 @@ import type {
 } from '../tools/framework/types.js';
 import { writeZip, type ZipEntry } from '../tools/framework/zip.js';
 import type { JobBudget } from './job-budget.js';
+import type { JobProgress } from './progress-writer.js';
 
 export interface PlannedStep {
   tool: PublishedTool;
@@ -32,8 +33,11 @@ export interface StepsContext {
   budget: JobBudget;
   /** The owning account: engines keep nothing warm across accounts (RunContext.account). */
   account?: string;
-  /** The whole job's percent (0–100): each step has an equal share, split again per file on a fan-out. */
-  onProgress(percent: number): void;
+  /**
+   * The whole job's progress (0–100), told each step as it starts: each step has an equal share,
+   * split again per file on a fan-out. The job runner reads it; no step calls up.
+   */
+  progress: JobProgress;
   /** Called as each step starts (on a fan-out, once per file). */
   onStep(step: StepRef): void;
 }
@@ -127,6 +131,8 @@ class StepChain {
       maxPages: Math.min(ctx.limits.maxPages, pagesLeft),
       timeoutMs: ctx.budget.engineTimeoutMs(ctx.limits.timeoutMs),
     };
+    const progress = createProgressReporter(tool.steps ?? { run: 100 });
+    ctx.progress.enter(progress, start, share);
     const output = await openAndRun(tool, {
       options,
       inputs,
@@ -136,9 +142,7 @@ class StepChain {
       limits,
       ...(ctx.account !== undefined ? { account: ctx.account } : {}),
       ...(index > 0 && password !== undefined ? { inputPassword: password } : {}),
-      progress: createProgressReporter(tool.steps ?? { run: 100 }, (p) =>
-        ctx.onProgress(start + (share * p.percent) / 100),
-      ),
+      progress,
     }).catch((error: unknown) => {
       throw wholeJobPages(error, pagesLeft, ctx.limits.maxPages);
     });

@@ -1,9 +1,10 @@
 // The one subprocess runner every engine uses: argv only (no shell), its own process group killed
-// as a whole, wall/CPU/memory limits, bounded output capture and line callbacks for progress.
+// as a whole, wall/CPU/memory limits, bounded output capture and line buffers the engine reads.
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { QuireError } from '../errors/quire-error.js';
 import { hitCpuLimit, looksOutOfMemory, type ResourceLimits, wholeCaps, withLimits } from './limits.js';
+import type { LineBuffer } from './line-buffer.js';
 import { killGroup } from './process-group.js';
 import { type EngineHandlers, startEngine } from './spawner/client.js';
 import { createLineSplitter } from './stderr-tail.js';
@@ -40,10 +41,12 @@ export interface RunOptions {
   /** Keep stdout (up to `stdoutMaxBytes`) in the result; otherwise it is only split into lines. */
   captureStdout?: boolean;
   stdoutMaxBytes?: number;
-  onStdoutLine?: (line: string) => void;
-  onStderrLine?: (line: string) => void;
-  /** Called once when the process is gone, however it ended (for engine-duration metrics). */
-  onFinished?: (durationMs: number) => void;
+  /**
+   * Where the run's lines go as they arrive (progress, a pooled engine's `ready`), for the engine to
+   * read when it asks: state handed down, not a callback, so the runner never calls into an engine.
+   */
+  stdoutLines?: LineBuffer;
+  stderrLines?: LineBuffer;
   /**
    * `false` runs the child in a new, empty network namespace (see limits.ts). Strict: if the
    * namespace cannot be made, the run fails; callers that may fall back check network-isolation.ts.
@@ -126,8 +129,8 @@ export function run(command: string, args: readonly string[], options: RunOption
         ...(options.stdin === undefined ? {} : { stdin: options.stdin }),
         stdoutKeepBytes: options.captureStdout ? (options.stdoutMaxBytes ?? DEFAULT_STDOUT_MAX_BYTES) : 0,
         stderrTailBytes: STDERR_TAIL_BYTES,
-        relayStdout: options.onStdoutLine !== undefined,
-        relayStderr: options.onStderrLine !== undefined,
+        relayStdout: options.stdoutLines !== undefined,
+        relayStderr: options.stderrLines !== undefined,
         ...(forked
           ? {
               forkServer: {
@@ -152,8 +155,8 @@ function supervise(
   resolve: (result: RunResult) => void,
   reject: (error: unknown) => void,
 ): EngineHandlers {
-  const errLines = createLineSplitter((line) => options.onStderrLine?.(line));
-  const outLines = createLineSplitter((line) => options.onStdoutLine?.(line));
+  const errLines = createLineSplitter((line) => options.stderrLines?.push(line));
+  const outLines = createLineSplitter((line) => options.stdoutLines?.push(line));
   let pid: number | undefined;
   let stopReason: 'timeout' | 'abort' | undefined;
   const stop = (why: 'timeout' | 'abort') => {
@@ -164,7 +167,6 @@ function supervise(
   const onAbort = () => stop('abort');
   options.signal?.addEventListener('abort', onAbort, { once: true });
   const finish = () => {
-    options.onFinished?.(performance.now() - started);
     clearTimeout(timer);
     options.signal?.removeEventListener('abort', onAbort);
     if (pid !== undefined) liveGroups.delete(pid);
@@ -186,6 +188,8 @@ function supervise(
     stderr: (chunk) => errLines.push(chunk),
     failed(err) {
       finish();
+      options.stderrLines?.end();
+      options.stdoutLines?.end();
       killGroup(pid);
       if (stopped()) return;
       if (err.code === 'ENOENT') reject(new QuireError('engine_unavailable', `${command} is not installed`));
@@ -195,6 +199,8 @@ function supervise(
       finish();
       errLines.end();
       outLines.end();
+      options.stderrLines?.end();
+      options.stdoutLines?.end();
       if (stopped()) return;
       const result: RunResult = {
         exitCode: event.exitCode,

@@ -96,7 +96,7 @@ export const ocrTool = defineTool({
         workDir: ctx.workDir,
         signal: ctx.signal,
         memoryBytes: ctx.limits.memoryBytes,
-        onProgress: (d, t) => ctx.progress.fraction(d, t),
+        progress: ctx.progress.engineSlot(),
       },
     );
 

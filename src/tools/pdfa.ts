@@ -53,7 +53,7 @@ export const pdfaTool = defineTool({
       workDir: ctx.workDir,
       signal: ctx.signal,
       memoryBytes: ctx.limits.memoryBytes,
-      onProgress: (done, total) => ctx.progress.fraction(done, total),
+      progress: ctx.progress.engineSlot(),
     });
 
     ctx.progress.step('check');

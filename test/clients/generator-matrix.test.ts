@@ -1,7 +1,7 @@
 // The generator matrix (issue 27): eight client generators read the live /openapi.json of a real
 // server; their output compiles or type-checks (tsc --strict, mypy, go build, javac); and a small
 // program per generator (test/clients/matrix/) runs a compress job and a chained job (rotate, then
-// compress) to downloaded PDFs. Generated once per run, compiled once per toolchain, run in parallel.
+// compress) to downloaded PDFs, and runJob (POST /run) to the merged PDF its answer carries. Generated once per run, compiled once per toolchain, run in parallel.
 // Versions are pinned: the npm generators in package.json, openapi-python-client in the venv and
 // openapi-generator's jar (Maven Central) that scripts/setup.sh --with-test-tools installs.
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -64,10 +64,20 @@ async function generateOpenapiTypescript(url: string): Promise<ProgramRun> {
   return ok;
 }
 
-/** orval's fetch client takes its base URL from the config (`output.baseUrl`), not at run time. */
+/**
+ * orval's fetch client takes its base URL from the config (`output.baseUrl`), not at run time, and
+ * its answers' bodies from the mutator named there.
+ */
 async function generateOrval(url: string): Promise<ProgramRun> {
   const config = path.join(matrixDir, 'orval.config.cjs');
-  const output = { target: path.join(dir('orval'), 'quire.ts'), client: 'fetch', baseUrl: server.url };
+  // Its documented custom fetch (orval-fetch.ts): the built-in one parses every body as JSON.
+  const mutator = { path: path.join(programs, 'ts', 'orval-fetch.ts'), name: 'quireFetch' };
+  const output = {
+    target: path.join(dir('orval'), 'quire.ts'),
+    client: 'fetch',
+    baseUrl: server.url,
+    override: { mutator },
+  };
   await writeFile(
     config,
     `module.exports = ${JSON.stringify({ quire: { input: { target: url }, output } })};\n`,
@@ -116,14 +126,15 @@ async function generateAll(url: string): Promise<void> {
 }
 
 /**
- * One tsc per module system, both strict: the ESM programs (openapi-fetch, hey-api, orval) and the
- * CommonJS one (typescript-fetch writes extensionless imports). A generator's verdict is the
+ * One tsc per module system, both strict: the ESM programs (openapi-fetch, hey-api) and the
+ * CommonJS ones (typescript-fetch and orval's mutator import write extensionless imports). A generator's verdict is the
  * diagnostics naming its program or its generated code.
  */
 async function compileTypescript(): Promise<void> {
   const groups = [
-    { config: 'tsconfig.json', type: 'module', names: ['openapi-typescript', 'hey-api', 'orval'] as const },
-    { config: 'tsconfig.cjs.json', type: 'commonjs', names: ['typescript-fetch'] as const },
+    { config: 'tsconfig.json', type: 'module', names: ['openapi-typescript', 'hey-api'] as const },
+    // orval imports its custom fetch without an extension, as CommonJS resolves it.
+    { config: 'tsconfig.cjs.json', type: 'commonjs', names: ['typescript-fetch', 'orval'] as const },
   ];
   const program = { 'openapi-typescript': 'openapi-fetch', 'hey-api': 'hey-api', orval: 'orval' } as const;
   await Promise.all(
@@ -259,7 +270,7 @@ const generators: Generator[] = [
 
 describe.concurrent('client generators on the live OpenAPI document', () => {
   it.each(generators)(
-    '%s generates a client that compiles and runs a compress job and a chained job',
+    '%s generates a client that compiles and runs a compress job, a chained job and runJob',
     async (name) => {
       const generation = generated.get(name);
       expect(generation?.stderr.match(/^.*(ERROR|Exception).*$/gm) ?? [], 'generation errors').toEqual([]);
@@ -292,6 +303,11 @@ describe.concurrent('client generators on the live OpenAPI document', () => {
         const pages = await runProgram('qpdf', ['--show-npages', path.join(out, file)]);
         expect(pages.stdout.trim(), `${name} ${file}`).toBe(String(SAMPLE_PAGES));
       }
+      // runJob: the merged PDF of two copies is the answer's body, as the client's bytes, blob or file.
+      const ran = await runProgram('qpdf', ['--show-npages', path.join(out, 'run.pdf')]);
+      expect(ran.stdout.trim(), `${name} run.pdf`).toBe(String(2 * SAMPLE_PAGES));
+      const { jobs: all } = await server.runtime.db.jobs.list(accountId, { tool: 'merge', limit: 10 });
+      expect(all.map((job) => job.status)).toEqual(['succeeded']);
       // The chain's first step turned every page; the compress job's pages are upright.
       expect(await rotations(path.join(out, 'compress.pdf'))).toEqual(Array(SAMPLE_PAGES).fill(0));
       const turned = await rotations(path.join(out, 'chain.pdf'));

@@ -2,6 +2,8 @@
 // window) and of job records expiring (docs/api.md §5), on every database.
 import { describe, expect, test } from 'vitest';
 import type { Database } from '../../src/store/job-stores.js';
+import { openDatabase } from '../../src/store/open.js';
+import { fromNewJob } from '../../src/store/sql/job-rows.js';
 import {
   ALICE,
   BOB,
@@ -9,11 +11,15 @@ import {
   newJob,
   type OpenDatabase,
   result,
+  type StoreConformanceOptions,
   T0,
   useDatabase,
 } from './support/job-fixtures.js';
 
 const HOUR = 3_600_000;
+/** The migration that added input_bytes and result_bytes (the same name on every dialect). */
+const STORED_BYTES_MIGRATION =
+  'job stored bytes: input and result sizes in columns, summed per account by an index';
 
 /** Creates a job of ALICE's, claims it and runs it to success at `completedAt`. */
 async function succeeded(db: Database, completedAt: number) {
@@ -24,7 +30,7 @@ async function succeeded(db: Database, completedAt: number) {
   return job;
 }
 
-export function describeQuotaConformance(open: OpenDatabase): void {
+export function describeQuotaConformance(open: OpenDatabase, options: StoreConformanceOptions = {}): void {
   const db = useDatabase(open);
 
   describe('account usage', () => {
@@ -39,6 +45,39 @@ export function describeQuotaConformance(open: OpenDatabase): void {
       await db().jobs.markResultDeleted(done.id, T0 + 20);
       expect((await db().jobs.accountUsage(ALICE, T0)).storedBytes).toBe(1_200);
       expect((await db().jobs.accountUsage(BOB, T0)).storedBytes).toBe(4_000);
+    });
+
+    test('the stored bytes follow a job: created, its URL inputs recorded, completed, inputs deleted, result deleted', async () => {
+      const usage = async () => (await db().jobs.accountUsage(ALICE, T0)).storedBytes;
+      // A URL input has no size until the worker has fetched it.
+      const job = await db().jobs.create(newJob({ inputs: [{ ...input(0), source: 'url' }] }));
+      expect(await usage()).toBe(0);
+      const claim = await db().jobs.claimNext('w1', LEASE_MS, T0);
+      expect(claim?.job.id).toBe(job.id);
+      expect(await db().jobs.recordInputs(job.id, 'not-the-token', [input(9_000)])).toBe(false);
+      expect(await usage()).toBe(0);
+      expect(await db().jobs.recordInputs(job.id, claim!.leaseToken, [input(2_500), input(500)])).toBe(true);
+      expect(await usage()).toBe(3_000);
+      await db().jobs.complete(job.id, claim!.leaseToken, result(job.id), T0 + HOUR, T0 + 10);
+      expect(await usage()).toBe(3_000 + 999);
+      await db().jobs.markInputsDeleted(job.id);
+      expect(await usage()).toBe(999);
+      await db().jobs.markResultDeleted(job.id, T0 + 20);
+      expect(await usage()).toBe(0);
+      expect((await db().jobs.get(ALICE, job.id))?.inputs.map((i) => i.size)).toEqual([2_500, 500]);
+    });
+
+    test('a failed job holds its inputs’ bytes until they are deleted, and no result bytes', async () => {
+      const job = await db().jobs.create(newJob({ inputs: [input(4_000)] }));
+      const claim = await db().jobs.claimNext('w1', LEASE_MS, T0);
+      await db().jobs.fail(job.id, claim!.leaseToken, {
+        code: 'pdf_corrupt',
+        message: 'x',
+        retryable: false,
+      });
+      expect((await db().jobs.accountUsage(ALICE, T0)).storedBytes).toBe(4_000);
+      await db().jobs.markInputsDeleted(job.id);
+      expect((await db().jobs.accountUsage(ALICE, T0)).storedBytes).toBe(0);
     });
 
     test('counts jobs queued or processing, and jobs created since the window began, deleted ones too', async () => {
@@ -82,6 +121,57 @@ export function describeQuotaConformance(open: OpenDatabase): void {
       expect(await db().uploads.reservedBytes(ALICE, T0 + 10)).toBe(3_000);
       expect(await db().uploads.reservedBytes('acct_none', T0)).toBe(0);
     });
+  });
+
+  describe('upgrade', () => {
+    test.skipIf(!options.migratedBefore)(
+      'jobs written before the byte columns existed count the sizes in their JSON once migrated',
+      async () => {
+        const url = await options.freshUrl!();
+        const old = await options.migratedBefore!(url, STORED_BYTES_MIGRATION);
+        const jobs = {
+          queued: newJob({ inputs: [input(500), input(700)] }),
+          kept: newJob(),
+          spent: newJob(),
+          bob: newJob({ accountId: BOB, inputs: [input(4_000)] }),
+        };
+        try {
+          await old
+            .insertInto('accounts')
+            .values([ALICE, BOB].map((id) => ({ id, name: id, plan: 'pro', created_at: T0 })))
+            .execute();
+          for (const job of Object.values(jobs)) {
+            // The row as the previous version wrote it: no byte columns.
+            const { input_bytes: _, ...row } = fromNewJob(job);
+            await old.insertInto('jobs').values(row).execute();
+          }
+          const ended = { status: 'succeeded' as const, completed_at: T0 + 10, inputs_deleted_at: T0 + 11 };
+          await old
+            .updateTable('jobs')
+            .set({ ...ended, result: JSON.stringify(result(jobs.kept.id)) })
+            .where('id', '=', jobs.kept.id)
+            .execute();
+          await old
+            .updateTable('jobs')
+            .set({ ...ended, result: JSON.stringify(result(jobs.spent.id)), result_deleted_at: T0 + 12 })
+            .where('id', '=', jobs.spent.id)
+            .execute();
+        } finally {
+          await old.destroy();
+        }
+        const upgraded = await openDatabase(url);
+        try {
+          await upgraded.migrate();
+          // queued: 500 + 700 of inputs; kept: its 999-byte result; spent: nothing left.
+          expect((await upgraded.jobs.accountUsage(ALICE, T0)).storedBytes).toBe(1_200 + 999);
+          expect((await upgraded.jobs.accountUsage(BOB, T0)).storedBytes).toBe(4_000);
+          await upgraded.jobs.markResultDeleted(jobs.kept.id, T0 + 20);
+          expect((await upgraded.jobs.accountUsage(ALICE, T0)).storedBytes).toBe(1_200);
+        } finally {
+          await upgraded.close();
+        }
+      },
+    );
   });
 
   describe('job records past retention', () => {

@@ -4,17 +4,30 @@
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { CompiledQuery, sql } from 'kysely';
 import pg from 'pg';
 import { decodeTime } from 'ulid';
 import { afterAll, describe, expect, test } from 'vitest';
 import type { JobChangeNotice } from '../../src/model/job-change.js';
 import type { Database } from '../../src/store/job-stores.js';
 import { openDatabase } from '../../src/store/open.js';
+import { openPostgres } from '../../src/store/postgres/connection.js';
+import { migrations, runMigrations } from '../../src/store/postgres/migrations.js';
+import { accountUsageQuery } from '../../src/store/sql/job-quotas.js';
 import type { ClaimedJob } from '../../src/store/types.js';
 import { type PgTestServer, startPostgresServer } from '../support/pg-server.js';
 import { describeJobStoreConformance } from './job-store.suite.js';
 import { describeLocalRateLimitConformance } from './local-rate-limits.suite.js';
-import { ALICE, BOB, endpoint, LEASE_MS, newJob, result, T0 } from './support/job-fixtures.js';
+import {
+  ALICE,
+  BOB,
+  endpoint,
+  LEASE_MS,
+  migrationsBefore,
+  newJob,
+  result,
+  T0,
+} from './support/job-fixtures.js';
 
 let server: Promise<PgTestServer> | undefined;
 const freshUrl = async () => {
@@ -26,7 +39,14 @@ afterAll(async () => {
   if (server) await (await server).stop();
 }, 90_000);
 
-describeJobStoreConformance('postgres', async () => openDatabase(await freshUrl()), { freshUrl });
+describeJobStoreConformance('postgres', async () => openDatabase(await freshUrl()), {
+  freshUrl,
+  async migratedBefore(url, name) {
+    const db = openPostgres(url, { poolMax: 1 });
+    await runMigrations(db, T0, migrationsBefore(migrations, name));
+    return db;
+  },
+});
 describeLocalRateLimitConformance(async () => openDatabase(await freshUrl()));
 
 async function migrated(url: string): Promise<Database> {
@@ -175,6 +195,43 @@ describe('postgres specifics', () => {
     } finally {
       await raw.end();
       await db.close();
+    }
+  });
+
+  test('the quota check finds an account’s usage through its three indexes, never a scan of the jobs table', async () => {
+    const db = openPostgres(await freshUrl(), { poolMax: 1 });
+    try {
+      await runMigrations(db);
+      // 100 accounts of 60 jobs: 50 ended with their files deleted, 8 ended holding their results,
+      // 2 queued. One account is a sliver of the table, as in a service of many accounts.
+      await sql`INSERT INTO accounts (id, name, plan, created_at)
+        SELECT 'acct_' || a, 'n', 'pro', 0 FROM generate_series(1, 100) a`.execute(db);
+      await sql`INSERT INTO jobs (id, account_id, tool, options, secret_options, metadata, inputs, status,
+          created_at, inputs_deleted_at, result_deleted_at, next_steps, input_bytes, result_bytes)
+        SELECT 'job_' || a || '_' || j, 'acct_' || a, 'rotate', '{}', '[]', '{}', '[]',
+          CASE WHEN j > 58 THEN 'queued' ELSE 'succeeded' END, j,
+          CASE WHEN j <= 58 THEN j END, CASE WHEN j <= 50 THEN j END, '[]', 10,
+          CASE WHEN j <= 58 THEN 20 ELSE 0 END
+        FROM generate_series(1, 100) a, generate_series(1, 60) j`.execute(db);
+      await sql`ANALYZE jobs`.execute(db);
+      const { sql: text, parameters } = accountUsageQuery(db, 'acct_7', 55).compile();
+      const rows = (
+        await db.executeQuery<Record<string, string>>(CompiledQuery.raw(`EXPLAIN ${text}`, [...parameters]))
+      ).rows;
+      const plan = rows.map((r) => r['QUERY PLAN']!).join('\n');
+      expect(plan).not.toMatch(/Seq Scan/);
+      const indexes = Array.from(
+        plan.matchAll(/(?:Index Only Scan using|Index Scan using|Bitmap Index Scan on) (\w+)/g),
+        (m) => m[1],
+      );
+      expect(indexes).toEqual(['jobs_account_stored', 'jobs_account_status', 'jobs_account_created']);
+      expect(await accountUsageQuery(db, 'acct_7', 55).executeTakeFirst()).toEqual({
+        stored: 180,
+        active: 2,
+        recent: 6,
+      });
+    } finally {
+      await db.destroy();
     }
   });
 

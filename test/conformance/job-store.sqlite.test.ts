@@ -6,11 +6,12 @@ import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, describe, expect, test } from 'vitest';
 import { openDatabase } from '../../src/store/open.js';
+import { openSqlite } from '../../src/store/sqlite/connection.js';
 import { openSqliteDatabase } from '../../src/store/sqlite/database.js';
-import { migrations } from '../../src/store/sqlite/migrations.js';
+import { migrations, runMigrations } from '../../src/store/sqlite/migrations.js';
 import { describeJobStoreConformance } from './job-store.suite.js';
 import { describeLocalRateLimitConformance } from './local-rate-limits.suite.js';
-import { newJob } from './support/job-fixtures.js';
+import { migrationsBefore, newJob, T0 } from './support/job-fixtures.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-sqlite-'));
 let files = 0;
@@ -18,7 +19,14 @@ const freshUrl = async () => `sqlite://${path.join(dir, `db-${++files}`, 'quire.
 
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-describeJobStoreConformance('sqlite', async () => openDatabase(await freshUrl()), { freshUrl });
+describeJobStoreConformance('sqlite', async () => openDatabase(await freshUrl()), {
+  freshUrl,
+  async migratedBefore(url, name) {
+    const db = openSqlite(url.slice('sqlite://'.length));
+    await runMigrations(db, T0, migrationsBefore(migrations, name));
+    return db;
+  },
+});
 describeLocalRateLimitConformance(async () => openDatabase(await freshUrl()));
 
 describe('sqlite specifics', () => {
@@ -49,6 +57,32 @@ describe('sqlite specifics', () => {
     } finally {
       other.close();
       await db.close();
+    }
+  });
+
+  test('the quota check reads an account’s usage from covering indexes alone, never the job rows', async () => {
+    const file = path.join(dir, 'usage-plan.db');
+    const statements: string[] = [];
+    const db = openSqliteDatabase(file, { onQuery: (sql) => statements.push(sql) });
+    await db.migrate();
+    statements.length = 0;
+    await db.jobs.accountUsage('acct_alice', T0);
+    await db.close();
+    const raw = new BetterSqlite3(file, { readonly: true });
+    try {
+      expect(statements).toHaveLength(1);
+      const sql = statements[0]!;
+      const values = Array.from(sql.matchAll(/\?/g), () => 'x');
+      const plan = (raw.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...values) as { detail: string }[])
+        .map((row) => row.detail)
+        .filter((detail) => / jobs /.test(detail));
+      expect(plan).toEqual([
+        'SEARCH jobs USING COVERING INDEX jobs_account_stored (account_id=?)',
+        'SEARCH jobs USING COVERING INDEX jobs_account_status (account_id=? AND status=?)',
+        'SEARCH jobs USING COVERING INDEX jobs_account_created (account_id=? AND created_at>?)',
+      ]);
+    } finally {
+      raw.close();
     }
   });
 

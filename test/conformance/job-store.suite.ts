@@ -41,7 +41,7 @@ export function describeJobStoreConformance(
     describeRecordConformance(open);
     describeLeaseConformance(open, options);
     describeRetentionConformance(open);
-    describeQuotaConformance(open);
+    describeQuotaConformance(open, options);
     describeAccountConformance(open);
     describeFairClaimConformance(open);
     describeIdempotencyConformance(open);

@@ -6,9 +6,15 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ProgressSlot, type ProgressTracker } from '../../src/engines/call-options.js';
 import { closeEngines, createEngines } from '../../src/engines/index.js';
 import { processesMentioning } from '../support/cluster.js';
-import { type FakeBehaviour, fakeEngine, fakeEngineOf } from '../support/fake-engine/index.js';
+import {
+  type FakeBehaviour,
+  type FakeTracker,
+  fakeEngine,
+  fakeEngineOf,
+} from '../support/fake-engine/index.js';
 
 const engines = createEngines({ timeoutMs: 10_000, memoryBytes: 256 * 1024 ** 2, extra: [fakeEngine] });
 const fake = fakeEngineOf(engines);
@@ -33,6 +39,15 @@ async function until(check: () => boolean, ms = 2_000): Promise<boolean> {
   return check();
 }
 
+/** A slot that also keeps the tracker the engine set, for the test to look into. */
+class KeptSlot extends ProgressSlot {
+  kept: ProgressTracker | undefined;
+  override set(tracker: ProgressTracker): void {
+    this.kept = tracker;
+    super.set(tracker);
+  }
+}
+
 describe('the fake engine in the engine list', () => {
   it('is built beside the real modules and reports no status of its own', async () => {
     expect(engines.qpdf).toBeDefined();
@@ -40,12 +55,14 @@ describe('the fake engine in the engine list', () => {
   });
 
   it('runs through the runner: output written, per-page progress reported', async () => {
-    const seen: [number, number][] = [];
-    await fake.run('copy', input, output, { workDir, onProgress: (done, total) => seen.push([done, total]) });
+    const slot = new KeptSlot();
+    await fake.run('copy', input, output, { workDir, progress: slot });
     expect(await readFile(output, 'utf8')).toBe('%PDF-1.7 stand-in');
-    expect(seen).toEqual([
-      [0, 2],
-      [1, 2],
+    expect(slot.read()).toEqual({ done: 1, total: 2 });
+    // Read once after the run: both page lines were waiting in the run's line buffer, in order.
+    expect((slot.kept as FakeTracker).readings).toEqual([
+      { done: 0, total: 2 },
+      { done: 1, total: 2 },
     ]);
   });
 });

@@ -25,7 +25,10 @@ describe('merge', () => {
     expect(await pageText(output.path, 5)).toBe(await pageText(corpus(TRACEMONKEY), 1));
     expect(await pageText(output.path, 1)).toBe(await pageText(corpus(LATEX4), 1));
     expect(emitted.at(-1)!.percent).toBeLessThan(100);
-    expect(emitted.length).toBeGreaterThan(2);
+    // qpdf's write progress took the merge step (15–90 %) from its start to its end; its stdout is a
+    // pipe, so the lines may all arrive as the run ends and their number says nothing.
+    const merging = emitted.filter((p) => p.stage === 'merge').map((p) => p.percent);
+    expect(merging).toEqual(expect.arrayContaining([15, 90]));
   });
 
   it('takes pages_per_file selections, backwards ranges included', async () => {

@@ -49,6 +49,8 @@ describe('pdf-to-markdown in runs of pages', () => {
     expect(output.facts).toMatchObject({ pages: 52, blocks: doc.blocks.length });
     const percents = emitted.map((p) => p.percent);
     expect([...percents].sort((a, b) => a - b)).toEqual(percents);
-    expect(percents.filter((p) => p > 50 && p < 99).length).toBeGreaterThan(10);
+    // The convert step (50–100 %) follows the pages across both runs: 50 of 52 pages after the
+    // first run (98 %), then its end (99, never 100); between them whatever the reads caught.
+    expect(percents.filter((p) => p > 50)).toEqual(expect.arrayContaining([98, 99]));
   }, 240_000);
 });

@@ -1,12 +1,18 @@
 // Builds a real ToolContext for engine-tier tests: corpus files copied into a fresh private work
-// dir, real engines, and a progress reporter that records what it emits.
+// dir, real engines, and a progress reporter whose readings are recorded as a job runner would see
+// them, only more often.
 import { copyFile, mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { type CallProgress, ProgressSlot, type ProgressTracker } from '../../src/engines/call-options.js';
 import { createEngines } from '../../src/engines/index.js';
 import { openAndRun } from '../../src/tools/framework/inputs.js';
-import { createProgressReporter, type Progress } from '../../src/tools/framework/progress.js';
+import {
+  createProgressReporter,
+  type Progress,
+  type ToolProgress,
+} from '../../src/tools/framework/progress.js';
 import type {
   AnyToolDefinition,
   RunContext,
@@ -25,9 +31,14 @@ const DEFAULT_LIMITS: ToolLimits = { maxPages: 5_000, timeoutMs: 60_000, memoryB
 export interface TestContext<O> {
   /** What the job runner hands over; `openAndRun` opens the inputs as the tool declares, as it does. */
   ctx: RunContext<O>;
-  /** Every progress value the tool emitted, in order. */
+  /**
+   * Every rise of the tool's progress, in order: the reporter read as the tool reports (a step, its
+   * own count, a new engine call), every few milliseconds meanwhile and once at the end.
+   */
   emitted: Progress[];
   abort: AbortController;
+  /** Takes the last reading and stops reading (cleanup does it too). */
+  stopRecording(): void;
   cleanup(): Promise<void>;
 }
 
@@ -50,18 +61,80 @@ export async function makeToolContext<O>(spec: ContextSpec<O>): Promise<TestCont
     inputs.push({ path: target, name: path.basename(source), size, contentType: 'application/pdf' });
   }
   const limits = { ...DEFAULT_LIMITS, ...spec.limits };
-  const emitted: Progress[] = [];
+  const { progress, emitted, stop } = recordingReporter(spec.tool.steps ?? { run: 100 });
   const abort = new AbortController();
   const ctx: RunContext<O> = {
     options: spec.options,
     inputs,
     workDir,
     signal: abort.signal,
-    progress: createProgressReporter(spec.tool.steps ?? { run: 100 }, (p) => emitted.push(p)),
+    progress,
     engines: createEngines({ timeoutMs: limits.timeoutMs, memoryBytes: limits.memoryBytes }),
     limits,
   };
-  return { ctx, emitted, abort, cleanup: () => rm(workDir, { recursive: true, force: true }) };
+  const cleanup = () => {
+    stop();
+    return rm(workDir, { recursive: true, force: true });
+  };
+  return { ctx, emitted, abort, stopRecording: stop, cleanup };
+}
+
+/** How often the recorder reads while the tool runs: far more often than the job runner's second. */
+const RECORD_EVERY_MS = 2;
+
+/**
+ * An engine call's slot that is read once more before a new tracker replaces the one it holds (a
+ * tool's next run of pages), so the run that ended is recorded however fast it went.
+ */
+class RecordingSlot extends ProgressSlot {
+  constructor(
+    private readonly real: ProgressSlot,
+    private readonly record: () => void,
+  ) {
+    super();
+  }
+
+  override set(tracker: ProgressTracker): void {
+    this.record();
+    this.real.set(tracker);
+  }
+
+  override read(): CallProgress | undefined {
+    return this.real.read();
+  }
+}
+
+/** The real reporter, each reading that rose kept in `emitted`. */
+function recordingReporter(steps: Readonly<Record<string, number>>) {
+  const reporter = createProgressReporter(steps);
+  const emitted: Progress[] = [];
+  const record = () => {
+    const now = reporter.read();
+    if (now.percent > (emitted.at(-1)?.percent ?? 0)) emitted.push(now);
+  };
+  const timer = setInterval(record, RECORD_EVERY_MS).unref();
+  const progress: ToolProgress = {
+    step(name) {
+      record();
+      reporter.step(name);
+      record();
+    },
+    fraction(done, total) {
+      reporter.fraction(done, total);
+      record();
+    },
+    engineSlot() {
+      record();
+      return new RecordingSlot(reporter.engineSlot(), record);
+    },
+  };
+  let stopped = false;
+  const stop = () => {
+    if (!stopped) record();
+    stopped = true;
+    clearInterval(timer);
+  };
+  return { progress, emitted, stop };
 }
 
 /** Real engines whose observer reports each qpdf run's number (what /metrics counts). */
@@ -71,8 +144,10 @@ function enginesCountingQpdf(onQpdfRun: (count: number) => void, qpdfForkServer 
     qpdfForkServer,
     timeoutMs: 60_000,
     memoryBytes: 2 * 1024 ** 3,
-    observe: (engine) => {
-      if (engine === 'qpdf') onQpdfRun(++qpdfRuns);
+    durations: {
+      observe: ({ engine }) => {
+        if (engine === 'qpdf') onQpdfRun(++qpdfRuns);
+      },
     },
   });
 }
@@ -118,6 +193,7 @@ export async function runTool<O>(
   const test = await makeToolContext({ tool, files, options, ...(limits ? { limits } : {}) });
   try {
     const output = await openAndRun(tool, test.ctx);
+    test.stopRecording();
     return { ...test, output };
   } catch (err) {
     await test.cleanup();

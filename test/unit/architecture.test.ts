@@ -1,11 +1,12 @@
 // docs/architecture.md against the code: the rule that only the job services write job state fails
-// on a planted import, and the call path of a job names real files, real imports, allowed steps and
-// never returns to a folder it left.
+// on a planted import, the call path of a job names real files, real imports, allowed steps and
+// never returns to a folder it left, and the interfaces handed down it carry no callbacks up.
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { cruise, type IForbiddenRuleType, type IViolation } from 'dependency-cruiser';
+import ts from 'typescript';
 import { afterAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../support/corpus.js';
 
@@ -156,5 +157,73 @@ describe('the call path of a job (docs/architecture.md)', () => {
       return new Set(folders).size !== folders.length;
     });
     expect(returns.map((l) => l.name)).toEqual([]);
+  });
+});
+
+/** Whether a type node is, or holds (a union, an optional), a function type. */
+function holdsFunction(node: ts.Node | undefined): boolean {
+  if (!node) return false;
+  if (ts.isFunctionTypeNode(node) || ts.isConstructorTypeNode(node)) return true;
+  return ts.forEachChild(node, (child) => holdsFunction(child) || undefined) ?? false;
+}
+
+/**
+ * The members of interface `name` in `source` that hand a function over: for an options bag
+ * (`bag`), every method and every property of function type (a callback the callee could call
+ * back up with); for a state API, every method parameter of function type.
+ */
+function callbacksIn(source: string, name: string, kind: 'bag' | 'state'): string[] {
+  const file = ts.createSourceFile('x.ts', source, ts.ScriptTarget.Latest, true);
+  const found = file.statements.find((s) => ts.isInterfaceDeclaration(s) && s.name.text === name);
+  if (!found || !ts.isInterfaceDeclaration(found)) throw new Error(`no interface ${name}`);
+  return found.members.flatMap((member) => {
+    const id = member.name?.getText(file) ?? '?';
+    if (ts.isMethodSignature(member)) {
+      if (kind === 'bag') return [id];
+      return member.parameters.some((p) => holdsFunction(p.type)) ? [id] : [];
+    }
+    if (ts.isPropertySignature(member) && holdsFunction(member.type)) return [id];
+    return [];
+  });
+}
+
+const sourceOf = (file: string) => readFileSync(path.join(repoRoot, 'src', file), 'utf8');
+
+/**
+ * What is handed down the call path, and the callbacks each may carry with the reason: a callback's
+ * code must live in the callee's folder or below it, or the call goes back up (docs/architecture.md,
+ * "Events come back up as state").
+ */
+const DOWNWARD: [file: string, name: string, kind: 'bag' | 'state', allowed: string[]][] = [
+  ['process/runner.ts', 'RunOptions', 'bag', []],
+  ['engines/call-options.ts', 'EngineCallOptions', 'bag', []],
+  ['engines/call-options.ts', 'EngineDefaults', 'bag', []],
+  ['engines/call-options.ts', 'ProgressTracker', 'state', []],
+  ['tools/framework/types.ts', 'RunContext', 'bag', []],
+  ['tools/framework/progress.ts', 'ToolProgress', 'state', []],
+  ['tools/framework/progress.ts', 'ProgressReporter', 'state', []],
+  // run-job.ts's RunningStep: jobs/ to jobs/, a call that stays in its folder.
+  ['jobs/steps.ts', 'StepsContext', 'bag', ['onStep']],
+];
+
+describe('the interfaces handed down the call path (docs/architecture.md)', () => {
+  it.each(DOWNWARD)('%s %s carries no callback up', (file, name, kind, allowed) => {
+    expect(callbacksIn(sourceOf(file), name, kind)).toEqual(allowed);
+  });
+
+  it('finds a planted line callback in the runner options and a planted emit in the reporter', () => {
+    const runner = `export interface RunOptions {
+      cwd: string;
+      signal?: AbortSignal;
+      onStdoutLine?: (line: string) => void;
+      onFinished?: ((ms: number) => void) | undefined;
+      observe(ms: number): void;
+    }`;
+    expect(callbacksIn(runner, 'RunOptions', 'bag')).toEqual(['onStdoutLine', 'onFinished', 'observe']);
+    const reporter = `export interface ToolProgress {
+      step(name: string): void;
+      fraction(done: number, total: number, emit: (percent: number) => void): void;
+    }`;
+    expect(callbacksIn(reporter, 'ToolProgress', 'state')).toEqual(['fraction']);
   });
 });

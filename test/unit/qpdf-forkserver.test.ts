@@ -10,6 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
 import { forkServerFor, QPDF_FORKSERVER, qpdfForkServer } from '../../src/engines/qpdf/forkserver/binary.js';
+import { LineBuffer } from '../../src/process/line-buffer.js';
 import { type RunOptions, type RunResult, run } from '../../src/process/runner.js';
 import { corpusFile } from '../support/corpus.js';
 import { eventually, isAlive } from '../support/process-state.js';
@@ -41,16 +42,16 @@ function options(forkServer: string | undefined, extra: Partial<RunOptions> = {}
 
 /** Runs `args` with qpdf both ways; the output file (if any) is `out` with the way's suffix. */
 async function bothWays(args: (out: string) => string[]): Promise<[RunResult, RunResult]> {
-  const lines: string[][] = [[], []];
+  const lines = [new LineBuffer(100_000), new LineBuffer(100_000)] as const;
   const forked = await run('qpdf', args(path.join(dir, 'forked.pdf')), {
     ...options(QPDF_FORKSERVER),
-    onStdoutLine: (line) => lines[0]!.push(line),
+    stdoutLines: lines[0],
   });
   const started = await run('qpdf', args(path.join(dir, 'started.pdf')), {
     ...options(undefined),
-    onStdoutLine: (line) => lines[1]!.push(line),
+    stdoutLines: lines[1],
   });
-  expect(lines[0]!.length).toBe(lines[1]!.length);
+  expect(lines[0].drain().length).toBe(lines[1].drain().length);
   return [forked, started];
 }
 

@@ -53,6 +53,11 @@ const releasedSqlite: readonly Released[] = [
     'recipes: named, versioned chains of steps; the recipe a job runs',
     '78ceee01b2d11055ab9680335c9bd765d3d00ac4efacdb43a83c62acb5416788',
   ],
+  [
+    10,
+    'job stored bytes: input and result sizes in columns, summed per account by an index',
+    '60a224e7c3805afa2a3459417a9761a3ce8aa32b7d2ea944131f604b0ecd5f70',
+  ],
 ];
 
 const releasedPostgres: readonly Released[] = [
@@ -90,6 +95,11 @@ const releasedPostgres: readonly Released[] = [
     7,
     'recipes: named, versioned chains of steps; the recipe a job runs',
     'a232cf1ba6c7cb848279a4907a2ee49fd1589ee4c3d9dd53ca6db8e14ff8ad6a',
+  ],
+  [
+    8,
+    'job stored bytes: input and result sizes in columns, summed per account by an index',
+    'ff250635ad16f253dcea8f2a3502ccdac71feb32e8abefb2edda340ef14b8d4d',
   ],
 ];
 

@@ -3,6 +3,7 @@ import { mkdir, mkdtemp, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LineBuffer } from '../../src/process/line-buffer.js';
 import { run, throwIfLimitHit } from '../../src/process/runner.js';
 import { withWorkDir, writeSecretFile } from '../../src/process/work-dir.js';
 import { eventually, isAlive } from '../support/process-state.js';
@@ -19,16 +20,17 @@ afterAll(async () => {
 const FAMILY = ['-c', 'sleep 30 & echo $!; wait'];
 
 describe('run', () => {
-  it('captures exit code, stdout and a line callback', async () => {
-    const lines: string[] = [];
+  it('captures exit code, stdout and its lines in a line buffer', async () => {
+    const lines = new LineBuffer();
     const result = await run('sh', ['-c', 'echo one; echo two; exit 3'], {
       cwd: dir,
       timeoutMs: 5000,
       captureStdout: true,
-      onStdoutLine: (l) => lines.push(l),
+      stdoutLines: lines,
     });
     expect(result).toMatchObject({ exitCode: 3, signal: null, stdout: 'one\ntwo\n' });
-    expect(lines).toEqual(['one', 'two']);
+    expect(lines.drain()).toEqual(['one', 'two']);
+    expect(lines.ended).toBe(true);
   });
 
   it('keeps only the last 16 KiB of stderr', async () => {
@@ -56,28 +58,28 @@ describe('run', () => {
   });
 
   it('on timeout kills the whole process group, grandchild included', async () => {
-    let grandchild = 0;
+    const lines = new LineBuffer();
     const started = Date.now();
-    await expect(
-      run('sh', FAMILY, { cwd: dir, timeoutMs: 300, onStdoutLine: (l) => (grandchild = Number(l)) }),
-    ).rejects.toMatchObject({ code: 'timeout' });
+    await expect(run('sh', FAMILY, { cwd: dir, timeoutMs: 300, stdoutLines: lines })).rejects.toMatchObject({
+      code: 'timeout',
+    });
+    const grandchild = Number(lines.drain()[0] ?? 0);
     expect(Date.now() - started).toBeLessThan(3000);
     expect(grandchild).toBeGreaterThan(0);
     expect(await eventually(() => !isAlive(grandchild))).toBe(true);
   });
 
   it('on abort kills the group and rejects with AbortedError', async () => {
-    let grandchild = 0;
     const controller = new AbortController();
+    const lines = new LineBuffer();
     const running = run('sh', FAMILY, {
       cwd: dir,
       timeoutMs: 30_000,
       signal: controller.signal,
-      onStdoutLine: (l) => {
-        grandchild = Number(l);
-        controller.abort(new Error('job canceled'));
-      },
+      stdoutLines: lines,
     });
+    const grandchild = Number(await lines.next());
+    controller.abort(new Error('job canceled'));
     await expect(running).rejects.toMatchObject({ name: 'AbortedError' });
     expect(await eventually(() => !isAlive(grandchild))).toBe(true);
   });
@@ -91,12 +93,9 @@ describe('run', () => {
   });
 
   it('kills strays left behind by a leader that exits normally', async () => {
-    let grandchild = 0;
-    await run('sh', ['-c', 'sleep 30 & echo $!'], {
-      cwd: dir,
-      timeoutMs: 5000,
-      onStdoutLine: (l) => (grandchild = Number(l)),
-    });
+    const lines = new LineBuffer();
+    await run('sh', ['-c', 'sleep 30 & echo $!'], { cwd: dir, timeoutMs: 5000, stdoutLines: lines });
+    const grandchild = Number(lines.drain()[0]);
     expect(await eventually(() => !isAlive(grandchild))).toBe(true);
   });
 

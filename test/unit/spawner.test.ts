@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LineBuffer } from '../../src/process/line-buffer.js';
 import { run } from '../../src/process/runner.js';
 import { spawnerPid } from '../../src/process/spawner/client.js';
 import { repoRoot } from '../support/corpus.js';
@@ -30,8 +31,11 @@ const FAMILY = ['-c', 'echo $$; sleep 30 & echo $!; wait'];
 const SERVICE = `
 const { run } = await import(${JSON.stringify(path.join(repoRoot, 'dist/process/runner.js'))});
 const { spawnerPid } = await import(${JSON.stringify(path.join(repoRoot, 'dist/process/spawner/client.js'))});
-const running = run('sh', ${JSON.stringify(FAMILY)}, { cwd: ${JSON.stringify(tmpdir())}, timeoutMs: 60_000, onStdoutLine: (l) => console.log(l) });
+const { LineBuffer } = await import(${JSON.stringify(path.join(repoRoot, 'dist/process/line-buffer.js'))});
+const lines = new LineBuffer();
+const running = run('sh', ${JSON.stringify(FAMILY)}, { cwd: ${JSON.stringify(tmpdir())}, timeoutMs: 60_000, stdoutLines: lines });
 console.log(spawnerPid());
+void (async () => { for (let l = await lines.next(); l !== undefined; l = await lines.next()) console.log(l); })();
 await running;
 `;
 
@@ -52,14 +56,11 @@ describe('the engine spawner', () => {
   });
 
   it('fails the runs of a spawner that dies with internal_error, then starts a new one', async () => {
+    const lines = new LineBuffer();
     const pids: number[] = [];
-    const running = run('sh', FAMILY, {
-      cwd: dir,
-      timeoutMs: 30_000,
-      onStdoutLine: (l) => pids.push(Number(l)),
-    });
+    const running = run('sh', FAMILY, { cwd: dir, timeoutMs: 30_000, stdoutLines: lines });
     const first = spawnerPid()!;
-    expect(await eventually(() => pids.length === 2, 3000)).toBe(true);
+    expect(await eventually(() => pids.push(...lines.drain().map(Number)) === 2, 3000)).toBe(true);
     process.kill(first, 'SIGKILL');
     await expect(running).rejects.toMatchObject({
       code: 'internal_error',
@@ -115,13 +116,15 @@ describe('the engine spawner', () => {
   });
 
   it('relays every line of a long output in order while capturing it', async () => {
-    const lines: string[] = [];
+    const buffer = new LineBuffer(200_000);
     const result = await run('seq', ['1', '200000'], {
       cwd: dir,
       timeoutMs: 20_000,
       captureStdout: true,
-      onStdoutLine: (l) => lines.push(l),
+      stdoutLines: buffer,
     });
+    const lines = buffer.drain();
+    expect(buffer.dropped).toBe(0);
     expect(lines).toHaveLength(200_000);
     expect(lines[0]).toBe('1');
     expect(lines.at(-1)).toBe('200000');

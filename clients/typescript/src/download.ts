@@ -25,7 +25,7 @@ export interface DownloadResult {
   name: string | undefined;
 }
 
-function fileName(disposition: string | null): string | undefined {
+export function fileName(disposition: string | null): string | undefined {
   if (!disposition) return undefined;
   const star = /filename\*=UTF-8''([^;]+)/i.exec(disposition);
   if (star?.[1]) return decodeURIComponent(star[1]);
@@ -33,7 +33,10 @@ function fileName(disposition: string | null): string | undefined {
 }
 
 /** The Node writable that receives the bytes (a path opened once; resumes append to it). */
-function sinkOf(to: DownloadOptions['to']): { sink: NodeJS.WritableStream; close: () => Promise<void> } {
+export function sinkOf(to: DownloadOptions['to']): {
+  sink: NodeJS.WritableStream;
+  close: () => Promise<void>;
+} {
   if (typeof to === 'string') {
     const file = createWriteStream(to);
     return {
@@ -53,7 +56,7 @@ function sinkOf(to: DownloadOptions['to']): { sink: NodeJS.WritableStream; close
  * Copies `chunks` into `sink` without ending it, honouring back-pressure. Not `pipeline`: on a broken
  * connection it would destroy the sink, and a resume keeps writing to the same one.
  */
-async function copy(
+export async function copy(
   chunks: AsyncIterable<Uint8Array>,
   sink: NodeJS.WritableStream,
   onChunk: (n: number) => void,
@@ -65,7 +68,7 @@ async function copy(
 }
 
 /** The link's answer: node:http on Node (node-http.ts says why), fetch elsewhere. */
-async function openLink(
+export async function openLink(
   url: string,
   headers: Record<string, string>,
   signal?: AbortSignal,
@@ -84,7 +87,11 @@ async function openLink(
 }
 
 /** Asks `linkPath` (a `/download` route) for a fresh temporary link. */
-async function freshLink(transport: Transport, linkPath: string, signal?: AbortSignal): Promise<string> {
+export async function freshLink(
+  transport: Transport,
+  linkPath: string,
+  signal?: AbortSignal,
+): Promise<string> {
   const response = await transport.send({
     method: 'GET',
     path: linkPath,

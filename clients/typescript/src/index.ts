@@ -8,6 +8,7 @@ export type { InputSource, UrlInput } from './inputs.js';
 export type { CreateJobParams, ExportTarget, Job, JobList, JobSpec } from './jobs.js';
 export type { ListRecipesQuery, Recipe, RecipeList } from './recipes.js';
 export type { Tool, ToolList } from './resources.js';
+export type { RunDownload, RunParams, RunStream } from './run.js';
 export type { AnyToolName, Step, ToolName, ToolOptions } from './tool-options.js';
 export type { RateLimitState, RetryPolicy } from './transport.js';
 export { DEFAULT_TUS_THRESHOLD, type Upload, type UploadProgress } from './uploads.js';

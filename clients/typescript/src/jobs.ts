@@ -6,12 +6,13 @@ import type { Job } from './errors.js';
 import type { components, operations } from './generated/schema.js';
 import { type InputSource, type Part, toPart } from './inputs.js';
 import { multipartBody } from './multipart.js';
+import { type RunDownload, type RunParams, type RunStream, runStream, runTo } from './run.js';
 import type { AnyToolName, Step, ToolOptions } from './tool-options.js';
 import type { BodyWriter, Transport } from './transport.js';
 import type { TusUploads, UploadProgress } from './uploads.js';
 import { type WaitOptions, waitForJob } from './wait.js';
 
-export type { Job };
+export type { Job, RunDownload, RunParams, RunStream };
 export type ExportTarget = string | components['schemas']['ExportTarget'];
 export type JobList = components['schemas']['JobList'];
 export type ListJobsQuery = NonNullable<operations['listJobs']['parameters']['query']>;
@@ -176,6 +177,25 @@ export class Jobs {
   /** Waits until the job ends; a failed or canceled job throws QuireError with its code. */
   wait(id: string, options: WaitOptions = {}): Promise<Job> {
     return waitForJob(this.transport, id, options);
+  }
+
+  /**
+   * `POST /api/v1/run`: the job and its result in one request. With `to` (a path or a writable) the
+   * result is written there; without it, it comes back as a stream to read. A failed job throws
+   * QuireError with its code; one still running when the server's wait ends is followed and
+   * downloaded, never uploaded again.
+   */
+  run<T extends AnyToolName>(params: RunParams<T> & { to: DownloadOptions['to'] }): Promise<RunDownload>;
+  run<T extends AnyToolName>(params: RunParams<T>): Promise<RunStream>;
+  run(params: RunParams & { to?: DownloadOptions['to'] }): Promise<RunDownload | RunStream> {
+    const deps = {
+      transport: this.transport,
+      parts: (inputs: InputSource[], options: Pick<CreateCommon, 'signal' | 'onUploadProgress'>) =>
+        this.parts(inputs, options),
+      wait: (id: string, options: WaitOptions) => this.wait(id, options),
+    };
+    const { to } = params;
+    return to === undefined ? runStream(deps, params) : runTo(deps, { ...params, to });
   }
 
   /** Streams the result to a path or a writable, resuming with Range, checking the length. */

@@ -56,6 +56,8 @@ export interface Attempt {
   accept?: (status: number) => boolean;
   /** Refusals thrown at once rather than retried, for a caller with a better way out. */
   giveUpOn?: readonly string[];
+  /** Failures that are final whatever their status (a job's own outcome, which a retry repeats). */
+  isFinal?: (failure: QuireError) => boolean;
 }
 
 export const sleep = (ms: number, signal?: AbortSignal) =>
@@ -167,6 +169,7 @@ export class Transport {
       const mayRetry =
         (failure.status === 0 || retryableStatus(failure.status, String(failure.code))) &&
         !attempt.giveUpOn?.includes(String(failure.code)) &&
+        !attempt.isFinal?.(failure) &&
         (attempt.body === undefined || attempt.replayable !== false) &&
         retry < this.retry.maxRetries &&
         Date.now() + delay - started <= this.retry.budgetMs;

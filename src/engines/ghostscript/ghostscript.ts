@@ -1,11 +1,11 @@
 // Ghostscript adapter: lossy re-distillation (pdfwrite) for compression, with per-page progress
 // from its `Page N` lines. Inputs must already be decrypted: gs would need the password in argv.
 import path from 'node:path';
-import { run } from '../../process/runner.js';
+import { LineBuffer } from '../../process/line-buffer.js';
 import type { EngineCallOptions, EngineDefaults } from '../call-options.js';
-import { toRunOptions } from '../call-options.js';
+import { runEngine, toRunOptions } from '../call-options.js';
 import { ghostscriptFailure } from './failure.js';
-import { ghostscriptProgressTracker } from './progress.js';
+import { GhostscriptTracker } from './progress.js';
 
 /** `keep` converts (e.g. to grey) without downsampling; the others follow tools.md's targets. */
 export type LossyLevel = 'keep' | 'low' | 'medium' | 'high';
@@ -89,15 +89,13 @@ export function createGhostscript(defaults: EngineDefaults, binary = 'gs') {
       options: LossyOptions,
       call: EngineCallOptions,
     ): Promise<void> {
-      const onProgress = call.onProgress;
-      const result = await run(
+      const lines = call.progress ? new LineBuffer() : undefined;
+      if (lines) call.progress?.set(new GhostscriptTracker(lines));
+      const result = await runEngine(
+        defaults,
         binary,
         pdfwriteArgs(input, output, options),
-        toRunOptions(
-          defaults,
-          call,
-          onProgress ? { onStderrLine: ghostscriptProgressTracker(onProgress) } : {},
-        ),
+        toRunOptions(defaults, call, lines ? { stderrLines: lines } : {}),
       );
       const failure = ghostscriptFailure(result);
       if (failure) throw failure;

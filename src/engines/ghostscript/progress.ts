@@ -1,4 +1,7 @@
-// Pure parser of Ghostscript's per-page lines into progress facts; table-tested, no I/O.
+// Pure parser of Ghostscript's per-page lines into progress facts, and the tracker that reads a
+// run's lines when asked; table-tested, no I/O.
+import type { LineBuffer } from '../../process/line-buffer.js';
+import type { CallProgress, ProgressTracker } from '../call-options.js';
 
 export type GhostscriptProgress = { kind: 'total'; pages: number } | { kind: 'page'; page: number };
 
@@ -18,16 +21,21 @@ export function parseGhostscriptLine(line: string): GhostscriptProgress | undefi
   return undefined;
 }
 
-/** Stateful wrapper: feeds lines, calls `onFraction(done, total)` when a page starts. */
-export function ghostscriptProgressTracker(
-  onFraction: (done: number, total: number) => void,
-): (line: string) => void {
-  let total = 0;
-  return (line) => {
-    const event = parseGhostscriptLine(line);
-    if (!event) return;
-    if (event.kind === 'total') total = event.pages;
-    // "Page N" means page N is starting, so N-1 pages are finished.
-    else if (total > 0) onFraction(event.page - 1, total);
-  };
+/** A run's progress read from its stderr lines: pages finished of the announced total. */
+export class GhostscriptTracker implements ProgressTracker {
+  private total = 0;
+  private last: CallProgress | undefined;
+
+  constructor(private readonly lines: LineBuffer) {}
+
+  read(): CallProgress | undefined {
+    for (const line of this.lines.drain()) {
+      const event = parseGhostscriptLine(line);
+      if (!event) continue;
+      if (event.kind === 'total') this.total = event.pages;
+      // "Page N" means page N is starting, so N-1 pages are finished.
+      else if (this.total > 0) this.last = { done: event.page - 1, total: this.total };
+    }
+    return this.last;
+  }
 }

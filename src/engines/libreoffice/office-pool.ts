@@ -6,6 +6,7 @@
 import { chmod, copyFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { QuireError } from '../../errors/quire-error.js';
+import { LineBuffer } from '../../process/line-buffer.js';
 import { run } from '../../process/runner.js';
 import { requireSandbox, sandboxArgv } from '../../process/sandbox.js';
 import { createInstancePool, type PooledInstance } from '../instance-pool.js';
@@ -90,6 +91,9 @@ class OfficeInstance implements PooledInstance {
     const ready = new Promise<boolean>((resolve) => {
       announce = resolve;
     });
+    // The bridge prints `ready` once it serves; the runner leaves its lines here to be waited on.
+    const stdout = new LineBuffer();
+    void stdout.until('ready').then(announce);
     const holder: { instance?: OfficeInstance } = {};
     const stopper = new AbortController();
     // bwrap's own empty network namespace replaces the runner's `network: false`.
@@ -98,7 +102,7 @@ class OfficeInstance implements PooledInstance {
       timeoutMs: INSTANCE_LIFETIME_MS,
       signal: stopper.signal,
       limits: { memoryBytes: opts.memoryBytes },
-      onStdoutLine: (line) => line === 'ready' && announce(true),
+      stdoutLines: stdout,
     }).then(
       (r) => r,
       (e: unknown) => e,

@@ -2,11 +2,11 @@
 // conversion without OCR. ocrmypdf starts gs and tesseract children; they share its process group,
 // so the runner's group kill ends them with it.
 import path from 'node:path';
-import { run } from '../../process/runner.js';
+import { LineBuffer } from '../../process/line-buffer.js';
 import type { EngineCallOptions, EngineDefaults } from '../call-options.js';
-import { toRunOptions } from '../call-options.js';
+import { runEngine, toRunOptions } from '../call-options.js';
 import { ocrmypdfFailure } from './failure.js';
-import { ocrmypdfProgressTracker } from './progress.js';
+import { OcrmypdfTracker } from './progress.js';
 
 export type OcrMode = 'skip-text' | 'force' | 'redo';
 export type PdfaPart = '1' | '2' | '3';
@@ -70,12 +70,16 @@ export function pdfaArgs(input: string, output: string, part: PdfaPart): string[
 }
 
 export function createOcrmypdf(defaults: EngineDefaults, opts: { isolateNetwork: boolean }) {
-  const exec = async (args: string[], call: EngineCallOptions, onLine?: (line: string) => void) => {
-    const result = await run(
+  /** Runs ocrmypdf on a PDF of `pageCount` pages, its per-page progress left in the call's slot. */
+  const exec = async (args: string[], call: EngineCallOptions, pageCount: number) => {
+    const lines = call.progress ? new LineBuffer() : undefined;
+    if (lines) call.progress?.set(new OcrmypdfTracker(lines, pageCount));
+    const result = await runEngine(
+      defaults,
       'ocrmypdf',
       args,
       toRunOptions(defaults, call, {
-        ...(onLine ? { onStderrLine: onLine } : {}),
+        ...(lines ? { stderrLines: lines } : {}),
         // One Tesseract thread per process: ocrmypdf already runs pages in parallel, and nested
         // OpenMP threads on a shared 2-core host made one page ten times slower (measured).
         env: { OMP_THREAD_LIMIT: '1' },
@@ -89,14 +93,12 @@ export function createOcrmypdf(defaults: EngineDefaults, opts: { isolateNetwork:
   return {
     /** OCRs `input` (PDF with `pageCount` pages, or one image) into `output`. */
     async ocr(input: string, output: string, o: OcrOptions, pageCount: number, call: EngineCallOptions) {
-      const onLine = call.onProgress ? ocrmypdfProgressTracker(pageCount, call.onProgress) : undefined;
-      await exec(ocrArgs(input, output, o), call, onLine);
+      await exec(ocrArgs(input, output, o), call, pageCount);
     },
 
     /** Converts `input` to PDF/A-<part>b without OCR. */
     async pdfa(input: string, output: string, part: PdfaPart, pageCount: number, call: EngineCallOptions) {
-      const onLine = call.onProgress ? ocrmypdfProgressTracker(pageCount, call.onProgress) : undefined;
-      await exec(pdfaArgs(input, output, part), call, onLine);
+      await exec(pdfaArgs(input, output, part), call, pageCount);
     },
   };
 }

@@ -4,9 +4,9 @@ import { copyFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { QuireError } from '../../errors/quire-error.js';
-import { run, throwIfLimitHit } from '../../process/runner.js';
+import { throwIfLimitHit } from '../../process/runner.js';
 import type { EngineCallOptions, EngineDefaults } from '../call-options.js';
-import { toRunOptions } from '../call-options.js';
+import { runEngine, toRunOptions } from '../call-options.js';
 import { describeExit } from '../program.js';
 import { EXCHANGE, sandboxedPython } from '../sandboxed-python.js';
 
@@ -31,7 +31,7 @@ export function createPdf2docx(defaults: EngineDefaults) {
         args: ['-I', `${EXCHANGE}/convert.py`, `${EXCHANGE}/input.pdf`, `${EXCHANGE}/output.docx`],
       });
       // bwrap's own empty network namespace stands in for the runner's `network: false`.
-      const result = await run(command, args, toRunOptions(defaults, call));
+      const result = await runEngine(defaults, command, args, toRunOptions(defaults, call));
       throwIfLimitHit(result);
       if (result.exitCode === EXIT_UNREADABLE)
         throw new QuireError('pdf_corrupt', 'pdf2docx could not read the PDF');

@@ -7,12 +7,13 @@ import { copyFile, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { QuireError } from '../../errors/quire-error.js';
-import { run, throwIfLimitHit } from '../../process/runner.js';
+import { LineBuffer } from '../../process/line-buffer.js';
+import { throwIfLimitHit } from '../../process/runner.js';
 import type { EngineCallOptions, EngineDefaults } from '../call-options.js';
-import { toRunOptions } from '../call-options.js';
+import { runEngine, toRunOptions } from '../call-options.js';
 import { describeExit } from '../program.js';
 import { EXCHANGE, sandboxedPython } from '../sandboxed-python.js';
-import { compareProgressTracker } from './progress.js';
+import { CompareTracker } from './progress.js';
 
 /** The venv scripts/setup.sh installs PyMuPDF, numpy and SciPy into. */
 export const PDFDIFF_VENV = '/opt/quire-pdfdiff';
@@ -87,14 +88,16 @@ export function createPdfdiff(defaults: EngineDefaults) {
         dpi: job.dpi,
         threshold: job.threshold,
       };
-      const onProgress = call.onProgress;
+      const lines = call.progress ? new LineBuffer() : undefined;
+      if (lines) call.progress?.set(new CompareTracker(lines));
       // bwrap's own empty network namespace stands in for the runner's `network: false`.
-      const result = await run(
+      const result = await runEngine(
+        defaults,
         command,
         args,
         toRunOptions(defaults, call, {
           stdin: JSON.stringify(body),
-          ...(onProgress ? { onStderrLine: compareProgressTracker(onProgress) } : {}),
+          ...(lines ? { stderrLines: lines } : {}),
         }),
       );
       throwIfLimitHit(result);

@@ -2,9 +2,9 @@
 // -list), text (pdftotext) and page rendering (pdftocairo, pdftoppm). poppler takes passwords only
 // in argv, so it is only ever given files that open without one (unencrypted or owner-only).
 import path from 'node:path';
-import { type RunOptions, run } from '../../process/runner.js';
+import type { RunOptions } from '../../process/runner.js';
 import type { EngineCallOptions, EngineDefaults } from '../call-options.js';
-import { toRunOptions } from '../call-options.js';
+import { runEngine, toRunOptions } from '../call-options.js';
 import { popplerFailure } from './failure.js';
 import { parsePageGeometry } from './geometry.js';
 import { parseFontList, parseImageList, parsePdfinfo } from './parse.js';
@@ -28,7 +28,8 @@ export function createPoppler(defaults: EngineDefaults, bin: { dir?: string } = 
     call: EngineCallOptions,
     extra: Partial<RunOptions> = {},
   ) => {
-    const result = await run(
+    const result = await runEngine(
+      defaults,
       tool(name),
       args,
       toRunOptions(defaults, call, { captureStdout: true, ...extra }),

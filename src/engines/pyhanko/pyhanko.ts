@@ -1,10 +1,9 @@
 // pyHanko adapter: PAdES signing and signature validation through driver.py, run per call by the
 // subprocess runner from pyHanko's own venv. The job, secrets included, travels in a 0600 file.
 import { fileURLToPath } from 'node:url';
-import { run } from '../../process/runner.js';
 import { removeSecretFile, writeSecretFile } from '../../process/work-dir.js';
 import type { EngineCallOptions, EngineDefaults } from '../call-options.js';
-import { toRunOptions } from '../call-options.js';
+import { runEngine, toRunOptions } from '../call-options.js';
 import { pyhankoOutcome } from './failure.js';
 import { pinTsa, type TimestampAuthority } from './timestamp.js';
 
@@ -69,7 +68,8 @@ export function createPyhanko(defaults: EngineDefaults, opts: PyhankoOptions) {
   const exec = async (command: 'sign' | 'verify', job: object, call: EngineCallOptions, network: boolean) => {
     const jobFile = await writeSecretFile(call.workDir, JSON.stringify(job), 'pyhanko-job');
     try {
-      const result = await run(
+      const result = await runEngine(
+        defaults,
         PYHANKO_PYTHON,
         [DRIVER, command, jobFile],
         toRunOptions(defaults, call, {

@@ -7,9 +7,9 @@ import { copyFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { QuireError } from '../../errors/quire-error.js';
-import { type RunResult, run, throwIfLimitHit } from '../../process/runner.js';
+import { type RunResult, throwIfLimitHit } from '../../process/runner.js';
 import type { EngineCallOptions, EngineDefaults } from '../call-options.js';
-import { toRunOptions } from '../call-options.js';
+import { runEngine, toRunOptions } from '../call-options.js';
 import { describeExit } from '../program.js';
 import { EXCHANGE, sandboxedPython } from '../sandboxed-python.js';
 import type { DetectJob, DetectSummary, PiiKind } from './detect.js';
@@ -132,7 +132,8 @@ async function runDriver(
   });
   const job = { input: `${EXCHANGE}/input.pdf`, ...body };
   // bwrap's own empty network namespace stands in for the runner's `network: false`.
-  const result = await run(
+  const result = await runEngine(
+    defaults,
     command,
     args,
     toRunOptions(defaults, call, {

@@ -9,12 +9,13 @@ import { copyFile, mkdtemp, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { QuireError } from '../../errors/quire-error.js';
-import { type RunResult, run, throwIfLimitHit } from '../../process/runner.js';
+import { LineBuffer } from '../../process/line-buffer.js';
+import { type RunResult, throwIfLimitHit } from '../../process/runner.js';
 import type { EngineCallOptions, EngineDefaults } from '../call-options.js';
-import { toRunOptions } from '../call-options.js';
+import { runEngine, toRunOptions } from '../call-options.js';
 import { describeExit } from '../program.js';
 import { EXCHANGE, sandboxedPython } from '../sandboxed-python.js';
-import { structureProgressTracker } from './progress.js';
+import { StructureTracker } from './progress.js';
 
 /** The venv scripts/setup.sh installs pymupdf4llm into, with the PyMuPDF release it requires. */
 export const PYMUPDF4LLM_VENV = '/opt/quire-pymupdf4llm';
@@ -74,16 +75,18 @@ export function createPymupdf4llm(defaults: EngineDefaults) {
         ],
         args: ['-I', `${EXCHANGE}/structure`],
       });
-      const progress = call.onProgress ? structureProgressTracker(call.onProgress) : undefined;
+      const lines = call.progress ? new LineBuffer() : undefined;
+      if (lines) call.progress?.set(new StructureTracker(lines));
       // bwrap's own empty network namespace stands in for the runner's `network: false`.
-      const result = await run(
+      const result = await runEngine(
+        defaults,
         command,
         args,
         toRunOptions(defaults, call, {
           stdin: JSON.stringify({ input: `${EXCHANGE}/input.pdf`, out_dir: EXCHANGE, ...job }),
           captureStdout: true,
           stdoutMaxBytes: SUMMARY_MAX_BYTES,
-          ...(progress ? { onStderrLine: progress } : {}),
+          ...(lines ? { stderrLines: lines } : {}),
         }),
       );
       const failure = structureFailure(result);

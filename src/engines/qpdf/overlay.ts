@@ -3,12 +3,12 @@
 // input, so a watermark on a 200 MB document never loads that document into the service's memory.
 import path from 'node:path';
 import { QuireError } from '../../errors/quire-error.js';
-import { run } from '../../process/runner.js';
+import { LineBuffer } from '../../process/line-buffer.js';
 import type { EngineCallOptions, EngineDefaults } from '../call-options.js';
-import { toRunOptions } from '../call-options.js';
+import { runEngine, toRunOptions } from '../call-options.js';
 import { QPDF_EXIT, qpdfFailure } from './failure.js';
 import { forkServerFor, viaForkServer } from './forkserver/binary.js';
-import { qpdfPercentReporter } from './progress.js';
+import { QpdfPercentTracker } from './progress.js';
 
 export interface StampSpec {
   /** The generated stamp PDF. */
@@ -47,20 +47,22 @@ export function createQpdfOverlay(
         '--',
         path.resolve(output),
       ];
-      const onProgress = call.onProgress;
-      const result = await run(
+      const lines = call.progress ? new LineBuffer() : undefined;
+      if (lines) call.progress?.set(new QpdfPercentTracker(lines));
+      const result = await runEngine(
+        defaults,
         binary,
         args,
         toRunOptions(defaults, call, {
           ...via,
-          ...(onProgress ? { onStdoutLine: qpdfPercentReporter(onProgress) } : {}),
+          ...(lines ? { stdoutLines: lines } : {}),
         }),
       );
       const failure = qpdfFailure(result, { passwordGiven: false });
       if (failure) throw failure;
       // Exit 3 (warnings) on a damaged input can still mean an unusable output: make sure it opens.
       if (result.exitCode === QPDF_EXIT.warnings) {
-        const check = await run(binary, ['--show-npages', path.resolve(output)], {
+        const check = await runEngine(defaults, binary, ['--show-npages', path.resolve(output)], {
           ...toRunOptions(defaults, call, via),
           captureStdout: true,
         });

@@ -3,10 +3,9 @@
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { QuireError } from '../../errors/quire-error.js';
-import { run } from '../../process/runner.js';
 import { removeSecretFile, writeSecretFile } from '../../process/work-dir.js';
 import type { EngineCallOptions, EngineDefaults } from '../call-options.js';
-import { toRunOptions } from '../call-options.js';
+import { runEngine, toRunOptions } from '../call-options.js';
 import { encryptionCopying } from './copy-encryption.js';
 import { type EncryptionSpec, encryptionJob } from './encrypt.js';
 import { QPDF_EXIT } from './failure.js';
@@ -64,7 +63,8 @@ function inspection({ binary, forkServer, defaults, exec }: QpdfProgram) {
     },
 
     async encryptionState(input: string, call: EngineCallOptions): Promise<EncryptionState> {
-      const result = await run(
+      const result = await runEngine(
+        defaults,
         binary,
         ['--requires-password', abs(input)],
         toRunOptions(defaults, call, viaForkServer(forkServer)),
@@ -145,22 +145,9 @@ function pageOperations({ exec, write }: QpdfProgram) {
       const dir = path.dirname(abs(outputPrefix));
       const base = path.basename(outputPrefix);
       // qpdf reports 0–100 % per part file; each 100 % line is one finished part.
-      let done = 0;
-      const onProgress = call.onProgress;
-      const perPart = onProgress
-        ? {
-            onProgress: (percent: number) => {
-              if (percent === 100) onProgress(++done, parts);
-            },
-          }
-        : {};
-      await exec(
-        [abs(input), NO_PRUNE, `--split-pages=${every}`, path.join(dir, `${base}.pdf`)],
-        { ...call, ...perPart },
-        {
-          progress: true,
-        },
-      );
+      await exec([abs(input), NO_PRUNE, `--split-pages=${every}`, path.join(dir, `${base}.pdf`)], call, {
+        progress: { parts },
+      });
       const names = (await readdir(dir)).filter(
         (name) => name.startsWith(`${base}-`) && name.endsWith('.pdf'),
       );

@@ -2,13 +2,14 @@
 // lines as progress, the exit mapped to a typed error, and outputs written with warnings re-checked.
 import path from 'node:path';
 import { QuireError } from '../../errors/quire-error.js';
-import { type RunResult, run } from '../../process/runner.js';
+import { LineBuffer } from '../../process/line-buffer.js';
+import type { RunResult } from '../../process/runner.js';
 import { removeSecretFile, writeSecretFile } from '../../process/work-dir.js';
 import type { EngineCallOptions, EngineDefaults } from '../call-options.js';
-import { InputNeedsOpeningError, toRunOptions } from '../call-options.js';
+import { InputNeedsOpeningError, type ProgressSlot, runEngine, toRunOptions } from '../call-options.js';
 import { QPDF_EXIT, QPDF_RECOVERED, qpdfFailure } from './failure.js';
 import { forkServerFor, viaForkServer } from './forkserver/binary.js';
-import { qpdfPercentReporter } from './progress.js';
+import { QpdfPartsTracker, QpdfPercentTracker } from './progress.js';
 
 /**
  * The most qpdf JSON the service parses in its own process (tools run inside the API process in
@@ -33,7 +34,13 @@ export interface QpdfProgram {
   exec(
     args: string[],
     call: QpdfCall,
-    options?: { stdout?: boolean; progress?: boolean; stdoutMaxBytes?: number; program?: string },
+    options?: {
+      stdout?: boolean;
+      /** `--progress`, read as the write's percent, or as the parts written of a split's `parts`. */
+      progress?: boolean | { parts: number };
+      stdoutMaxBytes?: number;
+      program?: string;
+    },
   ): Promise<RunResult>;
   /**
    * Exit 3 means "written with warnings"; on damaged inputs that can be a file without pages. Returns
@@ -70,14 +77,16 @@ export function qpdfProgram(
       ...args,
     ];
     try {
-      const onProgress = call.onProgress;
-      const result = await run(
+      const lines =
+        options.progress && call.progress ? progressLines(call.progress, options.progress) : undefined;
+      const result = await runEngine(
+        defaults,
         options.program ?? binary,
         argv,
         toRunOptions(defaults, call, {
           captureStdout: options.stdout === true,
           ...(options.stdoutMaxBytes === undefined ? {} : { stdoutMaxBytes: options.stdoutMaxBytes }),
-          ...(options.progress && onProgress ? { onStdoutLine: qpdfPercentReporter(onProgress) } : {}),
+          ...(lines ? { stdoutLines: lines } : {}),
           ...viaForkServer(forkServer),
         }),
       );
@@ -134,4 +143,19 @@ function opensCloser(result: RunResult): boolean {
 /** Absolute paths only: a relative name starting with `-` or `@` would be read as an option or an argfile. */
 export function abs(file: string): string {
   return path.resolve(file);
+}
+
+/**
+ * The buffer a `--progress` run's lines go to, its tracker set into the call's slot: the write's
+ * percent, or a split's parts written.
+ */
+function progressLines(slot: ProgressSlot, progress: true | { parts: number }): LineBuffer {
+  if (typeof progress === 'object') {
+    const parts = new QpdfPartsTracker(progress.parts);
+    slot.set(parts);
+    return parts.lines;
+  }
+  const lines = new LineBuffer();
+  slot.set(new QpdfPercentTracker(lines));
+  return lines;
 }

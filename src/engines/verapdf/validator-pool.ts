@@ -7,6 +7,7 @@
 import { chmod, copyFile, mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { QuireError } from '../../errors/quire-error.js';
+import { LineBuffer } from '../../process/line-buffer.js';
 import { run } from '../../process/runner.js';
 import { makeSandboxDir, requireSandbox, sandboxArgv, writeSandboxPasswd } from '../../process/sandbox.js';
 import { makeWorkDir } from '../../process/work-dir.js';
@@ -87,6 +88,9 @@ class ValidatorInstance implements PooledInstance {
     const ready = new Promise<boolean>((resolve) => {
       announce = resolve;
     });
+    // The bridge prints `ready` once it serves; the runner leaves its lines here to be waited on.
+    const stdout = new LineBuffer();
+    void stdout.until('ready').then(announce);
     const holder: { instance?: ValidatorInstance } = {};
     const stopper = new AbortController();
     // bwrap's own empty network namespace replaces the runner's `network: false`; the heap is capped
@@ -96,7 +100,7 @@ class ValidatorInstance implements PooledInstance {
       timeoutMs: INSTANCE_LIFETIME_MS,
       signal: stopper.signal,
       limits: { memoryBytes: opts.memoryBytes },
-      onStdoutLine: (line) => line === 'ready' && announce(true),
+      stdoutLines: stdout,
     }).then(
       (r) => r,
       (e: unknown) => e,

@@ -14,7 +14,7 @@ import { completedResponse, fingerprintOf, sendReplay } from '../idempotency.js'
 import { requestLimits } from '../job-request/limits.js';
 import { readBatchRequest } from '../job-request/read-batch.js';
 import { batchSchemas } from './batch-schemas.js';
-import { bytesOf, jobFingerprint, newJobOf } from './jobs.js';
+import { bytesOf, jobFingerprint, newJobOf } from './job-create.js';
 
 type IdParams = { Params: { id: string } };
 

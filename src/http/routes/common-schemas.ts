@@ -37,6 +37,9 @@ export const ProblemSchema = Type.Object(
       ),
     ),
     job_status: Type.Optional(Type.String({ description: '409 on a job: its status (not `status`).' })),
+    job_id: Type.Optional(
+      Type.String({ description: 'runJob: the job the request created, which a problem does not undo.' }),
+    ),
     required_scope: Type.Optional(Type.String({ description: '403: the scope the route needs.' })),
     accepts: Type.Optional(Type.Array(Type.String(), { description: 'unsupported_file: accepted types.' })),
     input_index: Type.Optional(

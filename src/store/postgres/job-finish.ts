@@ -18,6 +18,8 @@ interface Finish {
   now: number;
   origin: string;
   outcome: string;
+  /** The result's size (result_bytes, which the account's storage quota sums); 0 on failure. */
+  resultBytes: number;
   expiresAt: number | null;
 }
 
@@ -29,7 +31,7 @@ function finishStatement(finish: SlotOf<Finish>, status: JobEnding['status']): R
   const outcome =
     status === 'succeeded'
       ? sql`status = 'succeeded', progress = 100, result = ${finish('outcome')},
-            expires_at = ${finish('expiresAt')}::bigint`
+            result_bytes = ${finish('resultBytes')}::bigint, expires_at = ${finish('expiresAt')}::bigint`
       : sql`status = 'failed', error = ${finish('outcome')}`;
   return sql<FinishRow>`
     WITH ended AS (
@@ -61,6 +63,7 @@ export async function finishLeased(
     now,
     origin,
     outcome: JSON.stringify(succeeded ? ending.result : ending.error),
+    resultBytes: succeeded ? ending.result.size : 0,
     expiresAt: succeeded ? ending.expiresAt : null,
   });
   if (!row || row.id === null) return { value: undefined, queued: false };

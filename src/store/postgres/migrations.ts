@@ -11,6 +11,7 @@ import { resumableUploads } from './migrations/004-resumable-uploads.js';
 import { jobEventWriter } from './migrations/005-job-event-writer.js';
 import { planQuotas } from './migrations/006-plan-quotas.js';
 import { recipes } from './migrations/007-recipes.js';
+import { jobStoredBytes } from './migrations/008-job-stored-bytes.js';
 
 /** Applied in this order; a migration's id and name are what quire_migrations records. */
 export const migrations: readonly Migration[] = [
@@ -21,17 +22,23 @@ export const migrations: readonly Migration[] = [
   jobEventWriter,
   planQuotas,
   recipes,
+  jobStoredBytes,
 ];
 
 /** One fixed key for pg_advisory_lock: every Quire process migrating this database takes it. */
 const MIGRATION_LOCK = 0x5155_4952; // "QUIR"
 
 /**
- * Applies pending migrations. The session-level advisory lock makes a process that starts at the
- * same moment wait, then find the work recorded; each migration and its record commit together
- * (PostgreSQL DDL is transactional), so a failed one leaves the schema as it was.
+ * Applies pending migrations (of `list`: tests stop short of a migration to see it upgrade an older
+ * version's rows). The session-level advisory lock makes a process that starts at the same moment
+ * wait, then find the work recorded; each migration and its record commit together (PostgreSQL DDL
+ * is transactional), so a failed one leaves the schema as it was.
  */
-export async function runMigrations(db: Kysely<Tables>, now = Date.now()): Promise<number[]> {
+export async function runMigrations(
+  db: Kysely<Tables>,
+  now = Date.now(),
+  list: readonly Migration[] = migrations,
+): Promise<number[]> {
   return db.connection().execute(async (conn) => {
     await sql`select pg_advisory_lock(${MIGRATION_LOCK})`.execute(conn);
     try {
@@ -44,7 +51,7 @@ export async function runMigrations(db: Kysely<Tables>, now = Date.now()): Promi
         (await conn.selectFrom('quire_migrations').select('id').execute()).map((r) => r.id),
       );
       const applied: number[] = [];
-      for (const migration of migrations) {
+      for (const migration of list) {
         if (done.has(migration.id)) continue;
         await sql`begin`.execute(conn);
         try {

@@ -53,6 +53,11 @@ export function toJob(row: JobRow): JobRecord {
   };
 }
 
+/** The input_bytes column: what a job's inputs add to its account's stored bytes (docs/api.md §5). */
+export function inputBytes(inputs: readonly InputFile[]): number {
+  return inputs.reduce((sum, input) => sum + input.size, 0);
+}
+
 export function fromNewJob(job: NewJob): Insertable<JobsTable> {
   return {
     id: job.id,
@@ -62,6 +67,7 @@ export function fromNewJob(job: NewJob): Insertable<JobsTable> {
     secret_options: JSON.stringify(job.secretOptions),
     metadata: JSON.stringify(job.metadata),
     inputs: JSON.stringify(job.inputs),
+    input_bytes: inputBytes(job.inputs),
     status: 'queued',
     progress: 0,
     result: null,

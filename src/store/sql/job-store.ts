@@ -27,7 +27,7 @@ import {
 } from './job-maintenance.js';
 import { enabledEndpointsJson, endpoints } from './job-outbox.js';
 import { accountUsage, deleteRecords, listExpiredRecords } from './job-quotas.js';
-import { fromNewJob, type JobRow, toJob } from './job-rows.js';
+import { fromNewJob, inputBytes, type JobRow, toJob } from './job-rows.js';
 import { keysetPage, type PageCursor } from './keyset-page.js';
 import type { QueuedMessages } from './queued-messages.js';
 import type { Tables } from './tables.js';
@@ -212,7 +212,7 @@ export class SqlJobStore implements JobStore {
   async recordInputs(id: string, token: string, inputs: InputFile[]): Promise<boolean> {
     const result = await this.db
       .updateTable('jobs')
-      .set({ inputs: JSON.stringify(inputs) })
+      .set({ inputs: JSON.stringify(inputs), input_bytes: inputBytes(inputs) })
       .where('id', '=', id)
       .where('lease_token', '=', token)
       .where('status', '=', 'processing')

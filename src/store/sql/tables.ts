@@ -83,6 +83,10 @@ export interface JobsTable {
   webhook_url: Generated<string | null>;
   /** JSON JobRecipe: the recipe version the job runs; null when it names none. */
   recipe: Generated<string | null>;
+  /** Sum of the inputs' sizes, kept after they are deleted (the quota reads inputs_deleted_at). */
+  input_bytes: Generated<number>;
+  /** The result's size; 0 until the job succeeds. */
+  result_bytes: Generated<number>;
 }
 
 export interface BatchesTable {

@@ -23,6 +23,7 @@ export async function finishLeased(
           status: 'succeeded' as const,
           progress: 100,
           result: JSON.stringify(ending.result),
+          result_bytes: ending.result.size,
           expires_at: ending.expiresAt,
         }
       : { status: 'failed' as const, error: JSON.stringify(ending.error) };

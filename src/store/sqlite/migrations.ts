@@ -13,6 +13,7 @@ import { workflowsIo } from './migrations/006-workflows-io.js';
 import { resumableUploads } from './migrations/007-resumable-uploads.js';
 import { planQuotas } from './migrations/008-plan-quotas.js';
 import { recipes } from './migrations/009-recipes.js';
+import { jobStoredBytes } from './migrations/010-job-stored-bytes.js';
 
 /** Applied in this order; a migration's id and name are what quire_migrations records. */
 export const migrations: readonly Migration[] = [
@@ -25,14 +26,20 @@ export const migrations: readonly Migration[] = [
   resumableUploads,
   planQuotas,
   recipes,
+  jobStoredBytes,
 ];
 
 /**
- * Applies pending migrations. BEGIN EXCLUSIVE makes a second process that starts at the same moment
- * wait (busy_timeout) and then find the work already recorded, so nothing runs twice; DDL is
+ * Applies pending migrations (of `list`: tests stop short of a migration to see it upgrade an older
+ * version's rows). BEGIN EXCLUSIVE makes a second process that starts at the same moment wait
+ * (busy_timeout) and then find the work already recorded, so nothing runs twice; DDL is
  * transactional in SQLite, so a failed migration leaves the schema as it was.
  */
-export async function runMigrations(db: Kysely<Tables>, now = Date.now()): Promise<number[]> {
+export async function runMigrations(
+  db: Kysely<Tables>,
+  now = Date.now(),
+  list: readonly Migration[] = migrations,
+): Promise<number[]> {
   return db.connection().execute(async (conn) => {
     await sql`begin exclusive`.execute(conn);
     try {
@@ -45,7 +52,7 @@ export async function runMigrations(db: Kysely<Tables>, now = Date.now()): Promi
         (await conn.selectFrom('quire_migrations').select('id').execute()).map((r) => r.id),
       );
       const applied: number[] = [];
-      for (const migration of migrations) {
+      for (const migration of list) {
         if (done.has(migration.id)) continue;
         for (const statement of migration.statements) await sql.raw(statement).execute(conn);
         await conn

@@ -4,21 +4,20 @@ import type { EngineCallOptions } from '../../engines/call-options.js';
 import type { RunContext } from './types.js';
 
 /** Engine call options bound to the job: its work dir, cancel signal and per-tool limits. */
-export function engineCall<O>(
-  ctx: RunContext<O>,
-  onProgress?: (done: number, total: number) => void,
-): EngineCallOptions {
+export function engineCall<O>(ctx: RunContext<O>): EngineCallOptions {
   return {
     workDir: ctx.workDir,
     signal: ctx.signal,
     timeoutMs: ctx.limits.timeoutMs,
     memoryBytes: ctx.limits.memoryBytes,
-    ...(onProgress ? { onProgress } : {}),
     ...(ctx.quickOpened ? { quickOpened: true } : {}),
   };
 }
 
-/** Engine call options that report the engine's progress as the current step's fraction. */
+/**
+ * Engine call options whose engine leaves its progress in a slot the step's reporter reads, as the
+ * current step's fraction.
+ */
 export function engineCallWithProgress<O>(ctx: RunContext<O>): EngineCallOptions {
-  return engineCall(ctx, (done, total) => ctx.progress.fraction(done, total));
+  return { ...engineCall(ctx), progress: ctx.progress.engineSlot() };
 }

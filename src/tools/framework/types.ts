@@ -3,7 +3,7 @@ import type { Static, TObject } from '@sinclair/typebox';
 import type { Engines } from '../../engines/index.js';
 import type { EngineName, EngineStatus } from '../../engines/types.js';
 import type { FieldError } from '../../errors/quire-error.js';
-import type { ProgressReporter } from './progress.js';
+import type { ToolProgress } from './progress.js';
 
 export type InputType =
   | 'application/pdf'
@@ -62,7 +62,7 @@ export interface RunContext<O> {
   /** A private directory for this job, removed after the job; write outputs here. */
   workDir: string;
   signal: AbortSignal;
-  progress: ProgressReporter;
+  progress: ToolProgress;
   engines: Engines;
   limits: ToolLimits;
   /**

@@ -3,7 +3,7 @@
 import { type Static, Type } from '@sinclair/typebox';
 import sharp from 'sharp';
 import { QuireError } from '../../errors/quire-error.js';
-import { engineCall } from '../framework/engine-call.js';
+import { engineCallWithProgress } from '../framework/engine-call.js';
 import { checkPageLimit } from '../framework/opening.js';
 import { outputName, workFile } from '../framework/output-name.js';
 import { StringEnum } from '../framework/schema.js';
@@ -159,7 +159,7 @@ export const imagesToPdfTool = defineTool({
     let output = parts[0]!;
     if (parts.length > 1) {
       output = workFile(ctx.workDir, 'images');
-      const call = engineCall(ctx, (done, total) => ctx.progress.fraction(done, total));
+      const call = engineCallWithProgress(ctx);
       await ctx.engines.qpdf.merge(
         parts.map((path) => ({ path })),
         output,

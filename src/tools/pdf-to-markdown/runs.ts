@@ -4,7 +4,7 @@
 import { once } from 'node:events';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
-import type { EngineCallOptions } from '../../engines/call-options.js';
+import { type EngineCallOptions, ProgressSlot } from '../../engines/call-options.js';
 import type { Pymupdf4llm, StructureCounts } from '../../engines/pymupdf4llm/pymupdf4llm.js';
 
 /**
@@ -32,7 +32,7 @@ export async function convertInRuns(
   spec: ConvertSpec,
   call: EngineCallOptions,
 ): Promise<{ counts: StructureCounts; images: string[] }> {
-  const { onProgress, ...quiet } = call;
+  const { progress, ...quiet } = call;
   const survey = await engine.survey(spec.input, spec.pages, spec.dropRunning, quiet);
   const json = spec.format === 'json';
   const counts: StructureCounts = { pages: 0, headings: 0, tables: 0, images: 0, blocks: 0 };
@@ -51,10 +51,7 @@ export async function convertInRuns(
         spec.scratch,
         spec.imageDir,
         { format: spec.format, pages, pageMarkers: spec.pageMarkers, images: spec.images, survey },
-        {
-          ...quiet,
-          ...(onProgress ? { onProgress: (d: number) => onProgress(done + d, spec.pages.length) } : {}),
-        },
+        { ...quiet, ...(progress ? { progress: runSlot(progress, done, spec.pages.length) } : {}) },
       );
       // Blocks of two runs are joined by a comma; a run without blocks adds nothing.
       if (json && counts.blocks > 0 && run.counts.blocks > 0) await write(',');
@@ -68,4 +65,14 @@ export async function convertInRuns(
     await once(out, 'close');
   }
   return { counts, images };
+}
+
+/**
+ * The slot of one run of pages: the tool's slot reads it as pages `done` + the run's own of `total`,
+ * so the conversion's progress spans its runs. Reading stays in tools/ and goes down to the engine.
+ */
+function runSlot(outer: ProgressSlot, done: number, total: number): ProgressSlot {
+  const inner = new ProgressSlot();
+  outer.set({ read: () => ({ done: done + (inner.read()?.done ?? 0), total }) });
+  return inner;
 }

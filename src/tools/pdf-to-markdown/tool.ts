@@ -8,7 +8,7 @@ import path from 'node:path';
 import { type Static, Type } from '@sinclair/typebox';
 import type { EngineStatus } from '../../engines/types.js';
 import { QuireError } from '../../errors/quire-error.js';
-import { engineCall } from '../framework/engine-call.js';
+import { engineCall, engineCallWithProgress } from '../framework/engine-call.js';
 import { onlyPdf } from '../framework/inputs.js';
 import { outputName, workFile } from '../framework/output-name.js';
 import { PageSelectionSchema, resolvePageList } from '../framework/page-selection.js';
@@ -100,7 +100,7 @@ async function withTextLayer(
         workDir: ctx.workDir,
         signal: ctx.signal,
         memoryBytes: ctx.limits.memoryBytes,
-        onProgress: (d, t) => ctx.progress.fraction(d, t),
+        progress: ctx.progress.engineSlot(),
       },
     );
   } catch (error) {
@@ -149,7 +149,7 @@ export const pdfToMarkdownTool = defineTool({
         dropRunning: o.drop_headers_footers ?? false,
         images: o.images ?? false,
       },
-      { ...engineCall(ctx), onProgress: (d, t) => ctx.progress.fraction(d, t) },
+      engineCallWithProgress(ctx),
     );
     const facts = {
       ...result.counts,

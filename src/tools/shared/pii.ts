@@ -52,7 +52,7 @@ export async function recognisePages<O>(
       workDir: ctx.workDir,
       signal: ctx.signal,
       memoryBytes: ctx.limits.memoryBytes,
-      onProgress: (d, t) => ctx.progress.fraction(d, t),
+      progress: ctx.progress.engineSlot(),
     },
   );
   return output;

@@ -1,4 +1,5 @@
-"""A compress job and a chained job (rotate, then compress) through openapi-generator's Python client.
+"""A compress job, a chained job (rotate, then compress) and run_job (a merge answered with its PDF,
+written to run.pdf) through openapi-generator's Python client.
 
 The package `openapi_client` is generated from the live /openapi.json by
 test/clients/generator-matrix.test.ts and put on PYTHONPATH. Prints the two job ids as JSON.
@@ -50,6 +51,7 @@ def main(base_url: str, key: str, source: Path, out: Path) -> None:
         )
         for name, job in (("compress", single), ("chain", chained)):
             download(jobs, files, finish(jobs, job), out / f"{name}.pdf")
+        (out / "run.pdf").write_bytes(jobs.run_job(tool="merge", file=[pdf, pdf]))
     print(json.dumps({"compress": single.id, "chain": chained.id}))
 
 

@@ -1,4 +1,5 @@
-"""A compress job and a chained job (rotate, then compress) through openapi-python-client's package.
+"""A compress job, a chained job (rotate, then compress) and run_job (a merge answered with its PDF,
+written to run.pdf) through openapi-python-client's package.
 
 The package `quire_client` is generated from the live /openapi.json by
 test/clients/generator-matrix.test.ts (with test/clients/python/generator.yaml) and put on
@@ -17,7 +18,7 @@ from urllib.parse import unquote, urlsplit
 import httpx
 from quire_client import AuthenticatedClient
 from quire_client.api.files import get_file
-from quire_client.api.jobs import create_job, get_job, get_job_download
+from quire_client.api.jobs import create_job, get_job, get_job_download, run_job
 from quire_client.models import (
     ChainStep,
     ChainStepOptions,
@@ -28,6 +29,8 @@ from quire_client.models import (
     CreateJobBodyTool,
     Job,
     JobStatus,
+    RunJobBody,
+    RunJobBodyTool,
 )
 from quire_client.types import File
 
@@ -72,6 +75,12 @@ def main(base_url: str, key: str, source: Path, out: Path) -> None:
         chained = create(client, source, CreateJobBody(steps=json.dumps(steps)))
         finish(client, single, out / "compress.pdf")
         finish(client, chained, out / "chain.pdf")
+        with source.open("rb") as first, source.open("rb") as second:
+            pdfs = [File(payload=f, file_name=source.name) for f in [first, second]]
+            ran = run_job.sync(client=client, body=RunJobBody(tool=RunJobBodyTool.MERGE, file=pdfs))
+        if not isinstance(ran, File):
+            raise SystemExit(f"run: parsed as {type(ran).__name__}")
+        (out / "run.pdf").write_bytes(ran.payload.read())
     print(json.dumps({"compress": single.id, "chain": chained.id}))
 
 

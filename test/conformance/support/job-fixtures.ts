@@ -1,9 +1,11 @@
 // Shared set-up for the job-store conformance suites: a fresh migrated database per test, two
 // accounts, and job/result builders with sensible defaults.
+import type { Kysely } from 'kysely';
 import { afterEach, beforeEach } from 'vitest';
 import type { JobResult } from '../../../src/model/job.js';
 import type { WebhookEndpoint } from '../../../src/model/webhook.js';
 import type { Database } from '../../../src/store/job-stores.js';
+import type { Tables } from '../../../src/store/sql/tables.js';
 import type { NewJob } from '../../../src/store/types.js';
 
 export type OpenDatabase = () => Promise<Database>;
@@ -14,6 +16,19 @@ export interface StoreConformanceOptions {
    * that need several connections or processes on the same database.
    */
   freshUrl?: () => Promise<string>;
+  /**
+   * Opens the database at `url` (from `freshUrl`) migrated up to, not including, the migration
+   * named `migration`: the schema an older version wrote rows in, for tests of a migration's
+   * upgrade of those rows. The caller destroys the handle.
+   */
+  migratedBefore?: (url: string, migration: string) => Promise<Kysely<Tables>>;
+}
+
+/** The migrations of `list` that run before the one named `name` (which must be there). */
+export function migrationsBefore<M extends { name: string }>(list: readonly M[], name: string): M[] {
+  const at = list.findIndex((m) => m.name === name);
+  if (at < 0) throw new Error(`no migration named ${name}`);
+  return list.slice(0, at);
 }
 
 export const ALICE = 'acct_alice';

@@ -5,14 +5,17 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
+  type CallProgress,
   type EngineCallOptions,
   type EngineDefaults,
+  type ProgressTracker,
   toRunOptions,
 } from '../../../src/engines/call-options.js';
 import type { Engines } from '../../../src/engines/index.js';
 import { describeExit } from '../../../src/engines/program.js';
 import type { EngineModule } from '../../../src/engines/types.js';
 import { QuireError } from '../../../src/errors/quire-error.js';
+import { LineBuffer } from '../../../src/process/line-buffer.js';
 import { type RunResult, run, throwIfLimitHit } from '../../../src/process/runner.js';
 
 const PROGRAM = fileURLToPath(new URL('./fake-engine.sh', import.meta.url));
@@ -49,15 +52,12 @@ export function createFakeEngine(defaults: EngineDefaults) {
       output: string,
       call: EngineCallOptions,
     ): Promise<void> {
-      const onProgress = call.onProgress;
-      const onStderrLine = (line: string) => {
-        const page = FAKE_PAGE.exec(line);
-        if (page && onProgress) onProgress(Number(page[1]) - 1, Number(page[2]));
-      };
+      const lines = call.progress ? new LineBuffer() : undefined;
+      if (lines) call.progress?.set(new FakeTracker(lines));
       const result = await run(
         'sh',
         [PROGRAM, behaviour, path.resolve(input), path.resolve(output)],
-        toRunOptions(defaults, call, { onStderrLine }),
+        toRunOptions(defaults, call, lines ? { stderrLines: lines } : {}),
       );
       const failure = fakeFailure(result);
       if (failure) throw failure;
@@ -66,6 +66,21 @@ export function createFakeEngine(defaults: EngineDefaults) {
 }
 
 export type FakeEngine = ReturnType<typeof createFakeEngine>;
+
+/** Pages finished as Ghostscript's tracker counts them; `readings` keeps each page line's reading. */
+export class FakeTracker implements ProgressTracker {
+  readonly readings: CallProgress[] = [];
+
+  constructor(private readonly lines: LineBuffer) {}
+
+  read(): CallProgress | undefined {
+    for (const line of this.lines.drain()) {
+      const page = FAKE_PAGE.exec(line);
+      if (page) this.readings.push({ done: Number(page[1]) - 1, total: Number(page[2]) });
+    }
+    return this.readings.at(-1);
+  }
+}
 
 export const fakeEngine: EngineModule<'fake', FakeEngine> = {
   name: 'fake',

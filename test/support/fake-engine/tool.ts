@@ -29,7 +29,7 @@ export const fakeTool = defineTool({
     };
     await fakeEngineOf(ctx.engines).run(ctx.options.behaviour, input.path, output, {
       ...call,
-      onProgress: (done, total) => ctx.progress.fraction(done, total),
+      progress: ctx.progress.engineSlot(),
     });
     // An engine can exit 0 with a broken file: trust only what qpdf opens.
     const pages = await ctx.engines.qpdf.pageCount(output, call);

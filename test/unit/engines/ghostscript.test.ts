@@ -1,11 +1,11 @@
 // Ghostscript's pure parts: the pdfwrite argv, exit/stderr mapping and the `Page N` progress parser.
+
 import { describe, expect, it } from 'vitest';
+import type { ProgressTracker } from '../../../src/engines/call-options.js';
 import { ghostscriptFailure } from '../../../src/engines/ghostscript/failure.js';
 import { pdfwriteArgs } from '../../../src/engines/ghostscript/ghostscript.js';
-import {
-  ghostscriptProgressTracker,
-  parseGhostscriptLine,
-} from '../../../src/engines/ghostscript/progress.js';
+import { GhostscriptTracker, parseGhostscriptLine } from '../../../src/engines/ghostscript/progress.js';
+import { LineBuffer } from '../../../src/process/line-buffer.js';
 import type { RunResult } from '../../../src/process/runner.js';
 import { runResult as result } from './run-result.js';
 
@@ -58,20 +58,12 @@ describe('parseGhostscriptLine', () => {
   });
 });
 
-describe('ghostscriptProgressTracker', () => {
+describe('GhostscriptTracker', () => {
   it('reports finished pages out of the announced total', () => {
-    const seen: [number, number][] = [];
-    const feed = ghostscriptProgressTracker((done, total) => seen.push([done, total]));
-    for (const line of [
-      'GPL Ghostscript 10.00.0',
-      'Page 1',
-      'Processing pages 1 through 3.',
-      'Page 1',
-      'Page 2',
-      'Page 3',
-    ]) {
-      feed(line);
-    }
+    const seen = readingsOf(
+      (lines) => new GhostscriptTracker(lines),
+      ['GPL Ghostscript 10.00.0', 'Page 1', 'Processing pages 1 through 3.', 'Page 1', 'Page 2', 'Page 3'],
+    );
     expect(seen).toEqual([
       [0, 3],
       [1, 3],
@@ -79,3 +71,17 @@ describe('ghostscriptProgressTracker', () => {
     ]);
   });
 });
+
+/** Feeds `lines` one at a time, reading the tracker after each: the readings that changed, in order. */
+function readingsOf(make: (lines: LineBuffer) => ProgressTracker, lines: string[]): [number, number][] {
+  const buffer = new LineBuffer();
+  const tracker = make(buffer);
+  const seen: [number, number][] = [];
+  for (const line of lines) {
+    buffer.push(line);
+    const now = tracker.read();
+    const last = seen.at(-1);
+    if (now && (now.done !== last?.[0] || now.total !== last?.[1])) seen.push([now.done, now.total]);
+  }
+  return seen;
+}

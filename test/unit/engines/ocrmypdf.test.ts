@@ -1,10 +1,13 @@
 // ocrmypdf's pure parts: argv, progress, Tesseract's language list, and the network-isolation wrap
 // its runs get.
+
 import { describe, expect, it } from 'vitest';
+import type { ProgressTracker } from '../../../src/engines/call-options.js';
 import { ocrArgs, pdfaArgs } from '../../../src/engines/ocrmypdf/ocrmypdf.js';
-import { ocrmypdfProgressTracker } from '../../../src/engines/ocrmypdf/progress.js';
+import { OcrmypdfTracker } from '../../../src/engines/ocrmypdf/progress.js';
 import { parseLanguages } from '../../../src/engines/ocrmypdf/tesseract.js';
 import { withLimits } from '../../../src/process/limits.js';
+import { LineBuffer } from '../../../src/process/line-buffer.js';
 
 describe('ocrmypdf argv', () => {
   it('maps every option to its flag and never passes a mode-less run', () => {
@@ -28,17 +31,10 @@ describe('ocrmypdf argv', () => {
   });
 
   it('counts a page as done when the next one starts', () => {
-    const seen: [number, number][] = [];
-    const feed = ocrmypdfProgressTracker(3, (d, t) => seen.push([d, t]));
-    for (const line of [
-      'Opened a file',
-      '    1 Rasterize',
-      '    1 convert',
-      '    2 Rasterize',
-      '    3 x',
-      '    9 y',
-    ])
-      feed(line);
+    const seen = readingsOf(
+      (lines) => new OcrmypdfTracker(lines, 3),
+      ['Opened a file', '    1 Rasterize', '    1 convert', '    2 Rasterize', '    3 x', '    9 y'],
+    );
     expect(seen).toEqual([
       [0, 3],
       [1, 3],
@@ -66,3 +62,17 @@ it('asks the exec helper for the network namespace when the helper is built', ()
   expect(file).toBe(HELPER);
   expect(argv).toEqual(['--net', '--', 'ocrmypdf', 'x']);
 });
+
+/** Feeds `lines` one at a time, reading the tracker after each: the readings that changed, in order. */
+function readingsOf(make: (lines: LineBuffer) => ProgressTracker, lines: string[]): [number, number][] {
+  const buffer = new LineBuffer();
+  const tracker = make(buffer);
+  const seen: [number, number][] = [];
+  for (const line of lines) {
+    buffer.push(line);
+    const now = tracker.read();
+    const last = seen.at(-1);
+    if (now && (now.done !== last?.[0] || now.total !== last?.[1])) seen.push([now.done, now.total]);
+  }
+  return seen;
+}

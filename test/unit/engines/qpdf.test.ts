@@ -2,7 +2,12 @@
 import { describe, expect, it } from 'vitest';
 import { encryptionJob, qpdfRestrictions } from '../../../src/engines/qpdf/encrypt.js';
 import { qpdfFailure } from '../../../src/engines/qpdf/failure.js';
-import { parseQpdfProgress } from '../../../src/engines/qpdf/progress.js';
+import {
+  parseQpdfProgress,
+  QpdfPartsTracker,
+  QpdfPercentTracker,
+} from '../../../src/engines/qpdf/progress.js';
+import { LineBuffer } from '../../../src/process/line-buffer.js';
 import type { RunResult } from '../../../src/process/runner.js';
 import { runResult as result } from './run-result.js';
 
@@ -47,6 +52,30 @@ describe('parseQpdfProgress', () => {
   ];
   it.each(cases)('%j → %s', (line, expected) => {
     expect(parseQpdfProgress(line)).toBe(expected);
+  });
+});
+
+describe('qpdf progress trackers', () => {
+  it("reads a write's last percent, and a split's parts as the 100 % lines seen", () => {
+    const write = new LineBuffer();
+    const percent = new QpdfPercentTracker(write);
+    expect(percent.read()).toBeUndefined();
+    write.push('qpdf: out.pdf: write progress: 12%');
+    write.push('qpdf: out.pdf: write progress: 42%');
+    expect(percent.read()).toEqual({ done: 42, total: 100 });
+    const parts = new QpdfPartsTracker(3);
+    for (const p of [50, 100, 0, 100]) parts.lines.push(`qpdf: out.pdf: write progress: ${p}%`);
+    expect(parts.read()).toEqual({ done: 2, total: 3 });
+    parts.lines.push('qpdf: out.pdf: write progress: 100%');
+    expect(parts.read()).toEqual({ done: 3, total: 3 });
+  });
+
+  it("counts a split's parts whole when more were written between two reads than its buffer holds", () => {
+    const parts = new QpdfPartsTracker(1_000);
+    for (let part = 0; part < 600; part++)
+      for (const p of [0, 50, 100]) parts.lines.push(`qpdf: out.pdf: write progress: ${p}%`);
+    expect(parts.lines.dropped).toBeGreaterThan(0);
+    expect(parts.read()).toEqual({ done: 600, total: 1_000 });
   });
 });
 

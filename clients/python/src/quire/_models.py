@@ -308,6 +308,17 @@ class RateLimit:
 
 
 @dataclass(frozen=True)
+class RunOutput:
+    """`jobs.run_job`'s answer (POST /api/v1/run): the job it created and the result as written."""
+
+    job_id: str
+    path: str | None
+    bytes: int
+    content_type: str | None
+    name: str | None
+
+
+@dataclass(frozen=True)
 class RunResult:
     """`run`'s answer: the succeeded job and where its result was written."""
 

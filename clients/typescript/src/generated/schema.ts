@@ -250,6 +250,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run a job and answer with its result
+         * @description The same body as `createJob` (multipart: `tool` and `options`, `steps` or `recipe`, then the files). The answer waits until the job ends, up to QUIRE_PREFER_WAIT_MAX_S seconds (`Prefer: wait=N` may shorten it), and is the result itself: its bytes, content type, `Content-Length` and `Content-Disposition`, with `Quire-Job-Id` and `Content-Location` naming the job. A failed job answers its own `error.code` as a problem with `job_id`; a job still running when the wait ends answers 503 `job_still_running` with `Location` and `Retry-After`, and goes on: a retry with the same `Idempotency-Key` waits on the same job. For small, quick jobs; long ones are better followed with createJob, getJob or webhooks.
+         *
+         *     Scopes `jobs:write`, `jobs:read`, `results:read`: the key needs every one.
+         */
+        post: operations["runJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/uploads": {
         parameters: {
             query?: never;
@@ -881,7 +903,7 @@ export interface components {
          * @description A stable code from the error catalogue (docs/errors.md). Within v1 codes are only added, so handle unknown ones as their HTTP status.
          * @enum {string}
          */
-        ErrorCode: "invalid_request" | "unknown_tool" | "tool_unavailable" | "invalid_options" | "invalid_metadata" | "unsupported_file" | "too_many_files" | "missing_file" | "invalid_multipart" | "invalid_cursor" | "invalid_idempotency_key" | "unauthenticated" | "invalid_api_key" | "insufficient_scope" | "link_invalid" | "not_found" | "method_not_allowed" | "not_acceptable" | "job_not_ready" | "job_failed" | "job_canceled" | "job_state_conflict" | "webhook_url_not_allowed" | "webhook_endpoint_limit_exceeded" | "webhook_endpoint_disabled" | "recipe_not_found" | "recipe_name_taken" | "recipe_limit_exceeded" | "recipe_outdated" | "idempotency_key_in_use" | "idempotency_key_reused" | "upload_offset_mismatch" | "upload_expired" | "tus_version_unsupported" | "checksum_mismatch" | "upload_incomplete" | "request_timeout" | "result_expired" | "payload_too_large" | "uri_too_long" | "range_not_satisfiable" | "unsupported_media_type" | "rate_limited" | "concurrent_uploads_exceeded" | "storage_quota_exceeded" | "queued_jobs_exceeded" | "jobs_per_window_exceeded" | "too_many_streams" | "headers_too_large" | "internal_error" | "overloaded" | "not_ready" | "pdf_encrypted" | "invalid_password" | "office_encrypted" | "pdf_corrupt" | "invalid_certificate" | "timestamp_failed" | "page_range_invalid" | "xfa_not_supported" | "form_fields_invalid" | "limit_form_fields_exceeded" | "redaction_matches_exceeded" | "limit_pages_exceeded" | "limit_page_pixels_exceeded" | "job_limit_exceeded" | "timeout" | "engine_memory_exceeded" | "engine_failed" | "engine_unavailable" | "worker_lost" | "import_failed" | "import_too_large" | "import_forbidden_address" | "import_timeout" | "export_failed";
+        ErrorCode: "invalid_request" | "unknown_tool" | "tool_unavailable" | "invalid_options" | "invalid_metadata" | "unsupported_file" | "too_many_files" | "missing_file" | "invalid_multipart" | "invalid_cursor" | "invalid_idempotency_key" | "unauthenticated" | "invalid_api_key" | "insufficient_scope" | "link_invalid" | "not_found" | "method_not_allowed" | "not_acceptable" | "job_not_ready" | "job_failed" | "job_canceled" | "job_state_conflict" | "job_still_running" | "webhook_url_not_allowed" | "webhook_endpoint_limit_exceeded" | "webhook_endpoint_disabled" | "recipe_not_found" | "recipe_name_taken" | "recipe_limit_exceeded" | "recipe_outdated" | "idempotency_key_in_use" | "idempotency_key_reused" | "upload_offset_mismatch" | "upload_expired" | "tus_version_unsupported" | "checksum_mismatch" | "upload_incomplete" | "request_timeout" | "result_expired" | "payload_too_large" | "uri_too_long" | "range_not_satisfiable" | "unsupported_media_type" | "rate_limited" | "concurrent_uploads_exceeded" | "storage_quota_exceeded" | "queued_jobs_exceeded" | "jobs_per_window_exceeded" | "too_many_streams" | "headers_too_large" | "internal_error" | "overloaded" | "not_ready" | "pdf_encrypted" | "invalid_password" | "office_encrypted" | "pdf_corrupt" | "invalid_certificate" | "timestamp_failed" | "page_range_invalid" | "xfa_not_supported" | "form_fields_invalid" | "limit_form_fields_exceeded" | "redaction_matches_exceeded" | "limit_pages_exceeded" | "limit_page_pixels_exceeded" | "job_limit_exceeded" | "timeout" | "engine_memory_exceeded" | "engine_failed" | "engine_unavailable" | "worker_lost" | "import_failed" | "import_too_large" | "import_forbidden_address" | "import_timeout" | "export_failed";
         /** @description RFC 9457 problem document. Members beyond these may be added within v1; switch on `code`. */
         Problem: {
             /**
@@ -906,6 +928,8 @@ export interface components {
             }[];
             /** @description 409 on a job: its status (not `status`). */
             job_status?: string;
+            /** @description runJob: the job the request created, which a problem does not undo. */
+            job_id?: string;
             /** @description 403: the scope the route needs. */
             required_scope?: string;
             /** @description unsupported_file: accepted types. */
@@ -3817,6 +3841,308 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    runJob: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: 1–255 printable ASCII characters. A finished request with the same key is answered again with `Idempotent-Replayed: true` (docs/api.md §4). */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description `wait=N` (RFC 7240) holds the answer until the job ends or N seconds pass, capped by QUIRE_PREFER_WAIT_MAX_S; `Preference-Applied` says what was honoured (docs/api.md §2). Other preferences are ignored. */
+                Prefer?: components["parameters"]["PreferWait"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Send the text parts before the files, so a bad tool or bad options are refused before the upload is read. */
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * @description A tool from `listTools`. Required unless `steps` is sent.
+                     * @enum {string}
+                     */
+                    tool?: "merge" | "split" | "rotate" | "compress" | "protect" | "unlock" | "info" | "pages" | "linearize" | "repair" | "flatten" | "metadata" | "watermark" | "page-numbers" | "pdf-to-images" | "images-to-pdf" | "extract-text" | "extract-images" | "ocr" | "pdfa" | "validate" | "office-to-pdf" | "html-to-pdf" | "sign" | "verify-signatures" | "form-fields" | "fill-form" | "redact" | "detect-pii" | "pdf-to-office" | "compare" | "pdf-to-markdown";
+                    /** @description A JSON object valid against the options schema of the tool named in `tool`: `merge` → MergeOptions, `split` → SplitOptions, `rotate` → RotateOptions, `compress` → CompressOptions, `protect` → ProtectOptions, `unlock` → UnlockOptions, `info` → InfoOptions, `pages` → PagesOptions, `linearize` → LinearizeOptions, `repair` → RepairOptions, `flatten` → FlattenOptions, `metadata` → MetadataOptions, `watermark` → WatermarkOptions, `page-numbers` → PageNumbersOptions, `pdf-to-images` → PdfToImagesOptions, `images-to-pdf` → ImagesToPdfOptions, `extract-text` → ExtractTextOptions, `extract-images` → ExtractImagesOptions, `ocr` → OcrOptions, `pdfa` → PdfaOptions, `validate` → ValidateOptions, `office-to-pdf` → OfficeToPdfOptions, `html-to-pdf` → HtmlToPdfOptions, `sign` → SignOptions, `verify-signatures` → VerifySignaturesOptions, `form-fields` → FormFieldsOptions, `fill-form` → FillFormOptions, `redact` → RedactOptions, `detect-pii` → DetectPiiOptions, `pdf-to-office` → PdfToOfficeOptions, `compare` → CompareOptions, `pdf-to-markdown` → PdfToMarkdownOptions. Omitted means `{}`; defaults are filled in. */
+                    options?: components["schemas"]["MergeOptions"] | components["schemas"]["SplitOptions"] | components["schemas"]["RotateOptions"] | components["schemas"]["CompressOptions"] | components["schemas"]["ProtectOptions"] | components["schemas"]["UnlockOptions"] | components["schemas"]["InfoOptions"] | components["schemas"]["PagesOptions"] | components["schemas"]["LinearizeOptions"] | components["schemas"]["RepairOptions"] | components["schemas"]["FlattenOptions"] | components["schemas"]["MetadataOptions"] | components["schemas"]["WatermarkOptions"] | components["schemas"]["PageNumbersOptions"] | components["schemas"]["PdfToImagesOptions"] | components["schemas"]["ImagesToPdfOptions"] | components["schemas"]["ExtractTextOptions"] | components["schemas"]["ExtractImagesOptions"] | components["schemas"]["OcrOptions"] | components["schemas"]["PdfaOptions"] | components["schemas"]["ValidateOptions"] | components["schemas"]["OfficeToPdfOptions"] | components["schemas"]["HtmlToPdfOptions"] | components["schemas"]["SignOptions"] | components["schemas"]["VerifySignaturesOptions"] | components["schemas"]["FormFieldsOptions"] | components["schemas"]["FillFormOptions"] | components["schemas"]["RedactOptions"] | components["schemas"]["DetectPiiOptions"] | components["schemas"]["PdfToOfficeOptions"] | components["schemas"]["CompareOptions"] | components["schemas"]["PdfToMarkdownOptions"];
+                    /** @description Instead of `tool` and `options`: a JSON array of 1–10 `ChainStep` (`[{"tool":"rotate","options":{"angle":90}},{"tool":"compress"}]`), the tools to run in order, each on the previous step's output (docs/api.md §2). The input `password` goes on the first step only; a later step's own secret options (protect's passwords) are scrubbed like the first's. */
+                    steps?: string;
+                    /** @description Instead of `tool` or `steps`: a saved recipe (`listRecipes`) by id or name, optionally `@version` (`scan-cleanup@2`); without a version, the newest. Its steps are checked against today’s tools, and the job records the version in `recipe` (docs/api.md §13). */
+                    recipe?: string;
+                    /** @description Up to 16 string pairs (keys 1–40 characters, values up to 500), shown on the job. */
+                    metadata?: {
+                        [key: string]: string;
+                    };
+                    /** @description Inputs the worker fetches, each taking its place among the `file` parts: a plain URL, or JSON `TransferSource` for a link that needs headers. Every address it connects to must be public. */
+                    file_url?: string[];
+                    /** @description A presigned PUT URL the worker uploads the result to (plain, or JSON `ExportTarget` text); the job succeeds once it answers 2xx. */
+                    export?: string;
+                    /**
+                     * Format: uri
+                     * @description An http(s) URL on a public address that receives the job's end, signed with the job webhook secret (`getJobWebhookSecret`).
+                     */
+                    webhook_url?: string;
+                    /** @description The input files, in order: one `file` part each. How many and which types each tool takes: `listTools` (`inputs`). */
+                    file?: Blob[];
+                    /** @description Finished resumable uploads (`createUpload`), each taking its place among the `file` parts in order. The upload is moved into the job when the job is created and is gone afterwards; a refused request leaves it usable. An unfinished one is 409 `upload_incomplete`. */
+                    upload_id?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description The result’s bytes, with its content type (`application/pdf`, `application/zip`, …). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Preference-Applied": components["headers"]["Preference-Applied"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The job the request created. */
+                    "Quire-Job-Id": string;
+                    /** @description `/api/v1/jobs/{id}`: the job, readable as any job (getJob, getJobDownload). */
+                    "Content-Location": string;
+                    /** @description `attachment` with the result’s file name (`filename*` for non-ASCII names). */
+                    "Content-Disposition": string;
+                    /** @description `nosniff`. */
+                    "X-Content-Type-Options": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "*/*": Blob;
+                };
+            };
+            /** @description Problem with `code` `invalid_request`, `unknown_tool`, `tool_unavailable`, `invalid_options`, `invalid_metadata`, `unsupported_file`, `too_many_files`, `missing_file`, `webhook_url_not_allowed`, `invalid_idempotency_key`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Preference-Applied": components["headers"]["Preference-Applied"];
+                    /** @description The job the request created. */
+                    "Quire-Job-Id"?: string;
+                    /** @description `/api/v1/jobs/{id}`: the job, readable as any job (getJob, getJobDownload). */
+                    "Content-Location"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with `code` `unauthenticated`, `invalid_api_key`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with `code` `insufficient_scope`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with `code` `not_found`, `recipe_not_found`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Preference-Applied": components["headers"]["Preference-Applied"];
+                    /** @description The job the request created. */
+                    "Quire-Job-Id"?: string;
+                    /** @description `/api/v1/jobs/{id}`: the job, readable as any job (getJob, getJobDownload). */
+                    "Content-Location"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with `code` `request_timeout`. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Preference-Applied": components["headers"]["Preference-Applied"];
+                    /** @description The job the request created. */
+                    "Quire-Job-Id"?: string;
+                    /** @description `/api/v1/jobs/{id}`: the job, readable as any job (getJob, getJobDownload). */
+                    "Content-Location"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with `code` `upload_incomplete`, `job_canceled`, `idempotency_key_in_use`. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Preference-Applied": components["headers"]["Preference-Applied"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The job the request created. */
+                    "Quire-Job-Id"?: string;
+                    /** @description `/api/v1/jobs/{id}`: the job, readable as any job (getJob, getJobDownload). */
+                    "Content-Location"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with `code` `upload_expired`, `result_expired`. */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Preference-Applied": components["headers"]["Preference-Applied"];
+                    /** @description The job the request created. */
+                    "Quire-Job-Id"?: string;
+                    /** @description `/api/v1/jobs/{id}`: the job, readable as any job (getJob, getJobDownload). */
+                    "Content-Location"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with `code` `payload_too_large`, `storage_quota_exceeded`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Preference-Applied": components["headers"]["Preference-Applied"];
+                    /** @description The job the request created. */
+                    "Quire-Job-Id"?: string;
+                    /** @description `/api/v1/jobs/{id}`: the job, readable as any job (getJob, getJobDownload). */
+                    "Content-Location"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with `code` `unsupported_media_type`. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Preference-Applied": components["headers"]["Preference-Applied"];
+                    /** @description The job the request created. */
+                    "Quire-Job-Id"?: string;
+                    /** @description `/api/v1/jobs/{id}`: the job, readable as any job (getJob, getJobDownload). */
+                    "Content-Location"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with `code` `limit_pages_exceeded`, `job_limit_exceeded`, `recipe_outdated`, `pdf_encrypted`, `invalid_password`, `office_encrypted`, `pdf_corrupt`, `invalid_certificate`, `timestamp_failed`, `page_range_invalid`, `xfa_not_supported`, `form_fields_invalid`, `limit_form_fields_exceeded`, `redaction_matches_exceeded`, `limit_page_pixels_exceeded`, `timeout`, `engine_memory_exceeded`, `engine_failed`, `import_failed`, `import_too_large`, `import_forbidden_address`, `import_timeout`, `export_failed`, `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Preference-Applied": components["headers"]["Preference-Applied"];
+                    /** @description The job the request created. */
+                    "Quire-Job-Id"?: string;
+                    /** @description `/api/v1/jobs/{id}`: the job, readable as any job (getJob, getJobDownload). */
+                    "Content-Location"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with `code` `concurrent_uploads_exceeded`, `queued_jobs_exceeded`, `jobs_per_window_exceeded`, `too_many_streams`, `rate_limited`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Preference-Applied": components["headers"]["Preference-Applied"];
+                    /** @description The job the request created. */
+                    "Quire-Job-Id"?: string;
+                    /** @description `/api/v1/jobs/{id}`: the job, readable as any job (getJob, getJobDownload). */
+                    "Content-Location"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with `code` `internal_error`, `worker_lost`. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Preference-Applied": components["headers"]["Preference-Applied"];
+                    /** @description The job the request created. */
+                    "Quire-Job-Id"?: string;
+                    /** @description `/api/v1/jobs/{id}`: the job, readable as any job (getJob, getJobDownload). */
+                    "Content-Location"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with `code` `job_still_running`, `overloaded`, `not_ready`, `engine_unavailable`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    Location: components["headers"]["Location"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Preference-Applied": components["headers"]["Preference-Applied"];
+                    /** @description The job the request created. */
+                    "Quire-Job-Id"?: string;
+                    /** @description `/api/v1/jobs/{id}`: the job, readable as any job (getJob, getJobDownload). */
+                    "Content-Location"?: string;
                     [name: string]: unknown;
                 };
                 content: {

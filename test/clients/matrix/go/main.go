@@ -1,4 +1,5 @@
-// A compress job and a chained job (rotate, then compress) through openapi-generator's Go client,
+// A compress job, a chained job (rotate, then compress) and RunJob (a merge answered with its PDF,
+// written to run.pdf) through openapi-generator's Go client,
 // generated from the live /openapi.json into the module this program's go.mod replaces (written by
 // test/clients/generator-matrix.test.ts). Prints the two job ids as JSON.
 // Usage: program <base-url> <api-key> <input.pdf> <output-dir>
@@ -61,6 +62,30 @@ func finish(api *openapi.APIClient, ctx context.Context, job *openapi.Job, outpu
 	return err
 }
 
+// runMerge sends two copies of input to RunJob and writes the merged PDF it answers with.
+func runMerge(api *openapi.APIClient, ctx context.Context, input, output string) error {
+	first, err := os.Open(input)
+	if err != nil {
+		return err
+	}
+	second, err := os.Open(input)
+	if err != nil {
+		return err
+	}
+	result, _, err := api.JobsAPI.RunJob(ctx).Tool("merge").File([]*os.File{first, second}).Execute()
+	if err != nil {
+		return err
+	}
+	defer result.Close()
+	out, err := os.Create(output)
+	if err != nil {
+		return err
+	}
+	defer out.Close()
+	_, err = io.Copy(out, result)
+	return err
+}
+
 func run(baseURL, key, input, outDir string) error {
 	config := openapi.NewConfiguration()
 	config.Servers = openapi.ServerConfigurations{{URL: baseURL}}
@@ -92,6 +117,9 @@ func run(baseURL, key, input, outDir string) error {
 	}
 	if err := finish(api, ctx, chained, filepath.Join(outDir, "chain.pdf")); err != nil {
 		return err
+	}
+	if err := runMerge(api, ctx, input, filepath.Join(outDir, "run.pdf")); err != nil {
+		return fmt.Errorf("run: %w", err)
 	}
 	report, err := json.Marshal(map[string]string{"compress": single.Id, "chain": chained.Id})
 	fmt.Println(string(report))

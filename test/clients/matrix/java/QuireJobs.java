@@ -1,4 +1,5 @@
-// A compress job and a chained job (rotate, then compress) through openapi-generator's Java client
+// A compress job, a chained job (rotate, then compress) and runJob (a merge answered with its PDF,
+// written to run.pdf) through openapi-generator's Java client
 // (its default library, okhttp-gson), generated from the live /openapi.json and compiled with this
 // file by test/clients/generator-matrix.test.ts. Prints the two job ids as JSON.
 // Usage: java QuireJobs <base-url> <api-key> <input.pdf> <output-dir>
@@ -71,6 +72,9 @@ public final class QuireJobs {
 
     download(jobs, files, finish(jobs, single), out.resolve("compress.pdf"));
     download(jobs, files, finish(jobs, chained), out.resolve("chain.pdf"));
+    List<File> twice = List.of(new File(args[2]), new File(args[2]));
+    File merged = jobs.runJob(null, null, "merge", null, null, null, null, null, null, null, twice, null);
+    Files.move(merged.toPath(), out.resolve("run.pdf"), StandardCopyOption.REPLACE_EXISTING);
     System.out.println("{\"compress\":\"" + single.getId() + "\",\"chain\":\"" + chained.getId() + "\"}");
   }
 }

@@ -1,4 +1,5 @@
-// A compress job and a chained job (rotate, then compress) through the SDK @hey-api/openapi-ts
+// A compress job, a chained job (rotate, then compress) and runJob (a merge answered with its PDF,
+// written to run.pdf) through the SDK @hey-api/openapi-ts
 // generates from the live /openapi.json into .tmp/clients/matrix/hey-api (generator-matrix.test.ts).
 // Usage: node hey-api.js <base-url> <api-key> <input.pdf> <output-dir>; prints the two job ids as JSON.
 import { openAsBlob } from 'node:fs';
@@ -13,6 +14,7 @@ import {
   getJob,
   getJobDownload,
   type Job,
+  runJob,
 } from '../../../../.tmp/clients/matrix/hey-api/index.js';
 
 const FILES_PREFIX = '/api/v1/files/';
@@ -51,6 +53,9 @@ async function main([baseUrl, key, input, outDir]: string[]): Promise<void> {
   const chained = await create({ steps: JSON.stringify(steps), file: [pdf] });
   await finish(single, path.join(outDir, 'compress.pdf'));
   await finish(chained, path.join(outDir, 'chain.pdf'));
+  const ran = await runJob({ body: { tool: 'merge', file: [pdf, pdf] }, parseAs: 'blob' });
+  if (ran.error !== undefined) throw new Error(`run: ${ran.response.status} ${ran.error.code}`);
+  await writeFile(path.join(outDir, 'run.pdf'), new Uint8Array(await ran.data.arrayBuffer()));
   process.stdout.write(`${JSON.stringify({ compress: single.id, chain: chained.id })}\n`);
 }
 

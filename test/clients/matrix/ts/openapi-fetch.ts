@@ -1,4 +1,5 @@
-// A compress job and a chained job (rotate, then compress) through openapi-fetch, typed by the schema
+// A compress job, a chained job (rotate, then compress) and runJob (a merge answered with its PDF,
+// written to run.pdf) through openapi-fetch, typed by the schema
 // openapi-typescript generates from the live /openapi.json into .tmp/clients/matrix/openapi-typescript
 // (generator-matrix.test.ts, with openapi-typescript's documented Blob transform for `format: binary`).
 // Usage: node openapi-fetch.js <base-url> <api-key> <input.pdf> <output-dir>; prints the two job ids.
@@ -61,6 +62,15 @@ async function main([baseUrl, key, input, outDir]: string[]): Promise<void> {
   const chained = await create({ steps: JSON.stringify(steps), file: [pdf] });
   await finish(single, path.join(outDir, 'compress.pdf'));
   await finish(chained, path.join(outDir, 'chain.pdf'));
+  const ran = await client.POST('/api/v1/run', {
+    body: { tool: 'merge', file: [pdf, pdf] },
+    bodySerializer: toFormData,
+    // Left unparsed: openapi-fetch types `data` from the schema's Blob with its methods mapped away,
+    // so the bytes are read from the Response it hands back with the body untouched.
+    parseAs: 'stream',
+  });
+  if (ran.error !== undefined) throw new Error(`run: ${ran.response.status} ${ran.error.code}`);
+  await writeFile(path.join(outDir, 'run.pdf'), new Uint8Array(await ran.response.arrayBuffer()));
   process.stdout.write(`${JSON.stringify({ compress: single.id, chain: chained.id })}\n`);
 }
 

@@ -1,4 +1,6 @@
-// A compress job and a chained job (rotate, then compress) through orval's fetch client, generated
+// A compress job, a chained job (rotate, then compress) and runJob (a merge answered with its PDF,
+// written to run.pdf) through orval's fetch client, with orval's documented custom fetch
+// (orval-fetch.ts), generated
 // from the live /openapi.json into .tmp/clients/matrix/orval (generator-matrix.test.ts, with the
 // documented `baseUrl` setting: orval's fetch functions take no base URL at run time).
 // Usage: node orval.js <base-url> <api-key> <input.pdf> <output-dir>; prints the two job ids as JSON.
@@ -12,6 +14,7 @@ import {
   getJob,
   getJobDownload,
   type Job,
+  runJob,
 } from '../../../../.tmp/clients/matrix/orval/quire.js';
 
 async function create(body: CreateJobBody, headers: Record<string, string>): Promise<Job> {
@@ -53,6 +56,9 @@ async function main([baseUrl, key, input, outDir]: string[]): Promise<void> {
   const chained = await create({ steps: JSON.stringify(steps), file: [pdf] }, headers);
   await finish(single, headers, baseUrl, path.join(outDir, 'compress.pdf'));
   await finish(chained, headers, baseUrl, path.join(outDir, 'chain.pdf'));
+  const ran = await runJob({ tool: 'merge', file: [pdf, pdf] }, { headers });
+  if (ran.status !== 200) throw new Error(`run: ${ran.status} ${ran.data.code}`);
+  await writeFile(path.join(outDir, 'run.pdf'), new Uint8Array(await ran.data.arrayBuffer()));
   process.stdout.write(`${JSON.stringify({ compress: single.id, chain: chained.id })}\n`);
 }
 

@@ -1,4 +1,5 @@
-// A compress job and a chained job (rotate, then compress) through openapi-generator's
+// A compress job, a chained job (rotate, then compress) and runJob (a merge answered with its PDF,
+// written to run.pdf) through openapi-generator's
 // typescript-fetch client, generated from the live /openapi.json into
 // .tmp/clients/matrix/typescript-fetch (generator-matrix.test.ts).
 // Usage: node typescript-fetch.js <base-url> <api-key> <input.pdf> <output-dir>; prints the two job ids.
@@ -50,6 +51,8 @@ async function main([baseUrl, key, input, outDir]: string[]): Promise<void> {
   const chained = await request({ steps: JSON.stringify(steps.map((step) => ChainStepToJSON(step))) });
   await finish(jobs, files, single, path.join(outDir, 'compress.pdf'));
   await finish(jobs, files, chained, path.join(outDir, 'chain.pdf'));
+  const ran = await jobs.runJob({ tool: 'merge', file: [pdf, pdf] });
+  await writeFile(path.join(outDir, 'run.pdf'), new Uint8Array(await ran.arrayBuffer()));
   process.stdout.write(`${JSON.stringify({ compress: single.id, chain: chained.id })}\n`);
 }
 

@@ -10,6 +10,7 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Awaitable  # noqa: UP035 (scripts/gen_sync.py maps it to Union)
+from urllib.parse import unquote
 
 import httpx
 
@@ -46,6 +47,34 @@ class _Sink:
     def close(self) -> None:
         if self._own:
             self.file.close()
+
+
+def disposition_name(header: str | None) -> str | None:
+    """The file name of a `Content-Disposition` (`filename*` first, RFC 6266), if any."""
+    if not header:
+        return None
+    star = re.search(r"filename\*=UTF-8''([^;]+)", header, re.IGNORECASE)
+    if star:
+        return unquote(star.group(1))
+    plain = re.search(r'filename="([^"]*)"', header, re.IGNORECASE)
+    return plain.group(1) if plain else None
+
+
+async def write_answer(response: httpx.Response, to: Target) -> int:
+    """Writes an answer's streamed body to `to`; the byte count, checked against `Content-Length`."""
+    sink = _Sink(to)
+    written = 0
+    try:
+        async for chunk in response.aiter_bytes():
+            sink.file.write(chunk)
+            written += len(chunk)
+        length = response.headers.get("content-length")
+        if length is not None and written != int(length):
+            raise QuireConnectionError(f"result: received {written} bytes of {length}", retryable=True)
+        sink.file.flush()
+        return written
+    finally:
+        sink.close()
 
 
 async def stream_to(

@@ -29,9 +29,9 @@ from .._inputs import (
     steps_json,
     text_parts,
 )
-from .._models import DownloadLink, Job, Page, Progress, UploadProgress
+from .._models import DownloadLink, Job, Page, Progress, RunOutput, UploadProgress
 from .._tus import TusSession
-from ._download import Target, stream_to
+from ._download import Target, disposition_name, stream_to, write_answer
 from ._transport import AsyncTransport
 
 log = logging.getLogger("quire")
@@ -47,12 +47,21 @@ SSE_IDLE_S = 90.0
 # After this many broken or refused event streams in a row, long-polling takes over.
 SSE_FAILURES_BEFORE_POLLING = 2
 
+# The longest wait a server allows for POST /run (QUIRE_PREFER_WAIT_MAX_S is at most 600 s), with room
+# for the answer to start: the read timeout of a run without `wait_s`.
+RUN_READ_TIMEOUT_S = 630.0
+
 ProgressCallback = Callable[[Progress], None]
 UploadCallback = Callable[[UploadProgress], None]
 
 
 def _progress(job: Job) -> Progress:
     return Progress(job.status, job.progress, job.step, len(job.steps or []) or 1, job)
+
+
+def _names_job(error: QuireError) -> bool:
+    """A problem naming the job is the job's own outcome: sending the request again repeats it."""
+    return "job_id" in error.problem and error.code != "job_still_running"
 
 
 def failure(job: Job) -> JobFailedError:
@@ -67,6 +76,27 @@ def failure(job: Job) -> JobFailedError:
             retryable=job.error.retryable,
         )
     return JobFailedError(f"job {job.id} ended {job.status}", job=job, code=f"job_{job.status}")
+
+
+def _fields(
+    tool: str | None,
+    options: Mapping[str, Any] | None,
+    steps: Sequence[Step] | None,
+    recipe: str | None,
+    metadata: Mapping[str, str] | None,
+    webhook_url: str | None,
+    export: str | Mapping[str, Any] | None,
+) -> dict[str, str | None]:
+    """A job request's text parts, spec first (docs/api.md §2)."""
+    return {
+        "tool": tool if steps is None and recipe is None else None,
+        "options": json.dumps(dict(options)) if options is not None and steps is None else None,
+        "steps": steps_json(steps) if steps is not None else None,
+        "recipe": recipe,
+        "metadata": json.dumps(dict(metadata)) if metadata is not None else None,
+        "webhook_url": webhook_url,
+        "export": export if isinstance(export, str) or export is None else json.dumps(dict(export)),
+    }
 
 
 class AsyncJobs:
@@ -113,15 +143,7 @@ class AsyncJobs:
         """Creates a job of one `tool`, of `steps` (`[("rotate", {"angle": 90}), "compress"]`) or of a
         saved `recipe` (`"scan-cleanup"`, `"scan-cleanup@2"` or its id)."""
         resolved, sessions = await self._upload_large(resolve_all(inputs), on_upload_progress)
-        fields: dict[str, str | None] = {
-            "tool": tool if steps is None and recipe is None else None,
-            "options": json.dumps(dict(options)) if options is not None and steps is None else None,
-            "steps": steps_json(steps) if steps is not None else None,
-            "recipe": recipe,
-            "metadata": json.dumps(dict(metadata)) if metadata is not None else None,
-            "webhook_url": webhook_url,
-            "export": export if isinstance(export, str) or export is None else json.dumps(dict(export)),
-        }
+        fields = _fields(tool, options, steps, recipe, metadata, webhook_url, export)
 
         def parts(files: ExitStack) -> list[tuple[str, PartValue]]:
             return text_parts(fields) + input_parts(resolved, files)
@@ -131,6 +153,62 @@ class AsyncJobs:
         for session in sessions:
             session.forget()
         return Job.model_validate(response.json())
+
+    async def run_job(
+        self,
+        tool: str | None = None,
+        inputs: Input | Iterable[Input] = (),
+        options: Mapping[str, Any] | None = None,
+        *,
+        to: Target | None = None,
+        wait_s: int | None = None,
+        steps: Sequence[Step] | None = None,
+        recipe: str | None = None,
+        metadata: Mapping[str, str] | None = None,
+        idempotency_key: str | None = None,
+        on_upload_progress: UploadCallback | None = None,
+    ) -> RunOutput:
+        """POST /api/v1/run: the job and its result in one request, the result streamed to `to` (a path
+        or a binary file; by default its own name in the working directory). A failed job raises
+        `QuireError` with the job's code and `problem["job_id"]`. A job still running when the server
+        stops waiting (`wait_s`, or the server's cap) is followed and downloaded, never uploaded again."""
+        resolved, sessions = await self._upload_large(resolve_all(inputs), on_upload_progress)
+        fields = _fields(tool, options, steps, recipe, metadata, None, None)
+
+        def parts(files: ExitStack) -> list[tuple[str, PartValue]]:
+            return text_parts(fields) + input_parts(resolved, files)
+
+        read = RUN_READ_TIMEOUT_S if wait_s is None else wait_s + 30.0
+        try:
+            response = await self._t.send_streamed(
+                "POST",
+                "/api/v1/run",
+                parts=parts,
+                headers={"Prefer": f"wait={wait_s}"} if wait_s is not None else None,
+                idempotency_key=idempotency_key,
+                timeout=httpx.Timeout(self._t.timeout.connect, read=read),
+                final=_names_job,
+            )
+        except QuireError as exc:
+            job_id = exc.problem.get("job_id")
+            if exc.code != "job_still_running" or not isinstance(job_id, str):
+                raise
+            for session in sessions:
+                session.forget()
+            job, path = await self._finish(job_id, to=to, on_progress=None)
+            assert job.result is not None
+            written = job.result.size
+            return RunOutput(job_id, path, written, job.result.content_type, job.result.name)
+        for session in sessions:
+            session.forget()
+        try:
+            name = disposition_name(response.headers.get("content-disposition"))
+            target: Target = to if to is not None else (name or "result")
+            written = await write_answer(response, target)
+        finally:
+            await response.aclose()
+        path = str(target) if isinstance(target, (str, Path)) else None
+        return RunOutput(response.headers.get("quire-job-id", ""), path, written, response.headers.get("content-type"), name)
 
     async def get(self, job_id: str, *, wait_s: int | None = None) -> Job:
         timeout = httpx.Timeout(self._t.timeout.connect, read=(wait_s or 0) + 30.0) if wait_s else None
@@ -253,7 +331,13 @@ class AsyncJobs:
         **create: Any,
     ) -> tuple[Job, str | None]:
         job = await self.create(tool, inputs, options, **create)
-        job = await self.wait(job.id, on_progress=on_progress)
+        return await self._finish(job.id, to=to, on_progress=on_progress)
+
+    async def _finish(
+        self, job_id: str, *, to: Target | None, on_progress: ProgressCallback | None
+    ) -> tuple[Job, str | None]:
+        """Waits for the job and downloads its result to `to` (by default its own name)."""
+        job = await self.wait(job_id, on_progress=on_progress)
         if job.status != "succeeded" or job.result is None:
             raise failure(job)
         target: Target = to if to is not None else job.result.name

@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 
 from .._backend_sync import sleep
-from .._errors import QuireConnectionError, problem_error
+from .._errors import QuireConnectionError, QuireError, problem_error
 from .._inputs import PartValue
 from .._models import RateLimit
 from .._retry import RetryBudget, parse_rate_limit, retry_after_seconds, should_retry_status
@@ -109,6 +109,51 @@ class SyncTransport:
                     sleep(delay)
                     continue
             raise problem_error(response.status_code, response.content, response.headers.get("x-request-id"))
+
+    def send_streamed(
+        self,
+        method: str,
+        path: str,
+        *,
+        parts: PartsFactory,
+        headers: Mapping[str, str] | None = None,
+        idempotency_key: str | None = None,
+        timeout: httpx.Timeout | None = None,
+        final: Callable[[QuireError], bool] | None = None,
+    ) -> httpx.Response:
+        """As `request`, but a 2xx answer's body is left unread: the caller streams it (`aiter_bytes`)
+        and closes it. `final` marks refusals that another attempt would only repeat."""
+        sent = {**self._auth, **(headers or {}), "Idempotency-Key": idempotency_key or f"quire-py-{uuid.uuid4()}"}
+        budget = self.budget()
+        while True:
+            try:
+                with ExitStack() as files:
+                    request = self.http.build_request(
+                        method, self.url(path), files=parts(files), headers=sent, timeout=timeout or self.timeout
+                    )
+                    response = self.http.send(request, stream=True)
+            except httpx.TransportError as exc:
+                delay = budget.next_delay(None)
+                if delay is None:
+                    raise QuireConnectionError(
+                        f"{method} {path}: {type(exc).__name__}: {exc}", retryable=True
+                    ) from None
+                log.info("quire: retrying %s %s in %.2fs after %s", method, path, delay, type(exc).__name__)
+                sleep(delay)
+                continue
+            self.note(response)
+            if response.status_code < 400:
+                return response
+            response.read()
+            response.close()
+            error = problem_error(response.status_code, response.content, response.headers.get("x-request-id"))
+            if not (final and final(error)) and should_retry_status(response):
+                delay = budget.next_delay(retry_after_seconds(response))
+                if delay is not None:
+                    log.info("quire: retrying %s %s in %.2fs after %d", method, path, delay, response.status_code)
+                    sleep(delay)
+                    continue
+            raise error
 
     def close(self) -> None:
         if self._own_http:
