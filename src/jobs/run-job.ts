@@ -1,6 +1,6 @@
 // Runs one claimed job: inputs from the blob store into a private work dir, the tool, the result back
 // into the blob store, and the terminal write — which succeeds only while the lease is still held.
-import { stat } from 'node:fs/promises';
+import { statSync } from 'node:fs';
 import path from 'node:path';
 import { jobFolder } from '../blobs/keys.js';
 import type { BlobStore } from '../blobs/types.js';
@@ -95,6 +95,7 @@ export async function runJob(
   };
   let terminal = false;
   const running = new RunningStep(claim, service);
+  let workDirRemoved: Promise<void> | undefined;
   try {
     if (hasPendingImports(claim))
       await phases.transfer(() =>
@@ -107,7 +108,9 @@ export async function runJob(
       try {
         return await execute(claim, workDir, signal, { progress, writer, running }, deps, limits);
       } finally {
-        await removeWorkDir(workDir);
+        // The files go now (removeWorkDir unlinks them before it first waits); the directory's
+        // rmdir runs beside the terminal write and is awaited after it, in the `finally` below.
+        workDirRemoved = removeWorkDir(workDir);
       }
     });
     if (job.transfers.export) await phases.transfer(() => exportResult(claim, result, signal, deps));
@@ -131,6 +134,8 @@ export async function runJob(
     }
   } finally {
     writer.stop();
+    // A leftover directory is the stale-dir sweep's (removeStaleWorkDirs), as after a kill.
+    await workDirRemoved?.catch(() => log.warn('work dir not removed'));
   }
 }
 
@@ -176,7 +181,8 @@ async function execute(
     })
     .finally(() => budget.end());
   signal.throwIfAborted();
-  budget.checkOutput((await stat(output.path)).size);
+  // A stat on this thread, as the blob store's calls on names (blobs/local.ts says why).
+  budget.checkOutput(statSync(output.path).size);
   report.writer.stop();
   // One key per attempt: an attempt that lost its lease (paused, partitioned) and uploads late can
   // only ever overwrite or delete its own object, never the result another attempt recorded.
