@@ -72,7 +72,10 @@ class ChunkBody extends Transform {
 
   override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
     this.received += chunk.length;
-    if (this.received <= this.maxBytes) return done(null, chunk);
+    if (this.received <= this.maxBytes) {
+      done(null, chunk);
+      return;
+    }
     this.exceeded = true;
     done(new Error('the chunk is longer than tus allows'));
   }
