@@ -1,11 +1,15 @@
 // Upload throughput on loopback: the same 512 MiB PDF file on disk sent as one multipart job request
 // (POST /api/v1/jobs) and as a tus upload through tus-js-client, once with the TS SDK's settings and
 // once in 5 MiB chunks with tus-js-client's own file reader, into `quire api` (no workers). Both
-// clients read the file from disk, as a user's would. Modes are interleaved over rounds so that the
-// machine's load falls on each alike; the server's RSS growth and CPU are measured per run.
+// clients read the file from disk, as a user's would. Modes are interleaved over rounds, each mode
+// in each place of the order alike, so that the machine's load falls on each alike; every run
+// starts with no dirty page cache and its bytes are deleted after it (see `measure`). The server's
+// RSS growth and CPU are measured per run.
+import { execFileSync } from 'node:child_process';
 import { createReadStream, type ReadStream } from 'node:fs';
 import { stat, writeFile } from 'node:fs/promises';
 import http from 'node:http';
+import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Readable } from 'node:stream';
@@ -19,7 +23,8 @@ import { withTempDir } from './support/work-dir.js';
 import type { BenchResult } from './types.js';
 
 const FILE_BYTES = 512 * MiB;
-const ROUNDS = 3;
+/** A multiple of the modes' count: each mode runs first, second and third equally often. */
+const ROUNDS = 6;
 const READ_BYTES = MiB;
 const BOUNDARY = `----quire-bench-${Date.now().toString(16)}`;
 /** Issue 32: tus at ≥ 0.9× multipart throughput, the server's RSS growth ≤ 64 MiB for both. */
@@ -38,7 +43,8 @@ async function makeFile(file: string): Promise<void> {
   await writeFile(file, Readable.from(chunks(), { objectMode: false }));
 }
 
-function multipart(file: string, baseUrl: string, key: string): Promise<void> {
+/** Sends the file; resolves with the path that deletes what the server stored. */
+function multipart(file: string, baseUrl: string, key: string): Promise<string> {
   const head = Buffer.from(
     `--${BOUNDARY}\r\nContent-Disposition: form-data; name="tool"\r\n\r\ncompress\r\n` +
       `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="big.pdf"\r\n` +
@@ -60,10 +66,11 @@ function multipart(file: string, baseUrl: string, key: string): Promise<void> {
       },
     });
     request.once('response', (response) => {
-      response.resume();
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
       response.once('end', () =>
         response.statusCode === 201
-          ? resolve()
+          ? resolve(`/api/v1/jobs/${(JSON.parse(Buffer.concat(chunks).toString()) as { id: string }).id}`)
           : reject(new Error(`multipart answered ${response.statusCode}`)),
       );
     });
@@ -91,7 +98,7 @@ const sdkFileReader: NonNullable<UploadOptions['fileReader']> = {
   },
 };
 
-function tus(file: string, baseUrl: string, key: string, chunkSize: number, sdk: boolean): Promise<void> {
+function tus(file: string, baseUrl: string, key: string, chunkSize: number, sdk: boolean): Promise<string> {
   return new Promise((resolve, reject) => {
     const upload = new Upload(createReadStream(file), {
       endpoint: `${baseUrl}/api/v1/uploads`,
@@ -101,13 +108,13 @@ function tus(file: string, baseUrl: string, key: string, chunkSize: number, sdk:
       storeFingerprintForResuming: false,
       retryDelays: null,
       onError: reject,
-      onSuccess: () => resolve(),
+      onSuccess: () => resolve(new URL(upload.url!).pathname),
     });
     upload.start();
   });
 }
 
-type Send = (file: string, baseUrl: string, key: string) => Promise<void>;
+type Send = (file: string, baseUrl: string, key: string) => Promise<string>;
 const MODES: Record<string, Send> = {
   multipart,
   'tus, SDK settings (64 MiB chunks)': (file, url, key) => tus(file, url, key, 64 * MiB, true),
@@ -121,21 +128,39 @@ interface Run {
   cpuMs: number;
 }
 
+/** Deletes what a run stored (a job's input, an upload's bytes): tus termination or job deletion. */
+async function remove(baseUrl: string, key: string, location: string): Promise<void> {
+  const response = await fetch(new URL(location, baseUrl), {
+    method: 'DELETE',
+    headers: { authorization: `Bearer ${key}`, 'tus-resumable': '1.0.0' },
+  });
+  if (response.status !== 204) throw new Error(`DELETE ${location} answered ${response.status}`);
+}
+
+/**
+ * Every run starts from the same page cache: what earlier runs (and anything else on the machine)
+ * left dirty is flushed first, outside the clock, and the run's 512 MiB is deleted after it. Left
+ * to pile up, 18 runs write 9 GiB; past the kernel's dirty thresholds (vm.dirty_background_ratio)
+ * writeback starts mid-run and slows whichever mode is running then: rounds varied 5× that way.
+ */
 async function measure(file: string): Promise<Map<string, Run[]>> {
   const server = await startServer('api', {
     QUIRE_UPLOAD_MAX_FILE_BYTES: String(FILE_BYTES),
     QUIRE_UPLOAD_MAX_TOTAL_BYTES: String(2 * FILE_BYTES),
   });
-  const runs = new Map<string, Run[]>(Object.keys(MODES).map((m) => [m, []]));
+  const modes = Object.entries(MODES);
+  const runs = new Map<string, Run[]>(modes.map(([m]) => [m, []]));
   try {
     await new Promise((resolve) => setTimeout(resolve, 1000));
     for (let round = 0; round < ROUNDS; round++) {
-      for (const [mode, send] of Object.entries(MODES)) {
+      const order = [...modes.slice(round % modes.length), ...modes.slice(0, round % modes.length)];
+      for (const [mode, send] of order) {
+        execFileSync('sync');
         const before = readMemory(server.pid)!.rssBytes;
         const cpu = ownCpuMs(server.pid);
         const sampler = new RssSampler(server.pid, 50).start();
         const started = performance.now();
-        await send(file, server.baseUrl, server.key);
+        const stored = await send(file, server.baseUrl, server.key);
         const seconds = (performance.now() - started) / 1000;
         sampler.stop();
         runs.get(mode)!.push({
@@ -143,6 +168,7 @@ async function measure(file: string): Promise<Map<string, Run[]>> {
           growth: sampler.peakRssBytes - before,
           cpuMs: ownCpuMs(server.pid) - cpu,
         });
+        await remove(server.baseUrl, server.key, stored);
       }
     }
     return runs;
@@ -152,6 +178,7 @@ async function measure(file: string): Promise<Map<string, Run[]>> {
 }
 
 export async function uploads(): Promise<BenchResult> {
+  const loadBefore = os.loadavg()[0]!;
   const runs = await withTempDir('uploads', async (dir) => {
     const file = path.join(dir, 'big.pdf');
     await makeFile(file);
@@ -169,6 +196,7 @@ export async function uploads(): Promise<BenchResult> {
         .join(', ')} (${fmt(median(of(mode, 'speed')) / base, 2)}× multipart); server RSS growth ≤ ` +
       `${fmt(Math.max(...of(mode, 'growth')) / MiB)} MiB, CPU ${fmt(median(of(mode, 'cpuMs')), 0)} ms per 512 MiB`,
   );
+  lines.push(`uploads: load average ${fmt(loadBefore, 1)} before, ${fmt(os.loadavg()[0]!, 1)} after`);
   return {
     name: 'uploads',
     lines,
