@@ -24,7 +24,7 @@ import type { BenchResult } from './types.js';
 
 const FILE_BYTES = 512 * MiB;
 /** A multiple of the modes' count: each mode runs first, second and third equally often. */
-const ROUNDS = 9;
+const ROUNDS = 6;
 const READ_BYTES = MiB;
 const BOUNDARY = `----quire-bench-${Date.now().toString(16)}`;
 /** Issue 32: tus at ≥ 0.9× multipart throughput, the server's RSS growth ≤ 64 MiB for both. */
