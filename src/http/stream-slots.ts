@@ -29,6 +29,8 @@ const RETRY_AFTER_S = 5;
 export class OpenStreams {
   private readonly byAccount = new Tally<string>();
   private readonly byKey = new Map<string, Set<AbortController>>();
+  /** How each open place is given back, by the signal its holder got (`release`). */
+  private readonly leaving = new WeakMap<AbortSignal, () => void>();
   private timer: NodeJS.Timeout | undefined;
   private checking = false;
 
@@ -84,15 +86,30 @@ export class OpenStreams {
         this.checking = false;
       });
     }, KEY_CHECK_MS).unref();
-    // The response's 'close' fires once, whether the answer went out or the client went away.
-    reply.raw.once('close', () => {
-      controller.abort();
+    let held = true;
+    const leave = () => {
+      if (!held) return;
+      held = false;
       streams.delete(controller);
       if (streams.size === 0 && this.byKey.get(auth.keyId) === streams) this.byKey.delete(auth.keyId);
       this.byAccount.remove(auth.accountId);
       if (this.byKey.size === 0) this.stopChecking();
+    };
+    this.leaving.set(controller.signal, leave);
+    // The response's 'close' fires once, whether the answer went out or the client went away.
+    reply.raw.once('close', () => {
+      controller.abort();
+      leave();
     });
     return controller.signal;
+  }
+
+  /**
+   * Gives the place back before the answer is sent, once the wait it was taken for is over: the
+   * response's 'close' may come after the client has read the whole answer and asked again.
+   */
+  release(signal: AbortSignal): void {
+    this.leaving.get(signal)?.();
   }
 
   private async checkKeys(now = Date.now()): Promise<void> {

@@ -37,7 +37,7 @@ export function registerRunRoute(app: FastifyInstance, deps: AppDeps, streams: O
       // (the result, a problem, or a client gone away), a retry waits on the same job.
       if (job) await completeNow(request, deps, pointerTo(id));
       else reply.header('Idempotent-Replayed', 'true');
-      return answerWhenEnded(request, reply, deps, id, signal);
+      return answerWhenEnded(request, reply, deps, streams, id, signal);
     },
   });
 }
@@ -50,6 +50,7 @@ async function answerWhenEnded(
   request: FastifyRequest,
   reply: FastifyReply,
   deps: AppDeps,
+  streams: OpenStreams,
   id: string,
   signal: AbortSignal,
 ): Promise<FastifyReply> {
@@ -68,6 +69,9 @@ async function answerWhenEnded(
   );
   // The key was revoked or expired while the request waited: it gets what a new request would.
   if (signal.reason instanceof QuireError) throw signal.reason;
+  // The wait is over: its place is free before the answer goes out, so a client that reads the
+  // answer and asks again at once finds it free.
+  streams.release(signal);
   if (!job) throw new QuireError('not_found', 'The job was deleted while the request waited.');
   // Outcomes of the job, not faults of the request: answered without the error log of a 5xx.
   const outcome = outcomeProblem(job);
