@@ -2,6 +2,7 @@
 // caller (set by Quire's auth) and the chunk's declared checksum. The tus handlers see only a Web
 // Request, so the HTTP route runs them inside this context.
 import { AsyncLocalStorage } from 'node:async_hooks';
+import type { IncomingMessage } from 'node:http';
 
 export interface TusRequestContext {
   accountId: string;
@@ -9,6 +10,8 @@ export interface TusRequestContext {
   maxFileBytes: number;
   /** `Upload-Checksum: sha256 <base64>` of this request's body (tus checksum extension). */
   sha256?: string;
+  /** The request whose body is the chunk (POST and PATCH), read by chunk-body.ts. */
+  body?: IncomingMessage;
 }
 
 const storage = new AsyncLocalStorage<TusRequestContext>();

@@ -4,6 +4,7 @@ import { MemoryLocker, Server } from '@tus/server';
 import { ERRORS, type Locker } from '@tus/utils';
 import { ulid } from 'ulid';
 import type { UploadStore } from '../store/upload-types.js';
+import { writeChunksFromNodeRequest } from './chunk-body.js';
 import type { UploadBytes } from './data-stores.js';
 import { DatabaseLocker } from './locker.js';
 import { tusContext } from './request-context.js';
@@ -26,7 +27,7 @@ export function createTusServer(
 ): Server {
   const locker: Locker = rows.tryLock ? new DatabaseLocker(rows.tryLock.bind(rows)) : new MemoryLocker();
   const publicId = (storeId: string) => storeId.slice(bytes.idPrefix.length);
-  return new Server({
+  const server = new Server({
     path: UPLOADS_PATH,
     datastore: store,
     locker,
@@ -60,4 +61,6 @@ export function createTusServer(
       return {};
     },
   });
+  writeChunksFromNodeRequest(server);
+  return server;
 }

@@ -238,6 +238,27 @@ describe('tus uploads and jobs from them', () => {
     expect(options.headers.get('tus-checksum-algorithm')).toBe('sha256');
   });
 
+  it('refuses a chunked PATCH body longer than the upload with 413, storing none of it', async () => {
+    const id = await createdId(quire.key, 10);
+    // No Content-Length: only the body's own bytes can tell that it runs past the upload's end.
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new Uint8Array(6));
+        controller.enqueue(new Uint8Array(6));
+        controller.close();
+      },
+    });
+    const response = await fetch(`${quire.server.url}/api/v1/uploads/${id}`, {
+      method: 'PATCH',
+      headers: tus(quire.key, { 'upload-offset': '0', 'content-type': 'application/offset+octet-stream' }),
+      body,
+      duplex: 'half',
+    } as RequestInit);
+    expect(response.status).toBe(413);
+    expect(await response.json()).toMatchObject({ code: 'payload_too_large' });
+    expect((await offsetOf(quire.key, id)).headers.get('upload-offset')).toBe('0');
+  });
+
   it('keeps an upload to its account: 404 on every tus method and at job creation for another', async () => {
     const bytes = await readFile(small);
     const id = await createdId(quire.key, bytes.length);
@@ -307,6 +328,18 @@ describe('tus uploads and jobs from them', () => {
     expect((await patch(quire.key, other, 0, Buffer.alloc(10))).status).toBe(204);
   });
 
+  it('stores the body of a creation request (creation-with-upload) and answers its offset', async () => {
+    const response = await fetch(`${quire.server.url}/api/v1/uploads`, {
+      method: 'POST',
+      headers: tus(quire.key, { 'upload-length': '10', 'content-type': 'application/offset+octet-stream' }),
+      body: Buffer.from('0123456'),
+    });
+    expect(response.status, await response.clone().text()).toBe(201);
+    expect(response.headers.get('upload-offset')).toBe('7');
+    const id = response.headers.get('location')!.split('/').pop()!;
+    expect(await readFile(path.join(quire.server.dataDir, 'uploads', id), 'utf8')).toBe('0123456');
+  });
+
   it('answers a method tus does not use with 405 and Allow', async () => {
     const id = await createdId(quire.key, 10);
     const response = await fetch(`${quire.server.url}/api/v1/uploads/${id}`, { headers: tus(quire.key) });
@@ -324,6 +357,46 @@ describe('tus uploads and jobs from them', () => {
     expect(removed.status).toBe(204);
     expect(await storedUploads()).not.toContain(id);
     expect((await offsetOf(quire.key, id)).status).toBe(404);
+  });
+});
+
+describe('a resumed upload whose old chunk still hangs', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    // The idle cut far away: only tus's lock drain (3 s) can end the old chunk.
+    server = await startTestServer(
+      { QUIRE_UPLOAD_IDLE_TIMEOUT_MS: '60000', QUIRE_UPLOAD_MAX_CONCURRENT_PER_ACCOUNT: '2' },
+      { workers: false },
+    );
+  });
+  afterAll(() => server.close());
+
+  it('asks the old chunk to stop: its bytes so far are kept and HEAD answers their offset', async () => {
+    const { key } = await server.newAccount();
+    const created = await fetch(`${server.url}/api/v1/uploads`, {
+      method: 'POST',
+      headers: tus(key, { 'upload-length': '1000' }),
+    });
+    const id = created.headers.get('location')!.split('/').pop()!;
+    const socket = net.connect(Number(new URL(server.url).port), '127.0.0.1');
+    socket.on('error', () => undefined);
+    socket.resume();
+    socket.write(
+      `PATCH /api/v1/uploads/${id} HTTP/1.1\r\nHost: quire\r\nTus-Resumable: 1.0.0\r\n` +
+        `Authorization: Bearer ${key}\r\nUpload-Offset: 0\r\n` +
+        'Content-Type: application/offset+octet-stream\r\nContent-Length: 1000\r\n\r\n' +
+        'x'.repeat(100),
+    );
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const started = Date.now();
+      const head = await fetch(`${server.url}/api/v1/uploads/${id}`, { method: 'HEAD', headers: tus(key) });
+      expect(head.status).toBe(200);
+      expect(head.headers.get('upload-offset')).toBe('100');
+      expect(Date.now() - started).toBeLessThan(30_000);
+    } finally {
+      socket.destroy();
+    }
   });
 });
 

@@ -1,8 +1,6 @@
 // /api/v1/uploads: the tus 1.0 endpoints, served by @tus/server (src/uploads/) inside the app so that
 // Quire's auth, scopes, rate limits, idle timeout and upload slots apply to them like to any route.
 // The chunk body is left unread for tus to stream into its store; tus's refusals become problem+json.
-import { Readable } from 'node:stream';
-import type { ReadableStream } from 'node:stream/web';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { accountLimits } from '../../config/plans.js';
 import type { ErrorCode } from '../../errors/catalogue.js';
@@ -59,7 +57,13 @@ async function handOver(request: FastifyRequest, reply: FastifyReply, deps: AppD
     await quotas.check(auth.accountId, accountLimits(deps.config, auth.plan).plan, { bytes, jobs: 0 });
   }
   const sha256 = checksumOf(request);
-  const context = { accountId: auth?.accountId ?? '', maxFileBytes, ...(sha256 ? { sha256 } : {}) };
+  const context = {
+    accountId: auth?.accountId ?? '',
+    maxFileBytes,
+    ...(sha256 ? { sha256 } : {}),
+    // The chunk stays in the Node request: the tus server reads it from there (src/uploads/chunk-body.ts).
+    ...(request.method === 'POST' || request.method === 'PATCH' ? { body: request.raw } : {}),
+  };
   const answer = await runInTusContext(context, () => deps.uploads.tus.handleWeb(webRequest(request, reply)));
   if (answer.status >= 400) throw await problemOf(answer);
   for (const [name, value] of answer.headers) reply.header(name, value);
@@ -68,9 +72,10 @@ async function handOver(request: FastifyRequest, reply: FastifyReply, deps: AppD
 }
 
 /**
- * The request as the Web Request @tus/server handles, body still unread. `runtime.node` is how
- * @tus/server finds the Node request: a cut or dropped connection then ends the chunk's write
- * cleanly, keeping the bytes that arrived (srvx's Node adapter sets the same).
+ * The request as the Web Request @tus/server handles, without a body: the chunk goes from the Node
+ * request to the store (the context's `body`). `runtime.node` is how @tus/server finds the Node
+ * request: a cut or dropped connection then ends the chunk's write cleanly, keeping the bytes that
+ * arrived (srvx's Node adapter sets the same).
  */
 function webRequest(request: FastifyRequest, reply: FastifyReply): Request {
   const raw = request.raw;
@@ -78,13 +83,7 @@ function webRequest(request: FastifyRequest, reply: FastifyReply): Request {
   for (const [name, value] of Object.entries(raw.headers)) {
     if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
   }
-  const chunk = request.method === 'POST' || request.method === 'PATCH';
-  const init: RequestInit & { duplex?: 'half' } = { method: request.method, headers };
-  if (chunk && request.headers['content-type'] !== undefined) {
-    init.body = Readable.toWeb(raw) as ReadableStream<Uint8Array>;
-    init.duplex = 'half';
-  }
-  const web = new Request(`http://quire${raw.url}`, init);
+  const web = new Request(`http://quire${raw.url}`, { method: request.method, headers });
   return Object.assign(web, { runtime: { node: { req: raw, res: reply.raw } } });
 }
 
