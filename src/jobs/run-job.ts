@@ -1,6 +1,6 @@
 // Runs one claimed job: inputs from the blob store into a private work dir, the tool, the result back
 // into the blob store, and the terminal write — which succeeds only while the lease is still held.
-import { statSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { jobFolder } from '../blobs/keys.js';
 import type { BlobStore } from '../blobs/types.js';
@@ -95,7 +95,6 @@ export async function runJob(
   };
   let terminal = false;
   const running = new RunningStep(claim, service);
-  let workDirRemoved: Promise<void> | undefined;
   try {
     if (hasPendingImports(claim))
       await phases.transfer(() =>
@@ -108,9 +107,7 @@ export async function runJob(
       try {
         return await execute(claim, workDir, signal, { progress, writer, running }, deps, limits);
       } finally {
-        // The files go now (removeWorkDir unlinks them before it first waits); the directory's
-        // rmdir runs beside the terminal write and is awaited after it, in the `finally` below.
-        workDirRemoved = removeWorkDir(workDir);
+        await removeWorkDir(workDir);
       }
     });
     if (job.transfers.export) await phases.transfer(() => exportResult(claim, result, signal, deps));
@@ -134,8 +131,6 @@ export async function runJob(
     }
   } finally {
     writer.stop();
-    // A leftover directory is the stale-dir sweep's (removeStaleWorkDirs), as after a kill.
-    await workDirRemoved?.catch(() => log.warn('work dir not removed'));
   }
 }
 
@@ -181,8 +176,7 @@ async function execute(
     })
     .finally(() => budget.end());
   signal.throwIfAborted();
-  // A stat on this thread, as the blob store's calls on names (blobs/local.ts says why).
-  budget.checkOutput(statSync(output.path).size);
+  budget.checkOutput((await stat(output.path)).size);
   report.writer.stop();
   // One key per attempt: an attempt that lost its lease (paused, partitioned) and uploads late can
   // only ever overwrite or delete its own object, never the result another attempt recorded.
