@@ -82,12 +82,16 @@ const inside = (a: Rect, b: Rect, slack = 2) =>
   a[0] >= b[0] - slack && a[1] >= b[1] - slack && a[2] <= b[2] + slack && a[3] <= b[3] + slack;
 
 describe('compare on pairs with known edits', () => {
-  it('reports two identical files as identical, with no page entries, and progress page by page', async () => {
+  it('reports two identical files as identical, with no page entries, and progress rising to the compare step's end', async () => {
     const { report, emitted } = await compareRun('identical');
     // inspect 10, then the compare step moves as the driver reads and compares the pages.
     const within = emitted.map((p) => p.percent).filter((p) => p > 10 && p < 100);
-    expect(within.length).toBeGreaterThan(3);
+    // Progress is read, not pushed: how many readings fall inside the step depends on the machine's
+    // pace (4 on a quiet one: 46, 67, 89, 99), so the test holds the rise and the step's end; the
+    // page-by-page parsing is the pdfdiff tracker's table test (test/unit).
+    expect(within.length).toBeGreaterThan(0);
     expect(within).toEqual([...within].sort((a, b) => a - b));
+    expect(within.at(-1)).toBe(99);
     expect(report).toMatchObject({
       identical: true,
       pages: [],
