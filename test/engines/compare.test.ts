@@ -82,7 +82,7 @@ const inside = (a: Rect, b: Rect, slack = 2) =>
   a[0] >= b[0] - slack && a[1] >= b[1] - slack && a[2] <= b[2] + slack && a[3] <= b[3] + slack;
 
 describe('compare on pairs with known edits', () => {
-  it('reports two identical files as identical, with no page entries, and progress rising to the compare step's end', async () => {
+  it('reports two identical files as identical, with no page entries, and progress rising to the compare step’s end', async () => {
     const { report, emitted } = await compareRun('identical');
     // inspect 10, then the compare step moves as the driver reads and compares the pages.
     const within = emitted.map((p) => p.percent).filter((p) => p > 10 && p < 100);
