@@ -19,6 +19,15 @@ from .._retry import RetryBudget, parse_rate_limit, retry_after_seconds, should_
 
 log = logging.getLogger("quire")
 
+
+def transport_retry_delay(budget: RetryBudget, method: str, path: str, exc: httpx.TransportError) -> float:
+    """The wait before retrying after a network error, or QuireConnectionError once the budget is spent."""
+    delay = budget.next_delay(None)
+    if delay is None:
+        raise QuireConnectionError(f"{method} {path}: {type(exc).__name__}: {exc}", retryable=True) from None
+    log.info("quire: retrying %s %s in %.2fs after %s", method, path, delay, type(exc).__name__)
+    return delay
+
 PartsFactory = Callable[[ExitStack], list[tuple[str, PartValue]]]
 
 
@@ -91,13 +100,7 @@ class AsyncTransport:
                         timeout=timeout or self.timeout,
                     )
             except httpx.TransportError as exc:
-                delay = budget.next_delay(None)
-                if delay is None:
-                    raise QuireConnectionError(
-                        f"{method} {path}: {type(exc).__name__}: {exc}", retryable=True
-                    ) from None
-                log.info("quire: retrying %s %s in %.2fs after %s", method, path, delay, type(exc).__name__)
-                await sleep(delay)
+                await sleep(transport_retry_delay(budget, method, path, exc))
                 continue
             self.note(response)
             if response.status_code < 400:
@@ -133,13 +136,7 @@ class AsyncTransport:
                     )
                     response = await self.http.send(request, stream=True)
             except httpx.TransportError as exc:
-                delay = budget.next_delay(None)
-                if delay is None:
-                    raise QuireConnectionError(
-                        f"{method} {path}: {type(exc).__name__}: {exc}", retryable=True
-                    ) from None
-                log.info("quire: retrying %s %s in %.2fs after %s", method, path, delay, type(exc).__name__)
-                await sleep(delay)
+                await sleep(transport_retry_delay(budget, method, path, exc))
                 continue
             self.note(response)
             if response.status_code < 400:
