@@ -95,6 +95,7 @@ export async function runJob(
   };
   let terminal = false;
   const running = new RunningStep(claim, service);
+  let workDirRemoved: Promise<void> | undefined;
   try {
     if (hasPendingImports(claim))
       await phases.transfer(() =>
@@ -107,7 +108,9 @@ export async function runJob(
       try {
         return await execute(claim, workDir, signal, { progress, writer, running }, deps, limits);
       } finally {
-        await removeWorkDir(workDir);
+        // The files go now (removeWorkDir unlinks them before it first waits); the directory's
+        // rmdir runs beside the terminal write and is awaited after it, in the `finally` below.
+        workDirRemoved = removeWorkDir(workDir);
       }
     });
     if (job.transfers.export) await phases.transfer(() => exportResult(claim, result, signal, deps));
@@ -131,6 +134,8 @@ export async function runJob(
     }
   } finally {
     writer.stop();
+    // A leftover directory is the stale-dir sweep's (removeStaleWorkDirs), as after a kill.
+    await workDirRemoved?.catch(() => log.warn('work dir not removed'));
   }
 }
 

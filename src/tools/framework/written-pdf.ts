@@ -1,7 +1,9 @@
 // What an incremental update needs from a file qpdf has just written without object streams (a
 // classic xref table, one subsection, 20-byte entries): the trailer, the catalog and the page list.
 // Only those few objects are read, at the offsets the xref gives, each bounded by JSON_MAX_BYTES.
-import { type FileHandle, open } from 'node:fs/promises';
+// The reads run on this thread: the file was just written, so they come from the page cache in µs,
+// where each of the dozen small reads through the thread pool cost a round trip.
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { entryOffset, startxrefOf, XREF_ENTRY_BYTES, xrefHead } from '../../engines/classic-xref.js';
 import { JSON_MAX_BYTES } from '../../engines/qpdf/qpdf.js';
 import { QuireError } from '../../errors/quire-error.js';
@@ -30,21 +32,24 @@ function notAsWritten(what: string): QuireError {
   return new QuireError('engine_failed', `The merged file is not laid out as qpdf writes it (${what})`);
 }
 
-async function readAt(file: FileHandle, position: number, length: number): Promise<string> {
-  const buffer = Buffer.alloc(length);
-  const { bytesRead } = await file.read(buffer, 0, length, position);
+/** An open file's descriptor. */
+type Fd = number;
+
+function readAt(file: Fd, position: number, length: number): string {
+  const buffer = Buffer.allocUnsafe(length);
+  const bytesRead = readSync(file, buffer, 0, length, position);
   return buffer.toString('latin1', 0, bytesRead);
 }
 
 /** The body of `ref`, whose bytes run from `offset` to `next` (qpdf writes objects in number order). */
-async function objectAt(file: FileHandle, ref: string, offset: number, next: number): Promise<string> {
+function objectAt(file: Fd, ref: string, offset: number, next: number): string {
   if (next <= offset) throw notAsWritten(`object ${ref}`);
   if (next - offset > JSON_MAX_BYTES) {
     throw new QuireError('engine_memory_exceeded', 'The merged page list is too large to read', {
       extras: { limit_bytes: JSON_MAX_BYTES },
     });
   }
-  const text = await readAt(file, offset, next - offset);
+  const text = readAt(file, offset, next - offset);
   const [num, gen] = ref.split(' ');
   const body = new RegExp(`^${num} ${gen} obj\\s([^]*)\\sendobj\\s*$`).exec(text);
   if (!body) throw notAsWritten(`object ${ref}`);
@@ -57,19 +62,19 @@ function entry(entries: ReturnType<typeof dictEntries>, key: string): string | u
 
 /** Reads `pdf`'s layout; `expectedPages` guards against a page tree that is not one flat /Kids. */
 export async function readWrittenPdf(pdf: string, expectedPages: number): Promise<WrittenPdf> {
-  const file = await open(pdf, 'r');
+  const file = openSync(pdf, 'r');
   try {
-    return await layout(file, expectedPages);
+    return layout(file, expectedPages);
   } catch (error) {
     throw error instanceof QuireError ? error : notAsWritten((error as Error).message);
   } finally {
-    await file.close();
+    closeSync(file);
   }
 }
 
-async function layout(file: FileHandle, expectedPages: number): Promise<WrittenPdf> {
-  const { size: length } = await file.stat();
-  const tail = await readAt(file, Math.max(0, length - TAIL_BYTES), Math.min(length, TAIL_BYTES));
+function layout(file: Fd, expectedPages: number): WrittenPdf {
+  const { size: length } = fstatSync(file);
+  const tail = readAt(file, Math.max(0, length - TAIL_BYTES), Math.min(length, TAIL_BYTES));
   const end = startxrefOf(tail);
   const trailerAt = tail.lastIndexOf('trailer');
   if (!end || trailerAt < 0) throw notAsWritten('trailer');
@@ -80,26 +85,24 @@ async function layout(file: FileHandle, expectedPages: number): Promise<WrittenP
   if (entry(trailer, '/Prev') || entry(trailer, '/Encrypt')) throw notAsWritten('updated or encrypted');
 
   const startxref = end.offset;
-  const head = xrefHead(await readAt(file, startxref, 32));
+  const head = xrefHead(readAt(file, startxref, 32));
   if (!head || head.count !== size) throw notAsWritten('xref table');
-  const offsetOf = async (num: number) => {
+  const offsetOf = (num: number) => {
     if (num === size) return startxref;
-    const at = entryOffset(
-      await readAt(file, startxref + head.length + num * XREF_ENTRY_BYTES, XREF_ENTRY_BYTES),
-    );
+    const at = entryOffset(readAt(file, startxref + head.length + num * XREF_ENTRY_BYTES, XREF_ENTRY_BYTES));
     if (at === undefined) throw notAsWritten(`xref entry ${num}`);
     return at;
   };
-  const object = async (ref: string) => {
+  const object = (ref: string) => {
     const num = Number(ref.split(' ')[0]);
     if (num < 1 || num >= size) throw notAsWritten(`object ${ref}`);
-    return objectAt(file, ref, await offsetOf(num), await offsetOf(num + 1));
+    return objectAt(file, ref, offsetOf(num), offsetOf(num + 1));
   };
 
-  const catalog = await object(root);
+  const catalog = object(root);
   const pagesRef = entry(dictEntries(catalog), '/Pages');
   if (!pagesRef || !/^\d+ \d+ R$/.test(pagesRef)) throw notAsWritten('catalog');
-  const tree = dictEntries(await object(pagesRef));
+  const tree = dictEntries(object(pagesRef));
   const kids = /^\[([\d\sR]*)\]$/.exec(entry(tree, '/Kids') ?? '');
   const pages = kids?.[1]?.match(/\d+\s+\d+\s+R/g)?.map((ref) => ref.replace(/\s+/g, ' ')) ?? [];
   if (pages.length !== expectedPages || Number(entry(tree, '/Count')) !== expectedPages) {

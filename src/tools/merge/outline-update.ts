@@ -1,7 +1,7 @@
 // Writes a merged outline into the file qpdf wrote as an incremental update (PDF 32000-1 §7.5.6):
 // new outline objects, a copy of the catalog pointing at them, an xref section and a trailer whose
 // /Prev is qpdf's xref. Appending costs what the outline weighs, not what the document weighs.
-import { appendFile } from 'node:fs/promises';
+import { appendFileSync } from 'node:fs';
 import { dictEntries } from '../framework/pdf-dict.js';
 import type { WrittenPdf } from '../framework/written-pdf.js';
 import type { OutlineNode } from './merge-outlines.js';
@@ -106,5 +106,6 @@ export async function appendOutline(
     `trailer\n<< /Size ${size} /Root ${layout.root} /Prev ${layout.startxref}${layout.id ? ` /ID ${layout.id}` : ''} >>\n`,
     `startxref\n${at}\n%%EOF\n`,
   );
-  await appendFile(pdf, chunks.join(''), 'latin1');
+  // One write of a few KB to a file in the page cache: on this thread, not a thread-pool round trip.
+  appendFileSync(pdf, chunks.join(''), 'latin1');
 }
