@@ -10,8 +10,10 @@ import {
   closeSync,
   constants,
   createReadStream,
+  fstatSync,
   linkSync,
   openSync,
+  readSync,
   renameSync,
   rmdirSync,
   statSync,
@@ -19,7 +21,7 @@ import {
 } from 'node:fs';
 import { access, copyFile, rm } from 'node:fs/promises';
 import path from 'node:path';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { assertValidKey, BlobNotFoundError } from './keys.js';
 import { CHUNK_BYTES, fill, inDirectory } from './local-write.js';
 import { signFileToken } from './signed-url.js';
@@ -39,6 +41,9 @@ export interface LocalBlobStoreOptions {
   /** Absolute origin for links (e.g. https://pdf.example.com); links are relative when empty. */
   publicBaseUrl?: string;
 }
+
+/** Objects up to this size are read whole by `get` on this thread (readIfSmall says why). */
+const SMALL_READ_BYTES = 256 * 1024;
 
 /** errno codes meaning "a hard link cannot be made here", where a copy must do instead. */
 const NO_LINK = new Set(['EXDEV', 'EPERM', 'EMLINK', 'ENOTSUP', 'EOPNOTSUPP']);
@@ -87,6 +92,10 @@ export class LocalBlobStore implements BlobStore {
       fd = openSync(this.pathOf(key), 'r');
     } catch (error) {
       throw isMissing(error) ? new BlobNotFoundError(key) : error;
+    }
+    if (!range) {
+      const small = readIfSmall(fd);
+      if (small) return Readable.from([small], { objectMode: false });
     }
     return createReadStream('', {
       fd,
@@ -187,6 +196,35 @@ export class LocalBlobStore implements BlobStore {
         return;
       }
     }
+  }
+}
+
+/**
+ * A whole object of at most SMALL_READ_BYTES, read on this thread and `fd` closed; undefined (and
+ * `fd` left open) for a larger one. A small job's result or input was written moments ago and is in
+ * the page cache: one read here costs µs, where a stream costs a thread-pool round trip for each
+ * read, the read that finds the end and the close.
+ */
+function readIfSmall(fd: number): Buffer | undefined {
+  let size: number;
+  try {
+    size = fstatSync(fd).size;
+  } catch (error) {
+    closeQuietly(fd);
+    throw error;
+  }
+  if (size > SMALL_READ_BYTES) return undefined;
+  try {
+    const buffer = Buffer.allocUnsafe(size);
+    let filled = 0;
+    while (filled < size) {
+      const read = readSync(fd, buffer, filled, size - filled, filled);
+      if (read === 0) break;
+      filled += read;
+    }
+    return buffer.subarray(0, filled);
+  } finally {
+    closeSync(fd);
   }
 }
 
