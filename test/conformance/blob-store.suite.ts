@@ -84,6 +84,14 @@ export function describeBlobStoreConformance(
       expect((await store.stat('jobs/job_1/input-0'))?.size).toBe(body.bytes.length);
     });
 
+    test('get of a small object (a job-sized PDF, read whole by the local store) gives its exact bytes', async () => {
+      const body = chunkedBody(78_000);
+      await store.put('jobs/job_2/result-a', body.stream());
+      const read = await buffer(await store.get('jobs/job_2/result-a'));
+      expect(read.equals(body.bytes)).toBe(true);
+      expect(read.length).toBe(78_000);
+    });
+
     test('an empty stream makes an empty object', async () => {
       expect(await store.put('empty', Readable.from([]))).toEqual({
         size: 0,

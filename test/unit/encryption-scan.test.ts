@@ -30,6 +30,15 @@ describe('scanProtection', () => {
     expect(await scanProtection(fileWith(key, at))).toEqual(expected);
   });
 
+  it.each([
+    ['/Encrypt', 0],
+    ['/Encrypt', 200_000 - 8],
+    ['/ByteRange', 200_000 - 10],
+  ])('finds %s at byte %i of a small file, read whole in one read', async (key, at) => {
+    const expected = { encrypted: key === '/Encrypt', signed: key === '/ByteRange' };
+    expect(await scanProtection(fileWith(key, at, 200_000))).toEqual(expected);
+  });
+
   it('finds both in one file, and nothing in an empty one', async () => {
     const file = path.join(dir, 'both.pdf');
     writeFileSync(file, '%PDF-1.7\n1 0 obj <</ByteRange [0 1 2 3]>> endobj trailer <</Encrypt 5 0 R>>');
