@@ -4,6 +4,8 @@
 import { writeFile } from 'node:fs/promises';
 import { Type } from '@sinclair/typebox';
 import { PROFILES, type ProfileName } from '../engines/verapdf/report.js';
+import { QuireError } from '../errors/quire-error.js';
+import { scanProtection } from './framework/encryption-rule.js';
 import { engineCall } from './framework/engine-call.js';
 import { onlyPdf } from './framework/inputs.js';
 import { outputName, workFile } from './framework/output-name.js';
@@ -45,11 +47,12 @@ export const validateTool = defineTool({
     const profile = ctx.options.profile ?? 'auto';
     const flavour = profile === 'auto' ? 'auto' : PROFILES[profile];
     // The upload as received, not qpdf's repaired copy: the verdict is on the caller's file.
-    const reports = await ctx.engines.verapdf.validate(
-      input.repairedFrom ?? input.path,
-      flavour,
-      engineCall(ctx),
-    );
+    const file = input.repairedFrom ?? input.path;
+    const reports = await ctx.engines.verapdf
+      .validate(file, flavour, engineCall(ctx))
+      .catch(async (error: unknown) => {
+        throw (await undecrypted(error, file)) ?? error;
+      });
     const compliant = reports.every((r) => r.compliant);
     const output = workFile(ctx.workDir, 'validation', 'json');
     const body = { validator: `veraPDF ${ctx.engines.verapdf.version}`, compliant, profiles: reports };
@@ -67,3 +70,19 @@ export const validateTool = defineTool({
     };
   },
 });
+
+/**
+ * veraPDF's parse failure on an encrypted file qpdf has just opened is its decryption, not the file:
+ * it opens most AES-256 (R6) files protected by an owner password only, but on some of them (one in
+ * a dozen or so, by their random salts) it decrypts wrongly and then cannot parse what it got. That
+ * is the same refusal as its own "encrypted" one, with the way out: the owner password as `password`
+ * validates a copy qpdf decrypted.
+ */
+async function undecrypted(error: unknown, file: string): Promise<QuireError | undefined> {
+  if (!(error instanceof QuireError) || error.code !== 'pdf_corrupt') return undefined;
+  if (!(await scanProtection(file)).encrypted) return undefined;
+  return new QuireError(
+    'pdf_encrypted',
+    'veraPDF could not decrypt this PDF; give its owner password as `password` to validate a decrypted copy',
+  );
+}

@@ -79,8 +79,9 @@ describe('every tool that takes a PDF keeps its encryption or says it removed it
     const outcomes: string[] = [];
     for (const { label, id, kind, source } of submitted) {
       const job = await quire.client.waitFor(id, 240);
-      // validate reads the file as uploaded; veraPDF decrypts no AES-256 (R6) file, so it refuses the
-      // owner-password one rather than judge something else (docs/tools.md, validate).
+      // validate reads the file as uploaded; veraPDF decrypts most AES-256 (R6) owner-password files
+      // but not all (by their random salts), and refuses those rather than judge something else
+      // (docs/tools.md, validate).
       const refused = job.tool === 'validate' && kind === 'owner' && job.status === 'failed';
       if (refused) {
         expect((job.error as { code?: string } | undefined)?.code, label).toBe('pdf_encrypted');

@@ -185,6 +185,19 @@ describe('validate against veraPDF run directly', () => {
     expect(await refusal('qpdf__append-xref-loop.pdf', 'auto')).toBe('pdf_corrupt');
   }, 120_000);
 
+  it('refuses an owner-password file veraPDF decrypts wrongly with pdf_encrypted, not pdf_corrupt', async () => {
+    // A one-page PDF made here with object streams, encrypted by `qpdf --encrypt '' <owner> 256`: on
+    // some random salts veraPDF derives a wrong key, and the objects it decrypts do not parse.
+    const file = path.resolve('test/fixtures/verapdf-misdecrypted-r6.pdf');
+    const direct = await engines.verapdf.validate(file, 'auto', { workDir: path.dirname(file) }).then(
+      () => 'validated',
+      (err: unknown) => (err as { code?: string }).code,
+    );
+    expect(direct, 'veraPDF alone cannot parse it').toBe('pdf_corrupt');
+    expect(execFileSync('qpdf', ['--show-encryption', file], { encoding: 'utf8' })).toMatch(/^R = 6$/m);
+    expect(await refusal(file, 'auto')).toBe('pdf_encrypted');
+  }, 120_000);
+
   it('gives each tagged file the PDF/UA-1 verdict and failed rules, with clause, description, count and pages', async () => {
     for (const row of tagged) {
       const expected = direct.ua1.get(corpus(row.file)) ?? [];
