@@ -248,6 +248,9 @@ export class JobService {
   private async ended(job: JobRecord, ended: JobRecord, onRecorded: OnRecorded): Promise<void> {
     onRecorded();
     this.deps.events.emit({ jobId: job.id, kind: 'terminal', job: ended });
+    // The waiters it woke answer first (POST /run sends its result from there); the inputs' deletes
+    // and their write run in the event loop's next turn.
+    await new Promise((resolve) => setImmediate(resolve));
     await this.dropInputs(job);
   }
 

@@ -95,7 +95,7 @@ export async function runJob(
   };
   let terminal = false;
   const running = new RunningStep(claim, service);
-  let workDirRemoved: Promise<void> | undefined;
+  let workDir: string | undefined;
   try {
     if (hasPendingImports(claim))
       await phases.transfer(() =>
@@ -104,14 +104,8 @@ export async function runJob(
     const result = await phases.engine(async () => {
       // Opened and removed here rather than through withWorkDir, so the job's run is not a callback
       // of process/ (docs/architecture.md, "The call path of a job").
-      const workDir = openWorkDir(deps.config.tmpDir);
-      try {
-        return await execute(claim, workDir, signal, { progress, writer, running }, deps, limits);
-      } finally {
-        // The files go now (removeWorkDir unlinks them before it first waits); the directory's
-        // rmdir runs beside the terminal write and is awaited after it, in the `finally` below.
-        workDirRemoved = removeWorkDir(workDir);
-      }
+      workDir = openWorkDir(deps.config.tmpDir);
+      return execute(claim, workDir, signal, { progress, writer, running }, deps, limits);
     });
     if (job.transfers.export) await phases.transfer(() => exportResult(claim, result, signal, deps));
     terminal = await service.complete(claim, result, retentionOf(claim, limits), ended('succeeded'));
@@ -134,8 +128,10 @@ export async function runJob(
     }
   } finally {
     writer.stop();
-    // A leftover directory is the stale-dir sweep's (removeStaleWorkDirs), as after a kill.
-    await workDirRemoved?.catch(() => log.warn('work dir not removed'));
+    // After the terminal write, so a waiter's answer (POST /run's result) goes out first: the
+    // result is already the blob store's. A leftover directory is the stale-dir sweep's
+    // (removeStaleWorkDirs), as after a kill.
+    if (workDir) await removeWorkDir(workDir).catch(() => log.warn('work dir not removed'));
   }
 }
 
