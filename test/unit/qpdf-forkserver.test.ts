@@ -119,19 +119,32 @@ describe('a qpdf command line through the forkserver answers as the qpdf program
   });
 });
 
+/** Field `index` (0 = state, 1 = parent, 2 = process group) of a live process's stat; NaN when gone. */
+function statField(pid: number, index: number): number | string {
+  try {
+    const field = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[index]!;
+    return index === 0 ? field : Number(field);
+  } catch {
+    return Number.NaN;
+  }
+}
+
 /** Processes whose parent is `pid`. */
 function childrenOf(pid: number): number[] {
   return readdirSync('/proc')
     .filter((entry) => /^\d+$/.test(entry))
     .map(Number)
-    .filter((child) => {
-      try {
-        return Number(readFileSync(`/proc/${child}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]) === pid;
-      } catch {
-        return false;
-      }
-    });
+    .filter((child) => statField(child, 1) === pid);
 }
+
+/**
+ * The forkserver's children that are runs: a run leads its own process group (run.c), the spare
+ * waiting for the next one is still in the forkserver's (spare.c).
+ */
+const runsOf = (server: number) => childrenOf(server).filter((pid) => statField(pid, 2) === pid);
+/** The forkserver's spare, if one is waiting. */
+const spareOf = (server: number) =>
+  childrenOf(server).find((pid) => statField(pid, 2) !== pid && statField(pid, 0) !== 'Z');
 
 function cmdline(pid: number): string {
   try {
@@ -168,13 +181,41 @@ describe('caps and kills', () => {
     // The child is looked for every 5 ms: it prints nothing before it is killed.
     let running: number[] = [];
     const watch = setInterval(() => {
-      if (running.length === 0) running = childrenOf(server);
+      if (running.length === 0) running = runsOf(server);
     }, 5);
     const slow = run('qpdf', ['--check', fifo], options(QPDF_FORKSERVER, { timeoutMs: 1_000 }));
     await expect(slow).rejects.toMatchObject({ code: 'timeout' });
     clearInterval(watch);
     expect(running.length).toBe(1);
     await eventually(() => !isAlive(running[0]!));
+    expect(isAlive(server)).toBe(true);
+  });
+
+  it('runs a request in the spare forked before it, and forks the next spare at once', async () => {
+    await run('qpdf', ['--show-npages', small], options(QPDF_FORKSERVER));
+    const server = ourForkServer()!;
+    let spare: number | undefined;
+    expect(await eventually(() => (spare = spareOf(server)) !== undefined)).toBe(true);
+    const fifo = path.join(dir, 'never-written-spare.pdf');
+    spawnSync('mkfifo', [fifo]);
+    const slow = run('qpdf', ['--check', fifo], options(QPDF_FORKSERVER, { timeoutMs: 1_500 }));
+    // The spare became the run (its own process group), and another spare waits.
+    expect(await eventually(() => runsOf(server).includes(spare!))).toBe(true);
+    expect(await eventually(() => (spareOf(server) ?? spare) !== spare)).toBe(true);
+    await expect(slow).rejects.toMatchObject({ code: 'timeout' });
+    expect(await eventually(() => !isAlive(spare!))).toBe(true);
+  });
+
+  it('a spare killed while it waits is replaced; the next run answers as before', async () => {
+    await run('qpdf', ['--show-npages', small], options(QPDF_FORKSERVER));
+    const server = ourForkServer()!;
+    let spare: number | undefined;
+    expect(await eventually(() => (spare = spareOf(server)) !== undefined)).toBe(true);
+    process.kill(spare!, 'SIGKILL');
+    expect(await eventually(() => !isAlive(spare!))).toBe(true);
+    const result = await run('qpdf', ['--show-npages', fourteen], options(QPDF_FORKSERVER));
+    expect(result).toMatchObject({ exitCode: 0, stdout: '14\n' });
+    expect(await eventually(() => (spareOf(server) ?? spare) !== spare)).toBe(true);
     expect(isAlive(server)).toBe(true);
   });
 

@@ -124,12 +124,17 @@ export class ForkServer {
       } else if (type === 0x6f /* o */) handlers.output('stdout', payload);
       else if (type === 0x65 /* e */) handlers.output('stderr', payload);
       else if (type === 0x78 /* x */) {
+        // The child's own (its run returned) or the forkserver's after the reap: the first counts,
+        // and the run is over at once; the connection is done with.
+        if (exit) return;
         const code = payload.readInt32BE(0);
         const signal = payload.readInt32BE(4);
         exit = {
           code: code < 0 ? null : code,
           signal: signal < 0 ? null : (SIGNAL_NAMES.get(signal) ?? null),
         };
+        handlers.exited(exit.code, exit.signal);
+        connection.destroy();
       } else if (type === 0x66 /* f */) failure = `the forkserver could not fork: ${payload.toString()}`;
     };
     connection.on('connect', () => connection.end(request));
@@ -149,7 +154,7 @@ export class ForkServer {
       if (pid === undefined && exit === undefined) failure ??= `forkserver: ${error.code ?? error.message}`;
     });
     connection.on('close', () => {
-      if (exit) return handlers.exited(exit.code, exit.signal);
+      if (exit) return;
       if (pid === undefined && failure?.startsWith('forkserver:')) {
         this.ready = undefined;
         return handlers.unavailable();

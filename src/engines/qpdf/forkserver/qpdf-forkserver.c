@@ -17,7 +17,9 @@
  *   number of environment entries N, N entries "NAME=value", then argv (argv[0] names the program).
  * Answer, on the same connection, as frames of a type byte and a 4-byte big-endian length:
  *   'p' the child's pid (4 bytes), first; 'o' stdout and 'e' stderr bytes, in order;
- *   'x' when the child is gone: exit code and signal number (4 bytes each, -1 when not applicable).
+ *   'x' the exit: code and signal number (4 bytes each, -1 when not applicable), sent by the child
+ *   itself when its run returns (flushed, just before it exits), and by the forkserver when it has
+ *   reaped the child; the first one counts, and the forkserver's is the only one after a signal.
  * A child that cannot set up (cwd, limits) writes why on 'e' and exits 126, as quire-exec does.
  * Built by scripts/build-helpers.sh against the libqpdf of the installed qpdf.
  */
@@ -36,7 +38,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define MAX_REQUEST (4u << 20)
 #define MAX_RUNS 4096
 
 struct run {
@@ -47,7 +48,7 @@ static struct run runs[MAX_RUNS];
 
 /* ---- the forkserver ---- */
 
-static int read_all(int fd, void *data, size_t len) {
+int read_all(int fd, void *data, size_t len) {
   char *p = data;
   while (len > 0) {
     ssize_t n = read(fd, p, len);
@@ -60,7 +61,7 @@ static int read_all(int fd, void *data, size_t len) {
 }
 
 /* Splits the request into its fields in place; returns their number, or 0 when it is malformed. */
-static size_t split(char *request, size_t len, char **fields, size_t max) {
+size_t split_request(char *request, size_t len, char **fields, size_t max) {
   if (len == 0 || request[len - 1] != '\0') return 0;
   size_t count = 0;
   for (size_t at = 0; at < len; at += strlen(request + at) + 1) {
@@ -96,14 +97,16 @@ static void start(int conn, pid_t server) {
       (len = (uint32_t)head[0] << 24 | (uint32_t)head[1] << 16 | (uint32_t)head[2] << 8 | head[3]) > 0 &&
       len <= MAX_REQUEST && (request = malloc(len + 1)) && read_all(conn, request, len) == 0 &&
       (fields = calloc(len + 1, sizeof *fields))) {
-    count = split(request, len, fields, len);
+    count = split_request(request, len, fields, len);
   }
   if (count == 0) {
     const char *why = "quire-qpdf-forkserver: refused a malformed request\n";
     send_frame(conn, 'e', why, strlen(why));
     close(conn);
   } else {
-    pid_t pid = fork();
+    /* The spare if there is one (spare.c), else a fork on the spot. */
+    pid_t pid = spare_hand(conn, request, len);
+    if (pid < 0) pid = fork();
     if (pid == 0) run_child(conn, server, fields, count);
     if (pid < 0) {
       const char *why = strerror(errno);
@@ -116,12 +119,14 @@ static void start(int conn, pid_t server) {
   }
   free(fields);
   free(request);
+  spare_start(server);
 }
 
 static void reap(void) {
   int status;
   pid_t pid;
   while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+    if (spare_reaped(pid)) continue;
     for (int i = 0; i < MAX_RUNS; i++) {
       if (runs[i].pid != pid) continue;
       unsigned char exit_bytes[8];
@@ -167,6 +172,7 @@ int main(int argc, char **argv) {
   if (write_all(1, "ready\n", 6) != 0) return 1;
 
   pid_t self = getpid();
+  spare_start(self);
   struct pollfd watched[2] = {{.fd = listener, .events = POLLIN}, {.fd = children, .events = POLLIN}};
   for (;;) {
     if (poll(watched, 2, -1) < 0) {
