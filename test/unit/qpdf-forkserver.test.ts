@@ -146,6 +146,12 @@ const runsOf = (server: number) => childrenOf(server).filter((pid) => statField(
 const spareOf = (server: number) =>
   childrenOf(server).find((pid) => statField(pid, 2) !== pid && statField(pid, 0) !== 'Z');
 
+/** The spare once one waits (it is forked right after the forkserver starts and after each handover). */
+async function waitForSpare(server: number): Promise<number> {
+  expect(await eventually(() => spareOf(server) !== undefined)).toBe(true);
+  return spareOf(server)!;
+}
+
 function cmdline(pid: number): string {
   try {
     return readFileSync(`/proc/${pid}/cmdline`, 'utf8');
@@ -194,25 +200,23 @@ describe('caps and kills', () => {
   it('runs a request in the spare forked before it, and forks the next spare at once', async () => {
     await run('qpdf', ['--show-npages', small], options(QPDF_FORKSERVER));
     const server = ourForkServer()!;
-    let spare: number | undefined;
-    expect(await eventually(() => (spare = spareOf(server)) !== undefined)).toBe(true);
+    const spare = await waitForSpare(server);
     const fifo = path.join(dir, 'never-written-spare.pdf');
     spawnSync('mkfifo', [fifo]);
     const slow = run('qpdf', ['--check', fifo], options(QPDF_FORKSERVER, { timeoutMs: 1_500 }));
     // The spare became the run (its own process group), and another spare waits.
-    expect(await eventually(() => runsOf(server).includes(spare!))).toBe(true);
+    expect(await eventually(() => runsOf(server).includes(spare))).toBe(true);
     expect(await eventually(() => (spareOf(server) ?? spare) !== spare)).toBe(true);
     await expect(slow).rejects.toMatchObject({ code: 'timeout' });
-    expect(await eventually(() => !isAlive(spare!))).toBe(true);
+    expect(await eventually(() => !isAlive(spare))).toBe(true);
   });
 
   it('a spare killed while it waits is replaced; the next run answers as before', async () => {
     await run('qpdf', ['--show-npages', small], options(QPDF_FORKSERVER));
     const server = ourForkServer()!;
-    let spare: number | undefined;
-    expect(await eventually(() => (spare = spareOf(server)) !== undefined)).toBe(true);
-    process.kill(spare!, 'SIGKILL');
-    expect(await eventually(() => !isAlive(spare!))).toBe(true);
+    const spare = await waitForSpare(server);
+    process.kill(spare, 'SIGKILL');
+    expect(await eventually(() => !isAlive(spare))).toBe(true);
     const result = await run('qpdf', ['--show-npages', fourteen], options(QPDF_FORKSERVER));
     expect(result).toMatchObject({ exitCode: 0, stdout: '14\n' });
     expect(await eventually(() => (spareOf(server) ?? spare) !== spare)).toBe(true);

@@ -23,6 +23,11 @@ export interface QuireOptions {
   tusThresholdBytes?: number;
   /** Where upload URLs are remembered for resuming (default $XDG_STATE_HOME/quire/tus-uploads.json). */
   uploadStore?: string;
+  /**
+   * Bytes per tus PATCH (default: the whole file in one, streamed); set it behind a proxy that
+   * limits a request's body, e.g. 100 MB at Cloudflare.
+   */
+  tusChunkBytes?: number;
   fetch?: typeof fetch;
 }
 
@@ -68,6 +73,7 @@ export class Quire {
       this.#transport,
       options.tusThresholdBytes ?? DEFAULT_TUS_THRESHOLD,
       options.uploadStore ?? defaultUploadStore(),
+      options.tusChunkBytes,
     );
     this.jobs = new Jobs(this.#transport, api, this.uploads);
     this.batches = new Batches(this.#transport, api, this.jobs);

@@ -247,6 +247,30 @@ describe('the TypeScript SDK', () => {
     }
   }, 120_000);
 
+  it('sends a tus upload in one streamed PATCH by default, and in tusChunkBytes pieces when set', async () => {
+    const patches = async () => {
+      const text = await (await fetch(new URL('/metrics', server.url))).text();
+      return text
+        .split('\n')
+        .filter((l) => l.startsWith('quire_http_request_duration_seconds_count{method="PATCH"'))
+        .reduce((sum, l) => sum + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
+    };
+    const size = (await readFile(PDF)).length;
+    const before = await patches();
+    const whole = await quire.uploads.upload(PDF);
+    expect(await patches()).toBe(before + 1);
+    const chunked = new Quire({
+      url: server.url,
+      apiKey: key,
+      uploadStore: path.join(dir, 'tus-chunked.json'),
+      tusChunkBytes: 10_000,
+    });
+    const pieces = await chunked.uploads.upload(PDF);
+    expect(await patches()).toBe(before + 1 + Math.ceil(size / 10_000));
+    for (const upload of [whole, pieces])
+      expect(await quire.uploads.status(upload.id)).toEqual({ offset: size, length: size });
+  });
+
   it('gives up waiting after timeoutMs with a QuireError `timeout`, and the job goes on', async () => {
     const job = await quire.jobs.create({ tool: 'ocr', inputs: [PDF] });
     const error = await quire.jobs.wait(job.id, { timeoutMs: 1, poll: true }).catch((e: unknown) => e);
