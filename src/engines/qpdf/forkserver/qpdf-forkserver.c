@@ -119,10 +119,9 @@ static void start(int conn, pid_t server) {
   }
   free(fields);
   free(request);
-  spare_start(server);
 }
 
-static void reap(void) {
+static void reap(pid_t server) {
   int status;
   pid_t pid;
   while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
@@ -138,6 +137,9 @@ static void reap(void) {
       break;
     }
   }
+  /* The next spare is forked once a run has ended, not beside it: on two cores its fork and warm-up
+     would take the CPU the run it follows is using. */
+  spare_start(server);
 }
 
 int main(int argc, char **argv) {
@@ -183,7 +185,7 @@ int main(int argc, char **argv) {
       struct signalfd_siginfo info;
       while (read(children, &info, sizeof info) == sizeof info) {
       }
-      reap();
+      reap(self);
     }
     if (watched[0].revents & POLLIN) {
       int conn = accept4(listener, NULL, NULL, SOCK_CLOEXEC);
