@@ -1,11 +1,11 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LineBuffer } from '../../src/process/line-buffer.js';
 import { run, throwIfLimitHit } from '../../src/process/runner.js';
-import { withWorkDir, writeSecretFile } from '../../src/process/work-dir.js';
+import { openWorkDir, removeWorkDir, withWorkDir, writeSecretFile } from '../../src/process/work-dir.js';
 import { eventually, isAlive } from '../support/process-state.js';
 
 let dir: string;
@@ -161,6 +161,30 @@ describe('withWorkDir and writeSecretFile', () => {
     });
     await expect(stat(seen)).rejects.toMatchObject({ code: 'ENOENT' });
     expect(readFileSync(path.join(outside, 'keep.txt'), 'utf8')).toBe('keep');
+  });
+
+  it('hands a job the dir made ahead after the last one, empty and 0700, and never one older than 200 ms', async () => {
+    const parent = path.join(dir, `ahead-${Date.now()}`);
+    const first = openWorkDir(parent);
+    const others = () => readdirSync(parent).filter((name) => path.join(parent, name) !== first);
+    expect(await eventually(() => others().length === 1)).toBe(true);
+    // Made on a pool thread: its callback, which offers it, runs after it appears on disk.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const ahead = path.join(parent, others()[0]!);
+    const second = openWorkDir(parent);
+    expect(second).toBe(ahead);
+    expect(readdirSync(second)).toEqual([]);
+    expect((await stat(second)).mode & 0o777).toBe(0o700);
+    // Left waiting past its age, the one made ahead after `second` is removed, not handed out.
+    expect(await eventually(() => readdirSync(parent).length === 3)).toBe(true);
+    const stale = readdirSync(parent)
+      .map((name) => path.join(parent, name))
+      .find((d) => d !== first && d !== second)!;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    const third = openWorkDir(parent);
+    expect(third).not.toBe(stale);
+    expect(await eventually(() => !existsSync(stale))).toBe(true);
+    for (const work of [first, second, third]) await removeWorkDir(work);
   });
 
   it('removes the dir when the work throws', async () => {
