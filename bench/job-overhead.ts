@@ -8,7 +8,7 @@ import { pathToFileURL } from 'node:url';
 import { BenchClient, type FlowMode, type FlowTiming, metricSum, scrapeMetrics } from './support/client.js';
 import { RssSampler, readMemory } from './support/memory.js';
 import { corpusFile, QPDF_OK, repoRoot } from './support/paths.js';
-import { descendants, ownCpuMs } from './support/process-tree.js';
+import { descendants, ownCpuMs, parentOf } from './support/process-tree.js';
 import { runRawOk } from './support/raw.js';
 import { startServer } from './support/server.js';
 import { fmt, jobsPerSecond, MiB, median, percentile } from './support/stats.js';
@@ -79,8 +79,16 @@ function descendantsRunning(pid: number, part: string): number[] {
 
 /** The service's engine spawner (src/process/spawner/): the Node child of the server that runs main.js. */
 const spawnerPids = (serverPid: number) => descendantsRunning(serverPid, 'process/spawner/main.js');
-/** The spawner's qpdf forkserver (src/engines/qpdf/forkserver/), when it is built. */
-const forkServerPids = (serverPid: number) => descendantsRunning(serverPid, 'quire-qpdf-forkserver');
+/**
+ * The spawner's qpdf forkserver (src/engines/qpdf/forkserver/), when it is built: the spawner's
+ * child, not its children (the spare waiting for the next run and the runs carry its command line).
+ */
+const forkServerPids = (serverPid: number) => {
+  const spawners = spawnerPids(serverPid);
+  return descendantsRunning(serverPid, 'quire-qpdf-forkserver').filter((pid) =>
+    spawners.includes(parentOf(pid) ?? -1),
+  );
+};
 
 /**
  * The service's own CPU so far: the server process, its spawner, which starts the engines for it, and

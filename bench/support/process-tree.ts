@@ -15,6 +15,12 @@ function parents(): Map<number, number> {
   return map;
 }
 
+/** The parent of `pid`, or undefined when it has ended. */
+export function parentOf(pid: number): number | undefined {
+  const fields = statFields(pid);
+  return fields ? Number(fields[1]) : undefined;
+}
+
 /** `pid` and every process below it. */
 export function descendants(pid: number): number[] {
   const map = parents();
