@@ -182,7 +182,12 @@ export class ForkServer {
         return resolve(undefined);
       }
       const socket = path.join(dir, 'socket');
-      const child = spawn(this.binary, [socket], { stdio: ['ignore', 'pipe', 'inherit'] });
+      // LD_BIND_NOW: every library's symbols are bound once, here, instead of lazily in each forked
+      // run, which would bind afresh the ones it calls first (the parent never called them).
+      const child = spawn(this.binary, [socket], {
+        stdio: ['ignore', 'pipe', 'inherit'],
+        env: { ...process.env, LD_BIND_NOW: '1' },
+      });
       this.running = { child, dir };
       const late = setTimeout(() => child.kill('SIGKILL'), READY_TIMEOUT_MS);
       let started = false;
