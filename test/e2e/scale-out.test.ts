@@ -10,7 +10,13 @@ import path from 'node:path';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, type JobBody } from '../support/client.js';
-import { descendants, processesMentioning, type QuireCluster, startCluster } from '../support/cluster.js';
+import {
+  descendants,
+  type ProcessRow,
+  processesMentioning,
+  type QuireCluster,
+  startCluster,
+} from '../support/cluster.js';
 import { corpusFile } from '../support/corpus.js';
 import { CHEAP_JOBS, type Expected, resultProblems } from '../support/job-mix.js';
 import { pageCount, qpdfCheckPasses, rotations, toFile } from '../support/pdf.js';
@@ -75,9 +81,10 @@ const slowJob = {
 const enginesOf = (pid: number) => {
   const all = descendants(pid);
   const node = new Set(all.filter((p) => p.args.startsWith(process.execPath)).map((p) => p.pid));
-  return all.filter(
-    (p) => !node.has(p.pid) && !(node.has(p.ppid) && p.args.includes('quire-qpdf-forkserver')),
-  );
+  // Not engines: the qpdf forkserver (the spawner's child) and its spare, which waits in the
+  // forkserver's process group for the next run (a run leads a group of its own).
+  const forkServer = (p: ProcessRow) => p.args.includes('quire-qpdf-forkserver');
+  return all.filter((p) => !node.has(p.pid) && !(forkServer(p) && (node.has(p.ppid) || p.pgid !== p.pid)));
 };
 
 describe.each(['s3', 'file'] as const)('two API processes and a worker, %s storage', (storage) => {

@@ -139,13 +139,21 @@ function labelled(label: string, text: string): string {
 }
 
 /** Every process below `pid` (children, grandchildren, …), with its arguments. */
-export function descendants(pid: number): Array<{ pid: number; ppid: number; args: string }> {
-  const table = execFileSync('ps', ['-eo', 'pid=,ppid=,args='], { encoding: 'utf8' })
+export interface ProcessRow {
+  pid: number;
+  ppid: number;
+  /** Process group: an engine run leads its own. */
+  pgid: number;
+  args: string;
+}
+
+export function descendants(pid: number): ProcessRow[] {
+  const table = execFileSync('ps', ['-eo', 'pid=,ppid=,pgid=,args='], { encoding: 'utf8' })
     .split('\n')
-    .map((line) => /^\s*(\d+)\s+(\d+)\s+(.*)$/.exec(line))
+    .map((line) => /^\s*(\d+)\s+(\d+)\s+(\d+)\s+(.*)$/.exec(line))
     .filter((m): m is RegExpExecArray => m !== null)
-    .map((m) => ({ pid: Number(m[1]), ppid: Number(m[2]), args: m[3] as string }));
-  const found: Array<{ pid: number; ppid: number; args: string }> = [];
+    .map((m) => ({ pid: Number(m[1]), ppid: Number(m[2]), pgid: Number(m[3]), args: m[4] as string }));
+  const found: ProcessRow[] = [];
   const parents = new Set([pid]);
   for (let grew = true; grew; ) {
     grew = false;
