@@ -80,19 +80,15 @@ function descendantsRunning(pid: number, part: string): number[] {
 /** The service's engine spawner (src/process/spawner/): the Node child of the server that runs main.js. */
 const spawnerPids = (serverPid: number) => descendantsRunning(serverPid, 'process/spawner/main.js');
 /**
- * The spawner's qpdf forkserver (src/engines/qpdf/forkserver/), when it is built: the spawner's
+ * The server's qpdf forkserver (src/engines/qpdf/forkserver/), when it is built: the server's own
  * child, not its children (the spare waiting for the next run and the runs carry its command line).
  */
-const forkServerPids = (serverPid: number) => {
-  const spawners = spawnerPids(serverPid);
-  return descendantsRunning(serverPid, 'quire-qpdf-forkserver').filter((pid) =>
-    spawners.includes(parentOf(pid) ?? -1),
-  );
-};
+const forkServerPids = (serverPid: number) =>
+  descendantsRunning(serverPid, 'quire-qpdf-forkserver').filter((pid) => parentOf(pid) === serverPid);
 
 /**
  * The service's own CPU so far: the server process, its spawner, which starts the engines for it, and
- * the qpdf forkserver under the spawner, which forks qpdf runs (their own CPU, not the engines', which
+ * the qpdf forkserver the server asks itself, which forks qpdf runs (their own CPU, not the engines', which
  * are the work both sides do: a forked run's CPU is the forkserver's reaped children's). A process
  * replaced between two readings would lose its time, so the benchmark checks they stay the same.
  */

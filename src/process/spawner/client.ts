@@ -6,18 +6,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { QuireError } from '../../errors/quire-error.js';
 import { SETPRIV } from '../limits.js';
-import type { ClosedEvent, SpawnerEvent, SpawnRequest } from './protocol.js';
+import { startForkedHere } from './forked-here.js';
+import type { EngineHandlers, EngineStart, SpawnerEvent, SpawnRequest } from './protocol.js';
 
-export type EngineStart = Omit<SpawnRequest, 'type' | 'id'>;
-
-export interface EngineHandlers {
-  spawned(pid: number): void;
-  stdout(chunk: Buffer): void;
-  stderr(chunk: Buffer): void;
-  /** The engine could not start (an errno `code` such as ENOENT), or the spawner died under it. */
-  failed(error: NodeJS.ErrnoException): void;
-  closed(event: ClosedEvent): void;
-}
+export type { EngineHandlers, EngineStart } from './protocol.js';
 
 /**
  * The spawner's program beside this module once built. Tests run src/ through vitest, which Node
@@ -134,8 +126,18 @@ class Spawner {
 
 let current: Spawner | undefined;
 
-/** Hands one engine start to the spawner, starting one first if there is none (or it is dying). */
+/**
+ * Hands one engine start to the spawner, starting one first if there is none (or it is dying); a
+ * run through a forkserver is asked for here (forked-here.ts), and goes to the spawner the ordinary
+ * way only when the forkserver cannot take it.
+ */
 export function startEngine(request: EngineStart, handlers: EngineHandlers): void {
+  const { forkServer, ...ordinary } = request;
+  if (forkServer) startForkedHere({ ...request, forkServer }, handlers, () => viaSpawner(ordinary, handlers));
+  else viaSpawner(request, handlers);
+}
+
+function viaSpawner(request: EngineStart, handlers: EngineHandlers): void {
   if (!current?.usable) current = new Spawner();
   current.start(request, handlers);
 }

@@ -1,8 +1,9 @@
-// The engine spawner's side of a forkserver (src/engines/qpdf/forkserver/qpdf-forkserver.c): one
-// long-lived process per binary, started on first use, that forks a child per run instead of the
-// spawner starting the program anew. A run asks over its own connection to the forkserver's socket
-// and hears back the child's pid, its output and its exit as frames. When the forkserver cannot be
-// started or has gone, the run is started the ordinary way (main.ts); the service sees no difference.
+// The service's side of a forkserver (src/engines/qpdf/forkserver/qpdf-forkserver.c): one
+// long-lived process per binary, started on first use (forked-here.ts), that forks a child per run
+// instead of the engine spawner starting the program anew. A run asks over its own connection to the
+// forkserver's socket and hears back the child's pid, its output and its exit as frames. When the
+// forkserver cannot be started or has gone, the run is started the ordinary way, by the spawner
+// (main.ts); the service sees no difference.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import net from 'node:net';
@@ -10,12 +11,12 @@ import os from 'node:os';
 import path from 'node:path';
 import type { ForkServerCall } from './protocol.js';
 
-/** After this many failed starts the forkserver is given up for the spawner's lifetime. */
+/** After this many failed starts the forkserver is given up for the service's lifetime. */
 const MAX_STARTS_FAILED = 3;
 /** A forkserver not ready this long after its start is killed: its runs start the ordinary way. */
 const READY_TIMEOUT_MS = 5_000;
 const FRAME_HEAD_BYTES = 5;
-/** A socket directory's name: the spawner's pid, so one left by a spawner that is gone is known. */
+/** A socket directory's name: its owner's pid, so one left by a process that is gone is known. */
 const DIR_PREFIX = 'quire-forkserver-';
 const DIR_OWNER = /^quire-forkserver-(\d+)-/;
 
@@ -29,7 +30,7 @@ function isAlive(pid: number): boolean {
 }
 
 /**
- * Removes the socket directories of spawners that are gone: a SIGKILL (an OOM kill, a supervisor's
+ * Removes the socket directories of owners that are gone: a SIGKILL (an OOM kill, a supervisor's
  * last resort, the chaos tests) skips `close()`, and each would leave its empty directory behind.
  */
 function sweepOrphans(): void {

@@ -5,8 +5,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { killGroup } from '../process-group.js';
 import { HeadBuffer, TailBuffer } from '../stderr-tail.js';
-import { ForkServer } from './forkserver.js';
-import type { ClosedEvent, ForkServerCall, SpawnerEvent, SpawnerRequest, SpawnRequest } from './protocol.js';
+import type { ClosedEvent, SpawnerEvent, SpawnerRequest, SpawnRequest } from './protocol.js';
 
 /** Engine process groups still alive: killed when the service goes, however it goes. */
 const liveGroups = new Set<number>();
@@ -25,7 +24,7 @@ const RELAY_INTERVAL_MS = 20;
 /** Sent at once past this much, so a fast engine's output never piles up here. */
 const RELAY_MAX_BYTES = 64 * 1024;
 
-/** What a relay slows down while the IPC queue is long: the engine's pipe or its forkserver connection. */
+/** What a relay slows down while the IPC queue is long: the engine's pipe. */
 interface Pausable {
   pause(): unknown;
   resume(): unknown;
@@ -133,35 +132,9 @@ class Report {
   }
 }
 
+/** A run through a forkserver never comes here: the service asks the forkserver itself (forked-here.ts). */
 function start(request: SpawnRequest): void {
-  if (request.forkServer) startForked(request, request.forkServer);
-  else startSpawned(request);
-}
-
-/** Forkservers by binary, started on first use (forkserver.ts). */
-const forkServers = new Map<string, ForkServer>();
-
-function startForked(request: SpawnRequest, call: ForkServerCall): void {
-  let server = forkServers.get(call.binary);
-  if (!server) {
-    server = new ForkServer(call.binary);
-    forkServers.set(call.binary, server);
-  }
-  const report = new Report(request);
-  server.run(
-    { cwd: request.cwd, env: request.env, call },
-    {
-      unavailable: () => startSpawned(request),
-      spawned: (pid, connection) => {
-        report.spawned(pid);
-        report.follow('stdout', connection);
-        report.follow('stderr', connection);
-      },
-      output: (stream, chunk) => report.output(stream, chunk),
-      exited: (exitCode, signal) => report.closed(exitCode, signal),
-      failed: (message) => report.failed(undefined, message),
-    },
-  );
+  startSpawned(request);
 }
 
 function startSpawned(request: SpawnRequest): void {
@@ -212,7 +185,6 @@ function startSpawned(request: SpawnRequest): void {
 /** The service is gone: so are its engines, grandchildren included (their groups are killed whole). */
 function shutDown(): void {
   for (const pid of liveGroups) killGroup(pid);
-  for (const server of forkServers.values()) server.close();
   process.exit(0);
 }
 

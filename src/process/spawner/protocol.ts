@@ -18,7 +18,6 @@ export interface SpawnRequest {
   /** Send every chunk of the stream as it comes (the service splits it into lines for progress). */
   relayStdout: boolean;
   relayStderr: boolean;
-  forkServer?: ForkServerCall;
 }
 
 export type SpawnerRequest = SpawnRequest;
@@ -75,3 +74,19 @@ export interface ClosedEvent {
 }
 
 export type SpawnerEvent = SpawnedEvent | OutputEvent | FailedEvent | ClosedEvent;
+
+/**
+ * One engine start as the service hands it over (client.ts): a run that names a forkserver is asked
+ * of it by the service itself (forked-here.ts), so the spawner never sees `forkServer`.
+ */
+export type EngineStart = Omit<SpawnRequest, 'type' | 'id'> & { forkServer?: ForkServerCall };
+
+/** What the service hears of one run, however it was started. */
+export interface EngineHandlers {
+  spawned(pid: number): void;
+  stdout(chunk: Buffer): void;
+  stderr(chunk: Buffer): void;
+  /** The engine could not start (an errno `code` such as ENOENT), or the spawner died under it. */
+  failed(error: NodeJS.ErrnoException): void;
+  closed(event: ClosedEvent): void;
+}
