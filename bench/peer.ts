@@ -179,38 +179,18 @@ export async function peer(): Promise<BenchResult> {
         (await client.flow('merge', options, files)).totalMs;
       const peerMerge = (files: string[]) => async () =>
         (await peerClient.convert('/forms/pdfengines/merge', files)).ms;
+      /** A small merge against the peer's: more rounds and warm-up (SMALL_RUNS says why). */
+      const smallPair = (label: string, quire: () => Promise<number>, target?: number) =>
+        pair(label, SMALL_RUNS, quire, peerMerge(SMALL), pids, target, 'time', SMALL_WARM_UP);
       const mergeRows = async () => [
-        await pair(
-          'merge 2 small PDFs (POST /run)',
-          SMALL_RUNS,
-          merge(SMALL, {}),
-          peerMerge(SMALL),
-          pids,
-          1.0,
-          'time',
-          SMALL_WARM_UP,
-        ),
+        await smallPair('merge 2 small PDFs (POST /run)', merge(SMALL, {}), 1.0),
         // The peer's output: Gotenberg's qpdf merge keeps no bookmarks.
-        await pair(
+        await smallPair(
           'merge 2 small PDFs, bookmarks: none (POST /run)',
-          SMALL_RUNS,
           merge(SMALL, { bookmarks: 'none' }),
-          peerMerge(SMALL),
-          pids,
           1.0,
-          'time',
-          SMALL_WARM_UP,
         ),
-        await pair(
-          'merge 2 small PDFs (POST /jobs + Prefer: wait + download)',
-          SMALL_RUNS,
-          mergeJobFlow(SMALL, {}),
-          peerMerge(SMALL),
-          pids,
-          undefined,
-          'time',
-          SMALL_WARM_UP,
-        ),
+        await smallPair('merge 2 small PDFs (POST /jobs + Prefer: wait + download)', mergeJobFlow(SMALL, {})),
         await pair(
           'merge 10 corpus PDFs, bookmarks: none (POST /run)',
           RUNS,
