@@ -57,7 +57,7 @@ export interface ForkedRun {
 /** What a run reports; `unavailable` means "nothing was started: start it the ordinary way". */
 export interface ForkedHandlers {
   unavailable(): void;
-  spawned(pid: number, connection: net.Socket): void;
+  spawned(pid: number): void;
   output(stream: 'stdout' | 'stderr', chunk: Buffer): void;
   exited(exitCode: number | null, signal: NodeJS.Signals | null): void;
   failed(message: string): void;
@@ -121,7 +121,7 @@ export class ForkServer {
     const frame = (type: number, payload: Buffer) => {
       if (type === 0x70 /* p */) {
         pid = payload.readUInt32BE(0);
-        handlers.spawned(pid, connection);
+        handlers.spawned(pid);
       } else if (type === 0x6f /* o */) handlers.output('stdout', payload);
       else if (type === 0x65 /* e */) handlers.output('stderr', payload);
       else if (type === 0x78 /* x */) {
