@@ -101,14 +101,22 @@ function unwritten(buffers: Buffer[], bytesWritten: number): Buffer[] {
  * an ENOENT that outlasts the retries is the caller's own (a missing source) and is thrown.
  * Synchronous, like every metadata call of this store (local.ts says why).
  */
-export function inDirectory<T>(target: string, create: () => T): T {
+export function inDirectory<T>(
+  target: string,
+  create: () => T,
+  makeFolder: (folder: string) => void = makeFolderNow,
+): T {
   for (let attempt = 1; ; attempt++) {
     try {
       return create();
     } catch (error) {
       if ((error as NodeJS.ErrnoException | undefined)?.code !== 'ENOENT' || attempt >= MAX_ATTEMPTS)
         throw error;
-      mkdirSync(path.dirname(target), { recursive: true });
+      makeFolder(path.dirname(target));
     }
   }
+}
+
+export function makeFolderNow(folder: string): void {
+  mkdirSync(folder, { recursive: true });
 }

@@ -1,6 +1,6 @@
-// Blobs on local disk under one root directory. Objects appear atomically (written to a hidden
-// temporary file beside the target, then renamed), so a reader never sees half an object and a
-// failed upload leaves nothing behind. Bytes move asynchronously (streamed), except a small object's
+// Blobs on local disk under one root directory. Objects appear atomically (written to a temporary
+// file, hidden beside the target or made ahead beside the root (local-ahead.ts), then renamed), so a
+// reader never sees half an object and a failed upload leaves nothing behind. Bytes move asynchronously (streamed), except a small object's
 // whole read by `get` (readIfSmall); the calls on names
 // (open, close, link, rename, unlink, stat, mkdir, rmdir of one entry) are synchronous: on a local
 // disk each takes a few µs, while a thread-pool round trip costs the service 60–80 µs of CPU in
@@ -24,6 +24,7 @@ import { access, copyFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { assertValidKey, BlobNotFoundError } from './keys.js';
+import { FilesAhead } from './local-ahead.js';
 import { CHUNK_BYTES, fill, inDirectory } from './local-write.js';
 import { signFileToken } from './signed-url.js';
 import type {
@@ -53,23 +54,32 @@ export class LocalBlobStore implements BlobStore {
   private readonly root: string;
   private readonly baseUrl: string;
 
+  private readonly ahead: FilesAhead;
+
   constructor(
     root: string,
     private readonly options: LocalBlobStoreOptions,
   ) {
     this.root = path.resolve(root);
     this.baseUrl = (options.publicBaseUrl ?? '').replace(/\/+$/, '');
+    this.ahead = new FilesAhead(this.root);
   }
 
   async put(key: string, body: PutBody, options: PutOptions = {}): Promise<StoredBlob> {
     const target = this.pathOf(key);
-    const temp = createTemp(target);
+    // A file made ahead (local-ahead.ts) when one is ready, else one made now beside the target.
+    const temp = this.ahead.take() ?? createTemp(target);
     const hash = options.sha256 === false ? undefined : createHash('sha256');
     try {
       const size = await fill(temp.fd, body, hash);
       closeSync(temp.fd);
       temp.fd = -1;
-      renameSync(temp.path, target);
+      // The target's folder is made here when it is missing (a job's first file).
+      inDirectory(
+        target,
+        () => renameSync(temp.path, target),
+        (folder) => this.ahead.placeFolder(folder),
+      );
       return hash ? { size, sha256: hash.digest('hex') } : { size };
     } catch (error) {
       if (temp.fd >= 0) closeQuietly(temp.fd);

@@ -1,6 +1,7 @@
 // Runs the blob-store conformance suite on local disk, plus what only the local store promises:
 // files stay under the root, temp files and empty directories do not linger, and uploads on the
 // same disk are hard links rather than copies.
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -62,6 +63,43 @@ describe('local disk specifics', () => {
     });
     await expect(store.put('jobs/job_1/input-0', failing)).rejects.toThrow('reset');
     expect((await filesUnder(root)).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+  });
+
+  test('writes after the first take a file and a job folder made ahead beside the root', async () => {
+    const root = freshRoot();
+    const store = await openBlobStore(`file://${root}`, { secret });
+    const ahead = path.join(path.dirname(root), `.${path.basename(root)}-ahead-${process.pid}`);
+    await store.put('jobs/job_1/input-0', Readable.from([Buffer.from('first')]));
+    const made = async () => (await fs.readdir(ahead).catch(() => [])).length;
+    // Four files and two folders, made on a pool thread.
+    for (let i = 0; i < 100 && (await made()) < 6; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(await made()).toBe(6);
+    const inodes = await Promise.all(
+      (await fs.readdir(ahead)).map(async (f) => (await fs.stat(path.join(ahead, f))).ino),
+    );
+    await store.put('jobs/job_2/input-0', Readable.from([Buffer.from('second')]));
+    const written = path.join(root, 'jobs/job_2/input-0');
+    expect(inodes).toContain((await fs.stat(written)).ino);
+    expect(inodes).toContain((await fs.stat(path.dirname(written))).ino);
+    expect(await fs.readFile(written, 'utf8')).toBe('second');
+    expect(await filesUnder(root)).toEqual([
+      'jobs',
+      'jobs/job_1',
+      'jobs/job_1/input-0',
+      'jobs/job_2',
+      'jobs/job_2/input-0',
+    ]);
+    expect(await made()).toBeLessThanOrEqual(6);
+  });
+
+  test('a folder of files made ahead by a process that is gone is removed when a store opens', async () => {
+    const root = freshRoot();
+    const gone = spawnSync('true').pid!;
+    const left = path.join(path.dirname(root), `.${path.basename(root)}-ahead-${gone}`);
+    await fs.mkdir(left);
+    await fs.writeFile(path.join(left, 'stale'), '');
+    await openBlobStore(`file://${root}`, { secret });
+    await expect(fs.stat(left)).rejects.toMatchObject({ code: 'ENOENT' });
   });
 
   test('upload on the same disk is a hard link, not a copy', async () => {
