@@ -27,9 +27,22 @@ async function fdLimit(): Promise<number> {
   return Number(/Max open files\s+(\d+)/.exec(limits)?.[1] ?? 0);
 }
 
+/**
+ * The files the blob store holds: under its root, and the ones it made ahead beside it for the next
+ * uploads (blobs/local-ahead.ts), where an upload's partial file is written before its rename.
+ */
 async function storedFiles(server: TestServer): Promise<string[]> {
-  const root = path.join(server.dataDir, 'files');
-  const entries = await readdir(root, { recursive: true, withFileTypes: true }).catch(() => []);
+  const roots = [
+    path.join(server.dataDir, 'files'),
+    ...(await readdir(server.dataDir))
+      .filter((name) => name.startsWith('.files-ahead-'))
+      .map((name) => path.join(server.dataDir, name)),
+  ];
+  const entries = (
+    await Promise.all(
+      roots.map((root) => readdir(root, { recursive: true, withFileTypes: true }).catch(() => [])),
+    )
+  ).flat();
   return entries.filter((e) => e.isFile()).map((e) => path.join(e.parentPath, e.name));
 }
 
@@ -121,6 +134,10 @@ describe('the upload idle timeout', () => {
   beforeAll(async () => {
     server = await startTestServer({ QUIRE_UPLOAD_IDLE_TIMEOUT_MS: String(IDLE_MS) }, { workers: false });
     key = (await server.newAccount()).key;
+    // One upload first (its job stays queued: no workers), so the files the store makes ahead for
+    // the next uploads are there before any count (blobs/local-ahead.ts).
+    await new Client(server.url, key).submit({ tool: 'rotate', options: { angle: 90 }, files: [pdfPath] });
+    await new Promise((resolve) => setTimeout(resolve, 200));
   });
   afterAll(() => server.close());
 

@@ -87,7 +87,8 @@ export async function openTestRuntime(
     },
     async close() {
       await runtime.close();
-      await rm(dataDir, { recursive: true, force: true });
+      // Retried: the blob store's pool thread may still be making its next file ahead (local-ahead.ts).
+      await rm(dataDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 20 });
     },
   };
 }
