@@ -2,7 +2,8 @@
 // or a folder allocates an inode, which on this machine's ext4 waited 70–340 µs on its journal, on
 // the path of the request that uploads it; opening a file that exists takes µs. A write takes a file
 // (the pool makes the next on a pool thread) and renames it into place once written, as it would its
-// own temporary file; a job's first write renames a folder made ahead to the job's folder.
+// own temporary file; a job's first write renames a folder made ahead to the job's folder. The files
+// are copies of one empty file kept there, so each costs one call off this thread.
 //
 // They live beside the store's root, in `.<root's name>-ahead-<pid>`: one folder per process, so no
 // two processes take the same file; outside the root, so nothing that lists the store sees them; on
@@ -10,7 +11,7 @@
 // that is gone is removed by the next store opened on the same root.
 import { randomUUID } from 'node:crypto';
 import { constants, openSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
-import { mkdir, open, rm, stat } from 'node:fs/promises';
+import { copyFile, mkdir, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { makeFolderNow } from './local-write.js';
 
@@ -23,6 +24,8 @@ export class FilesAhead {
   private readonly ready: string[] = [];
   private readonly folders: string[] = [];
   private making = false;
+  /** The empty file each new one is copied from, made with the folder. */
+  private template: string | undefined;
   /** False once the folder cannot serve: another file system, or no room to make it. */
   private usable = true;
 
@@ -72,35 +75,50 @@ export class FilesAhead {
     });
   }
 
+  /**
+   * Makes what is missing, all at once: each file a copy of the empty template (one thread-pool call
+   * each, where open and close would be two), each folder one mkdir.
+   */
   private async fill(): Promise<void> {
     try {
-      if (this.ready.length === 0 && this.folders.length === 0) await this.check();
-      while (this.usable && this.ready.length < KEEP) {
-        const file = path.join(this.dir, randomUUID());
-        await (await open(file, 'wx')).close();
-        this.ready.push(file);
-      }
-      while (this.usable && this.folders.length < KEEP_FOLDERS) {
-        const folder = path.join(this.dir, `d-${randomUUID()}`);
-        await mkdir(folder);
-        this.folders.push(folder);
-      }
+      this.template ??= await this.check();
+      const template = this.template;
+      if (template === undefined) return;
+      const files = Array.from({ length: KEEP - this.ready.length }, () => path.join(this.dir, randomUUID()));
+      const folders = Array.from({ length: KEEP_FOLDERS - this.folders.length }, () =>
+        path.join(this.dir, `d-${randomUUID()}`),
+      );
+      await Promise.all([
+        ...files.map((file) =>
+          copyFile(template, file, constants.COPYFILE_EXCL).then(() => this.ready.push(file)),
+        ),
+        ...folders.map((folder) => mkdir(folder).then(() => this.folders.push(folder))),
+      ]);
     } catch {
-      // A full disk, a removed folder: the writes make their own files until the next try.
+      // A full disk, a removed folder: the writes make their own files until the next try, which
+      // makes the folder again.
+      this.template = undefined;
     }
   }
 
-  /** Makes the folder, and gives the pool up where a rename into the root would cross file systems. */
-  private async check(): Promise<void> {
+  /**
+   * Makes the folder and its empty template file; gives the pool up (undefined) where a rename into
+   * the root would cross file systems.
+   */
+  private async check(): Promise<string | undefined> {
     await mkdir(this.root, { recursive: true });
     await mkdir(this.dir, { recursive: true, mode: 0o700 });
     const [root, dir] = await Promise.all([stat(this.root), stat(this.dir)]);
-    if (root.dev === dir.dev) return;
+    if (root.dev === dir.dev) {
+      const template = path.join(this.dir, 'empty');
+      await writeFile(template, '');
+      return template;
+    }
     this.usable = false;
     await rm(this.dir, { recursive: true, force: true });
+    return undefined;
   }
 }
-
 /** Removes the folders under `parent` named `prefix<pid>` of processes that are gone. */
 function removeGone(parent: string, prefix: string): void {
   let names: string[];
