@@ -5,6 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { mergeTool } from '../../src/tools/merge/tool.js';
 import { rotateTool } from '../../src/tools/rotate.js';
 import { splitTool } from '../../src/tools/split.js';
+import { buildPdf, stream } from '../support/hostile-pdf.js';
+import { toFile } from '../support/pdf.js';
 import { checkPasses, outlineTitles, pageCount, pageText, rotations } from '../support/pdf-checks.js';
 import { corpus } from '../support/tool-context.js';
 import { useToolRuns } from '../support/use-tool-runs.js';
@@ -65,6 +67,35 @@ describe('merge', () => {
     await expect(run(mergeTool, [LATEX4, TRACEMONKEY], { pages_per_file: ['5'] })).rejects.toMatchObject({
       code: 'page_range_invalid',
     });
+  });
+  it('merges inputs past what the merge reads whole (16 MiB) from their files, the same way', async () => {
+    // Two one-page files of 9 MiB each (a long comment in the content stream): the first is read
+    // whole into the merge's memory, the second is over what is left and parsed from its file, and
+    // the output is then written as qpdf writes files (forkserver/merge.cc, READ_WHOLE_BYTES).
+    const PADDING = `${'%'.padEnd(1023, '.')}\n`.repeat(9 * 1024);
+    const big = (label: string) =>
+      toFile(
+        buildPdf([
+          { num: 1, body: '<< /Type /Catalog /Pages 2 0 R >>' },
+          { num: 2, body: '<< /Type /Pages /Kids [3 0 R] /Count 1 >>' },
+          {
+            num: 3,
+            body: '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>',
+          },
+          {
+            num: 4,
+            body: stream('', `${PADDING}BT /F1 24 Tf 72 720 Td (${label}) Tj ET`),
+          },
+          { num: 5, body: '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>' },
+        ]),
+      );
+    const [first, second] = [big('First file'), big('Second file')];
+    const { output } = await run(mergeTool, [first, second, LATEX4], { bookmarks: 'none' });
+    expect(await pageCount(output.path)).toBe(6);
+    expect(await checkPasses(output.path)).toBe(true);
+    expect(await pageText(output.path, 1)).toContain('First file');
+    expect(await pageText(output.path, 2)).toContain('Second file');
+    expect(await pageText(output.path, 3)).toBe(await pageText(corpus(LATEX4), 1));
   });
 });
 
