@@ -1,5 +1,7 @@
-// Engine tier: merge's bookmarks, appended to qpdf's output as an incremental update, read back by
-// qpdf, poppler and MuPDF; hostile outlines (cycles, depth, width) stay bounded.
+// Engine tier: merge's bookmarks, both ways the tool writes them: by the one-run merge in the qpdf
+// forkserver (forkserver/merge-bookmarks.cc), and appended to qpdf's output as an incremental update
+// when it merges in separate runs (no forkserver). Read back by qpdf, poppler and MuPDF; hostile
+// outlines (cycles, depth, width) stay bounded.
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -18,7 +20,7 @@ import {
   writeVariant,
 } from '../support/hostile-pdf.js';
 import { checkPasses, outlineTitles, pageCount } from '../support/pdf-checks.js';
-import { corpus } from '../support/tool-context.js';
+import { corpus, openAndRunCountingQpdf } from '../support/tool-context.js';
 import { useToolRuns } from '../support/use-tool-runs.js';
 
 const exec = promisify(execFile);
@@ -38,9 +40,16 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function merge(files: string[], options: Record<string, unknown>) {
-  const result = await runs.run(mergeTool, files, options);
-  return result.output.path;
+const WAYS = [
+  { way: 'in one run', oneRun: true },
+  { way: 'in separate runs', oneRun: false },
+];
+
+/** The merged file, merged `oneRun` (with the qpdf forkserver) or in separate runs (without). */
+async function merge(files: string[], options: Record<string, unknown>, oneRun: boolean) {
+  if (oneRun) return (await runs.run(mergeTool, files, options)).output.path;
+  const test = await runs.context({ tool: mergeTool, files, options });
+  return (await openAndRunCountingQpdf(mergeTool, test.ctx, false)).output.path;
 }
 
 type TocEntry = [level: number, title: string, page: number];
@@ -61,10 +70,13 @@ async function popplerOutline(file: string): Promise<[string, number][]> {
 const shifted = (toc: TocEntry[], by: number, deeper = 0): TocEntry[] =>
   toc.map(([level, title, page]) => [level + deeper, title, page + by]);
 
-describe('merge bookmarks', () => {
+describe.each(WAYS)('merge bookmarks $way', ({ oneRun }) => {
   it('appends every file’s bookmarks that qpdf --check passes and poppler and MuPDF read at the merged pages', async () => {
-    const output = await merge([OUTLINE, LATEX4, OUTLINE], {});
+    const output = await merge([OUTLINE, LATEX4, OUTLINE], {}, oneRun);
     expect(await checkPasses(output)).toBe(true);
+    // Written with the pages by the one-run merge; appended as an update after separate runs.
+    const { stdout: xrefs } = await exec('grep', ['-c', 'startxref', output]);
+    expect(Number(xrefs.trim())).toBe(oneRun ? 1 : 2);
     expect(await pageCount(output)).toBe(12);
     const { stdout: info } = await exec('pdfinfo', [output]);
     expect(info).toMatch(/^Pages:\s+12$/m);
@@ -80,7 +92,7 @@ describe('merge bookmarks', () => {
   });
 
   it('keeps the nesting, open state and pages of a real nested outline', async () => {
-    const output = await merge([LATEX4, GEOTOPO], { bookmarks: 'keep' });
+    const output = await merge([LATEX4, GEOTOPO], { bookmarks: 'keep' }, oneRun);
     expect(await checkPasses(output)).toBe(true);
     const original = await mupdfToc(corpus(GEOTOPO));
     expect(Math.max(...original.map(([level]) => level))).toBeGreaterThan(1);
@@ -95,7 +107,11 @@ describe('merge bookmarks', () => {
   });
 
   it('per_file nests each file’s bookmarks under its name and follows page selections', async () => {
-    const output = await merge([LATEX4, OUTLINE], { bookmarks: 'per_file', pages_per_file: ['2-1', '4,3'] });
+    const output = await merge(
+      [LATEX4, OUTLINE],
+      { bookmarks: 'per_file', pages_per_file: ['2-1', '4,3'] },
+      oneRun,
+    );
     expect(await checkPasses(output)).toBe(true);
     const toc = await mupdfToc(output);
     expect(toc.slice(0, 2)).toEqual([
@@ -107,8 +123,8 @@ describe('merge bookmarks', () => {
     expect(toc.slice(2)).toEqual(kept.map(([l, t, p]) => [l + 1, t, p === 4 ? 3 : 4]));
   });
 
-  it('writes nothing after qpdf when no input has bookmarks', async () => {
-    const output = await merge([LATEX4, LATEX4], {});
+  it('writes no bookmarks, and nothing after qpdf, when no input has any', async () => {
+    const output = await merge([LATEX4, LATEX4], {}, oneRun);
     expect(await outlineTitles(output)).toEqual([]);
     const { stdout } = await exec('grep', ['-c', 'startxref', output]);
     expect(Number(stdout.trim())).toBe(1);
@@ -169,7 +185,7 @@ describe('reading the file qpdf merged', () => {
   });
 });
 
-describe('merge bookmarks of hostile outlines', () => {
+describe.each(WAYS)('merge bookmarks of hostile outlines $way', ({ oneRun }) => {
   it('a page label that spells catalog syntax does not mislead the reading of the merged catalog', async () => {
     const labels = '/PageLabels << /Nums [0 << /P (endobj\\) /Pages 9 0 R >> endobj) >>] >>';
     const file = await writeVariant(
@@ -183,7 +199,7 @@ describe('merge bookmarks of hostile outlines', () => {
         labels,
       ),
     );
-    const output = await merge([corpus(LATEX4), file], {});
+    const output = await merge([corpus(LATEX4), file], {}, oneRun);
     expect(await checkPasses(output)).toBe(true);
     expect(await mupdfToc(output)).toEqual([[1, 'Only', 5]]);
   });
@@ -192,7 +208,7 @@ describe('merge bookmarks of hostile outlines', () => {
     'a %s outline merges to a file qpdf --check passes, each item once',
     async (name) => {
       const file = await writeVariant(dir, `${name}.pdf`, hostileVariants[name]!());
-      const output = await merge([file, file], {});
+      const output = await merge([file, file], {}, oneRun);
       expect(await checkPasses(output)).toBe(true);
       const titles = await outlineTitles(output);
       expect(titles.length).toBe(2 * (await outlineTitles(file)).length);
@@ -202,7 +218,7 @@ describe('merge bookmarks of hostile outlines', () => {
   it('a 20,000-level outline merges within seconds, cut at the depth qpdf reads', async () => {
     const file = await writeVariant(dir, 'deep.pdf', deepChain(20_000));
     const started = Date.now();
-    const output = await merge([file, corpus(LATEX4)], {});
+    const output = await merge([file, corpus(LATEX4)], {}, oneRun);
     expect(Date.now() - started).toBeLessThan(20_000);
     expect(await checkPasses(output)).toBe(true);
     const toc = await mupdfToc(output);
@@ -212,7 +228,7 @@ describe('merge bookmarks of hostile outlines', () => {
 
   it(`an outline of ${MAX_OUTLINE_ITEMS + 5_000} items keeps the first ${MAX_OUTLINE_ITEMS}`, async () => {
     const file = await writeVariant(dir, 'wide.pdf', wideList(MAX_OUTLINE_ITEMS + 5_000));
-    const output = await merge([corpus(LATEX4), file], {});
+    const output = await merge([corpus(LATEX4), file], {}, oneRun);
     expect(await checkPasses(output)).toBe(true);
     const toc = await mupdfToc(output);
     expect(toc.length).toBe(MAX_OUTLINE_ITEMS);

@@ -1,5 +1,6 @@
 // The merge in one qpdf process (forkserver/merge.cc): the pages written as `qpdf --empty --pages`
-// writes them, and from the same opened inputs their page counts and, when asked, their outlines.
+// writes them, with the bookmarks asked for made from the same opened inputs (merge-bookmarks.cc),
+// and each input's page count.
 import { QuireError } from '../../errors/quire-error.js';
 import { abs, JSON_MAX_BYTES, type QpdfCall, type QpdfProgram } from './run-qpdf.js';
 
@@ -7,14 +8,20 @@ export interface MergePart {
   path: string;
   /** qpdf page range (see toQpdfRange); all pages when omitted. */
   pages?: string;
+  /** Its bookmark with `per_file` bookmarks: the file's name without extension. */
+  title?: string;
 }
 
-/** What the merge read of one input: its page count and, with `outlines`, qpdf JSON v2 "outlines". */
+/** What the merge read of one input. */
 export interface MergedInput {
   pages: number;
-  /** Items as qpdf's JSON v2 "outlines", every destination resolved to `destpageposfrom1`. */
-  outlines?: unknown[];
 }
+
+/**
+ * The merged document's bookmarks: none, each input's own re-pointed at the merged pages (`keep`),
+ * or those under one bookmark per input titled by its part's `title` (`per_file`).
+ */
+export type MergeBookmarks = 'keep' | 'per_file' | 'none';
 
 /** The name the forkserver's child runs the merge under instead of qpdf's command line (run.c). */
 const MERGE_PROGRAM = 'quire-qpdf-merge';
@@ -27,17 +34,17 @@ export function mergeInOneRun(qpdf: QpdfProgram) {
      */
     mergesOnce: qpdf.forkServer !== null,
 
-    /** Merges `parts` into `output` in one run; returns each input's page count (and outline). */
+    /** Merges `parts` into `output` in one run, bookmarks included; returns each input's page count. */
     async mergeOnce(
       parts: readonly MergePart[],
       output: string,
-      options: { outlines: boolean },
+      options: { bookmarks: MergeBookmarks },
       call: QpdfCall,
     ): Promise<MergedInput[]> {
       const args = [
-        ...(options.outlines ? ['--outlines'] : []),
+        ...(options.bookmarks === 'none' ? [] : ['--bookmarks', options.bookmarks]),
         abs(output),
-        ...parts.flatMap((part) => [abs(part.path), part.pages ?? '']),
+        ...parts.flatMap((part) => [abs(part.path), part.pages ?? '', part.title ?? '']),
       ];
       const result = await qpdf.exec(
         args,
@@ -47,7 +54,7 @@ export function mergeInOneRun(qpdf: QpdfProgram) {
       if (result.stdoutTruncated) {
         throw new QuireError(
           'engine_memory_exceeded',
-          `The inputs' outlines are larger than the ${JSON_MAX_BYTES / 1024 ** 2} MB the server reads`,
+          `The merge's report is larger than the ${JSON_MAX_BYTES / 1024 ** 2} MB the server reads`,
           { extras: { limit_bytes: JSON_MAX_BYTES } },
         );
       }

@@ -1,23 +1,18 @@
 // The merge as one qpdf process (engines/qpdf/merge-one.ts), whatever the bookmarks: it opens each
-// input once, writes the merged pages and hands back each input's page count and outline, so no
-// input is read again by a run of its own. Without the qpdf forkserver it is not there, and the
-// tool merges in separate runs (separate-runs.ts).
+// input once, writes the merged pages with their bookmarks and hands back each input's page count,
+// so no input is read again by a run of its own and the output is not read again either. Without
+// the qpdf forkserver it is not there, and the tool merges in separate runs (separate-runs.ts).
 import { InputNeedsOpeningError } from '../../engines/call-options.js';
-import type { MergedInput } from '../../engines/qpdf/qpdf.js';
 import { QuireError } from '../../errors/quire-error.js';
 import { engineCallWithProgress } from '../framework/engine-call.js';
 import { judgeEarlyPages } from '../framework/opening-beside.js';
+import { fileStem } from '../framework/output-name.js';
 import { toQpdfRange } from '../framework/page-selection.js';
-import type { QpdfOutline } from './merge-outlines.js';
 import { type Ctx, type Mode, type Plan, plan } from './plan.js';
 
-/** The plan with each input's outline from the merge's own reading of it. */
-function withOutlines(at: Plan, read: readonly MergedInput[]): Plan {
-  const files = at.files.map((file, i) => ({
-    ...file,
-    outlines: (read[i]?.outlines ?? []) as QpdfOutline[],
-  }));
-  return { pages: at.pages, files };
+/** Each input's bookmark title with `per_file` (the plan's file titles); none is sent otherwise. */
+function titleOf(ctx: Ctx, mode: Mode, i: number): { title?: string } {
+  return mode === 'per_file' ? { title: fileStem(ctx.inputs[i]!.name) } : {};
 }
 
 /**
@@ -31,11 +26,11 @@ async function mergeUnopened(ctx: Ctx, mode: Mode, merged: string): Promise<Plan
   if (selections.some((text) => text !== undefined && text !== '')) {
     throw new InputNeedsOpeningError('page selections are resolved against opened page counts');
   }
-  const parts = ctx.inputs.map((input) => ({ path: input.path }));
+  const parts = ctx.inputs.map((input, i) => ({ path: input.path, ...titleOf(ctx, mode, i) }));
   const read = await ctx.engines.qpdf.mergeOnce(
     parts,
     merged,
-    { outlines: mode !== 'none' },
+    { bookmarks: mode },
     engineCallWithProgress(ctx),
   );
   const counts = read.map((input) => input.pages);
@@ -44,25 +39,24 @@ async function mergeUnopened(ctx: Ctx, mode: Mode, merged: string): Promise<Plan
     total += pages;
     judgeEarlyPages(pages, total, ctx.limits.maxPages);
   }
-  return withOutlines(plan(ctx, counts), read);
+  return { ...plan(ctx, counts), bookmarksWritten: true };
 }
 
 /** On inputs the runner opened: page selections resolved against its counts. */
 async function mergeOpened(ctx: Ctx, mode: Mode, merged: string): Promise<Plan> {
   const at = plan(ctx, ctx.pages);
-  const parts = ctx.inputs.map((input, i) => ({ path: input.path, pages: toQpdfRange(at.pages[i]!) }));
-  const read = await ctx.engines.qpdf.mergeOnce(
-    parts,
-    merged,
-    { outlines: mode !== 'none' },
-    engineCallWithProgress(ctx),
-  );
-  return withOutlines(at, read);
+  const parts = ctx.inputs.map((input, i) => ({
+    path: input.path,
+    pages: toQpdfRange(at.pages[i]!),
+    ...titleOf(ctx, mode, i),
+  }));
+  await ctx.engines.qpdf.mergeOnce(parts, merged, { bookmarks: mode }, engineCallWithProgress(ctx));
+  return { ...at, bookmarksWritten: true };
 }
 
 /**
- * The merge in one run, or undefined when this server has no qpdf forkserver or it cannot start
- * (the one-run merge lives in it): the caller then merges in separate runs.
+ * The merge in one run, bookmarks written, or undefined when this server has no qpdf forkserver or
+ * it cannot start (the one-run merge lives in it): the caller then merges in separate runs.
  */
 export async function mergeInOneRun(ctx: Ctx, mode: Mode, merged: string): Promise<Plan | undefined> {
   if (!ctx.engines.qpdf.mergesOnce) return undefined;

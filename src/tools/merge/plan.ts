@@ -37,6 +37,8 @@ export type Ctx = ToolContext<Static<typeof options>>;
 export interface Plan {
   pages: number[][];
   files: MergedFile[];
+  /** The merge wrote the bookmarks itself (one-run.ts): nothing is left to append. */
+  bookmarksWritten?: boolean;
 }
 
 export function plan(ctx: Ctx, counts: readonly number[]): Plan {

@@ -1,6 +1,6 @@
-// merge: concatenates PDFs in upload order (optionally a page selection per file), in one qpdf run
-// when it can (one-run.ts), then appends bookmarks: each file's own (`keep`), one per file over its own
-// (`per_file`), or none.
+// merge: concatenates PDFs in upload order (optionally a page selection per file) with bookmarks: each
+// file's own (`keep`), one per file over its own (`per_file`), or none. In one qpdf run that writes
+// them too when it can (one-run.ts); else in separate runs, the bookmarks then appended.
 import { QuireError } from '../../errors/quire-error.js';
 import { fileStem, workFile } from '../framework/output-name.js';
 import { defineTool } from '../framework/types.js';
@@ -34,14 +34,14 @@ export const mergeTool = defineTool({
   async run(ctx) {
     const mode = ctx.options.bookmarks ?? 'keep';
     const merged = workFile(ctx.workDir, 'merged');
-    const { pages, files } =
+    const { pages, files, bookmarksWritten } =
       (await mergeInOneRun(ctx, mode, merged)) ?? (await mergeInRuns(ctx, mode, merged));
     const total = pages.reduce((sum, list) => sum + list.length, 0);
 
     ctx.progress.step('bookmarks');
-    // Nothing to write: no bookmarks asked for, or none in any input.
+    // Nothing to write: written with the merge, no bookmarks asked for, or none in any input.
     const nothingToKeep = mode === 'keep' && files.every((f) => f.outlines.length === 0);
-    if (mode !== 'none' && !nothingToKeep) {
+    if (!bookmarksWritten && mode !== 'none' && !nothingToKeep) {
       const layout = await readWrittenPdf(merged, total);
       const nodes = outlineTree(files, layout.pages, mode);
       if (nodes.length > 0) await appendOutline(merged, layout, nodes);

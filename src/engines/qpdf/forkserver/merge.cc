@@ -3,24 +3,24 @@
  * process that opens each input once. It does what `qpdf --empty --remove-unreferenced-resources=no
  * --pages f1 r1 f2 r2 … -- out` does (QPDFJob::handlePageSpecs in qpdf 11.3: pages copied in order,
  * a page taken twice copied shallowly, page labels and form fields carried over, the highest input
- * version kept) and, from the same opened files, prints what the merge tool needs to write the
- * bookmarks: each input's page count and, with --outlines, its outline with every destination
- * resolved to a page position (named destinations and GoTo actions included).
+ * version kept) and, from the same opened files, writes the bookmarks into the document before it
+ * is written (merge-bookmarks.cc), so nothing reads the output again.
  *
- *   quire-qpdf-merge [--progress] [--outlines] OUTPUT INPUT RANGE [INPUT RANGE …]
+ *   quire-qpdf-merge [--progress] [--bookmarks keep|per_file] OUTPUT INPUT RANGE TITLE [INPUT RANGE TITLE …]
  *
- * RANGE is a qpdf page range, empty for every page. Stdout: {"files":[{"pages":N,"outlines":[…]}]},
- * each outline item {"title","dest","destpageposfrom1","open","kids"} as in qpdf's JSON v2.
+ * RANGE is a qpdf page range, empty for every page; TITLE the input's bookmark with per_file (its
+ * name without extension), else empty. Stdout: {"files":[{"pages":N}, …]}, each input's page count.
  * Exit status as qpdf's: 0, 2 on an error (its message on stderr), 3 when it warned.
  */
 /* Only std::shared_ptr, never qpdf's deprecated PointerHolder (qpdf/PointerHolder.hh). */
 #define POINTERHOLDER_TRANSITION 4
 #include <qpdf/Buffer.hh>
+#include "merge.h"
+
 #include <qpdf/JSON.hh>
 #include <qpdf/QPDF.hh>
 #include <qpdf/QPDFAcroFormDocumentHelper.hh>
 #include <qpdf/QPDFLogger.hh>
-#include <qpdf/QPDFOutlineDocumentHelper.hh>
 #include <qpdf/QPDFPageDocumentHelper.hh>
 #include <qpdf/QPDFPageLabelDocumentHelper.hh>
 #include <qpdf/QPDFWriter.hh>
@@ -40,11 +40,6 @@
 #include <string>
 #include <vector>
 
-/* The bounds of src/tools/merge/merge-outlines.ts (MAX_OUTLINE_ITEMS, MAX_OUTLINE_DEPTH). */
-static const int MAX_OUTLINE_ITEMS = 20000;
-static const int MAX_OUTLINE_DEPTH = 64;
-/* A destination is a page and at most five view values (§12.3.2.2, /FitR). */
-static const int MAX_DEST_ITEMS = 6;
 /*
  * Inputs are read whole, in one read, and parsed from memory while their sizes add up to at most
  * this: qpdf's file reader seeks and reads in small steps (about 550 calls for two 50 KB files), each
@@ -53,89 +48,6 @@ static const int MAX_DEST_ITEMS = 6;
 static const off_t READ_WHOLE_BYTES = 16 * 1024 * 1024;
 
 namespace {
-
-struct Input {
-  /* The file's bytes when read whole (readWhole); qpdf parses from them while `pdf` lives. */
-  std::shared_ptr<std::vector<char>> bytes;
-  std::shared_ptr<QPDF> pdf;
-  std::vector<QPDFPageObjectHelper> pages;
-  std::vector<int> selected;
-};
-
-/* The view values of a destination, scalars only: anything else makes the tool fall back to /Fit. */
-JSON destJson(QPDFObjectHandle dest) {
-  if (dest.isDictionary() && dest.getKey("/D").isArray()) dest = dest.getKey("/D");
-  if (!dest.isArray()) return JSON::makeNull();
-  JSON out = JSON::makeArray();
-  int n = dest.getArrayNItems();
-  for (int i = 0; i < n && i < MAX_DEST_ITEMS; i++) {
-    QPDFObjectHandle item = dest.getArrayItem(i);
-    if (i == 0) {
-      out.addArrayElement(JSON::makeNull());
-    } else if (item.isNumber() || item.isName() || item.isNull()) {
-      out.addArrayElement(item.getJSON(2));
-    } else {
-      out.addArrayElement(JSON::makeString("?"));
-    }
-  }
-  return out;
-}
-
-class OutlineWriter {
- public:
-  explicit OutlineWriter(std::map<QPDFObjGen, int> const& pageNumbers) : pageNumbers(pageNumbers) {}
-
-  JSON list(std::vector<QPDFOutlineObjectHelper> outlines, int depth) {
-    JSON out = JSON::makeArray();
-    if (depth > MAX_OUTLINE_DEPTH) return out;
-    for (auto& outline : outlines) {
-      if (budget-- <= 0) break;
-      out.addArrayElement(item(outline, depth));
-    }
-    return out;
-  }
-
-  int budget = MAX_OUTLINE_ITEMS;
-
- private:
-  JSON item(QPDFOutlineObjectHelper& outline, int depth) {
-    QPDFObjectHandle dest = outline.getDest();
-    QPDFObjectHandle target = dest;
-    if (target.isDictionary()) target = target.getKey("/D");
-    JSON page = JSON::makeNull();
-    if (target.isArray() && target.getArrayNItems() > 0) {
-      QPDFObjectHandle first = target.getArrayItem(0);
-      auto found = first.isIndirect() ? pageNumbers.find(first.getObjGen()) : pageNumbers.end();
-      if (found != pageNumbers.end()) page = JSON::makeInt(found->second);
-    }
-    JSON out = JSON::makeDictionary();
-    out.addDictionaryMember("title", JSON::makeString(outline.getTitle()));
-    out.addDictionaryMember("dest", destJson(dest));
-    out.addDictionaryMember("destpageposfrom1", page);
-    out.addDictionaryMember("open", JSON::makeBool(outline.getCount() >= 0));
-    out.addDictionaryMember("kids", list(outline.getKids(), depth + 1));
-    return out;
-  }
-
-  std::map<QPDFObjGen, int> const& pageNumbers;
-};
-
-JSON fileJson(Input& input, bool outlines, int& budget) {
-  JSON out = JSON::makeDictionary();
-  out.addDictionaryMember("pages", JSON::makeInt(static_cast<long long>(input.pages.size())));
-  if (outlines) {
-    std::map<QPDFObjGen, int> numbers;
-    for (size_t i = 0; i < input.pages.size(); i++) {
-      numbers.emplace(input.pages[i].getObjectHandle().getObjGen(), static_cast<int>(i + 1));
-    }
-    QPDFOutlineDocumentHelper dh(*input.pdf);
-    OutlineWriter writer(numbers);
-    writer.budget = budget;
-    out.addDictionaryMember("outlines", writer.list(dh.getTopLevelOutlines(), 1));
-    budget = writer.budget;
-  }
-  return out;
-}
 
 /*
  * `qpdf --progress`'s line, which src/engines/qpdf/progress.ts parses: at most one per
@@ -162,7 +74,7 @@ class Progress : public QPDFWriter::ProgressReporter {
  * Opens `path` into `input.pdf`: from memory when it fits in what is left of READ_WHOLE_BYTES (`left`,
  * reduced by its size), else from the file. Either way the path is the name qpdf's messages give.
  */
-void open(Input& input, char const* path, off_t& left) {
+void open(MergeInput& input, char const* path, off_t& left) {
   input.pdf = QPDF::create();
   int fd = ::open(path, O_RDONLY | O_CLOEXEC);
   struct stat info;
@@ -209,7 +121,7 @@ void writeWhole(char const* path, Buffer& buffer) {
 }
 
 /* Pages of every input copied into `out` in order, as QPDFJob::handlePageSpecs copies them. */
-bool copyPages(QPDF& out, std::vector<Input>& inputs) {
+bool copyPages(QPDF& out, std::vector<MergeInput>& inputs) {
   QPDFPageDocumentHelper dh(out);
   QPDFAcroFormDocumentHelper outForm(out);
   std::set<QPDFObjGen> referencedFields;
@@ -264,24 +176,31 @@ bool copyPages(QPDF& out, std::vector<Input>& inputs) {
 
 int merge(int argc, char** argv) {
   bool progress = false;
-  bool outlines = false;
+  Bookmarks bookmarks = Bookmarks::none;
   int at = 1;
   for (; at < argc && std::strncmp(argv[at], "--", 2) == 0; at++) {
     if (std::strcmp(argv[at], "--progress") == 0) {
       progress = true;
-    } else if (std::strcmp(argv[at], "--outlines") == 0) {
-      outlines = true;
+    } else if (std::strcmp(argv[at], "--bookmarks") == 0 && at + 1 < argc) {
+      std::string mode = argv[++at];
+      if (mode == "keep") {
+        bookmarks = Bookmarks::keep;
+      } else if (mode == "per_file") {
+        bookmarks = Bookmarks::perFile;
+      } else {
+        throw std::runtime_error("unknown bookmarks " + mode);
+      }
     } else {
       throw std::runtime_error(std::string("unknown option ") + argv[at]);
     }
   }
-  if (argc - at < 3 || (argc - at - 1) % 2 != 0) throw std::runtime_error("usage: OUTPUT INPUT RANGE …");
+  if (argc - at < 4 || (argc - at - 1) % 3 != 0) throw std::runtime_error("usage: OUTPUT INPUT RANGE TITLE …");
   char const* output = argv[at++];
-  std::vector<Input> inputs;
+  std::vector<MergeInput> inputs;
   PDFVersion version;
   off_t left = READ_WHOLE_BYTES;
-  for (; at < argc; at += 2) {
-    Input input;
+  for (; at < argc; at += 3) {
+    MergeInput input;
     open(input, argv[at], left);
     version.updateIfGreater(input.pdf->getVersionAsPDFVersion());
     input.pages = QPDFPageDocumentHelper(*input.pdf).getAllPages();
@@ -291,17 +210,20 @@ int merge(int argc, char** argv) {
     } else {
       input.selected = QUtil::parse_numrange(argv[at + 1], count);
     }
+    input.title = argv[at + 2];
     inputs.push_back(std::move(input));
   }
 
   auto out = QPDF::create();
   out->emptyPDF();
   bool warnings = copyPages(*out, inputs);
+  writeBookmarks(*out, inputs, bookmarks);
   /*
    * Inputs all read whole: the output, about their size (at most READ_WHOLE_BYTES), is written to
-   * memory and then to the file at once. qpdf's file writer flushes at the end of every stream (a small merge: about 30 writes).
+   * memory and then to the file at once. qpdf's file writer flushes at the end of every stream (a
+   * small merge: about 30 writes).
    */
-  bool small = std::all_of(inputs.begin(), inputs.end(), [](Input const& input) { return input.bytes; });
+  bool small = std::all_of(inputs.begin(), inputs.end(), [](MergeInput const& input) { return input.bytes; });
   QPDFWriter writer(*out);
   if (small) {
     writer.setOutputMemory();
@@ -315,8 +237,11 @@ int merge(int argc, char** argv) {
   warnings = warnings || out->anyWarnings();
 
   JSON files = JSON::makeArray();
-  int budget = MAX_OUTLINE_ITEMS;
-  for (auto& input : inputs) files.addArrayElement(fileJson(input, outlines, budget));
+  for (auto& input : inputs) {
+    JSON file = JSON::makeDictionary();
+    file.addDictionaryMember("pages", JSON::makeInt(static_cast<long long>(input.pages.size())));
+    files.addArrayElement(file);
+  }
   JSON result = JSON::makeDictionary();
   result.addDictionaryMember("files", files);
   *QPDFLogger::defaultLogger()->getInfo() << result.unparse() << "\n";
