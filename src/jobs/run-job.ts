@@ -129,9 +129,11 @@ export async function runJob(
   } finally {
     writer.stop();
     // After the terminal write, so a waiter's answer (POST /run's result) goes out first: the
-    // result is already the blob store's. A leftover directory is the stale-dir sweep's
+    // result is already the blob store's. A succeeded job's dir, emptied, may serve the next job:
+    // its engine runs have all ended. A leftover directory is the stale-dir sweep's
     // (removeStaleWorkDirs), as after a kill.
-    if (workDir) await removeWorkDir(workDir).catch(() => log.warn('work dir not removed'));
+    if (workDir)
+      await removeWorkDir(workDir, { reuse: terminal }).catch(() => log.warn('work dir not removed'));
   }
 }
 

@@ -1,7 +1,7 @@
 // Private scratch directories for engine runs and the 0600 files that carry secrets to engines.
 // Secrets never go into argv: any local user can read another process's argv through `ps`.
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readdirSync, unlinkSync } from 'node:fs';
+import { lstatSync, mkdirSync, mkdtempSync, readdirSync, renameSync, unlinkSync } from 'node:fs';
 import { mkdtemp, readdir, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
@@ -31,8 +31,8 @@ export async function withWorkDir<T>(parent: string, fn: (dir: string) => Promis
  * this module (the job runner: docs/architecture.md, "The call path of a job").
  */
 export function openWorkDir(parent: string): string {
-  const dir = takeMadeAhead(parent) ?? makeNow(parent);
-  makeAhead(parent);
+  const dir = takeReady(parent) ?? makeNow(parent);
+  if ((ready.get(parent)?.length ?? 0) === 0) makeAhead(parent);
   return dir;
 }
 
@@ -54,12 +54,16 @@ function makeNow(parent: string): string {
  * ext4 mounted with `discard`, where the unlinks take µs), which the caller need not wait for at
  * once. Anything larger, nested or unexpected by `rm -r` off this thread. Symbolic links are
  * removed, never followed.
+ *
+ * With `reuse` (the job runner, for a job that succeeded: every engine run of it has ended), the
+ * emptied dir is kept for a next job instead (`offer`), up to KEEP_READY per parent.
  */
-export async function removeWorkDir(dir: string): Promise<void> {
+export async function removeWorkDir(dir: string, options: { reuse?: boolean } = {}): Promise<void> {
   try {
     const entries = readdirSync(dir, { withFileTypes: true });
     if (entries.length <= SMALL_DIR_ENTRIES && !entries.some((entry) => entry.isDirectory())) {
       for (const entry of entries) unlinkSync(path.join(dir, entry.name));
+      if (options.reuse && offer(dir)) return;
       await rmdir(dir);
       return;
     }
@@ -70,22 +74,59 @@ export async function removeWorkDir(dir: string): Promise<void> {
 }
 
 /**
- * A work dir made ahead, per parent, off this thread: a mkdir can wait on the disk's journal (0.1 to
- * over 1 ms on this machine's ext4), and jobs that follow each other then skip it. Handed out only
- * while younger than MADE_AHEAD_MAX_AGE_MS, far inside the stale-dir sweep's age (three engine
- * time limits), so the sweep never removes one a job is about to take; an older one is removed.
+ * Work dirs ready for the next job, per parent: one made ahead off this thread, or a finished job's,
+ * emptied and renamed. Making a directory allocates an inode and a block and removing it frees
+ * them, which on an ext4 without a journal (this machine's) costs 0.2–0.5 ms of CPU each: the
+ * allocator skips every inode freed in the last minute (`recently_deleted`), and a busy service
+ * frees several per job. A job that follows another takes its emptied dir under a new name, so no
+ * late write to the old path (there should be none: only a succeeded job's dir is offered) can land
+ * in it. Handed out only while younger than READY_MAX_AGE_MS, far inside the stale-dir sweep's age
+ * (three engine time limits), so the sweep never removes one a job is about to take, and only when
+ * still an empty 0700 directory of ours; any other is removed.
  */
-const madeAhead = new Map<string, { dir: string; madeAt: number }>();
+const ready = new Map<string, { dir: string; readyAt: number }[]>();
 const makingAhead = new Set<string>();
-const MADE_AHEAD_MAX_AGE_MS = 200;
+const READY_MAX_AGE_MS = 1_000;
+const KEEP_READY = 2;
 
-function takeMadeAhead(parent: string): string | undefined {
-  const ahead = madeAhead.get(parent);
-  madeAhead.delete(parent);
-  if (!ahead) return undefined;
-  if (Date.now() - ahead.madeAt <= MADE_AHEAD_MAX_AGE_MS) return ahead.dir;
-  rmdir(ahead.dir).catch(() => undefined);
+function takeReady(parent: string): string | undefined {
+  const list = ready.get(parent);
+  for (let entry = list?.pop(); entry; entry = list?.pop()) {
+    if (Date.now() - entry.readyAt <= READY_MAX_AGE_MS && isEmptyPrivateDir(entry.dir)) return entry.dir;
+    rm(entry.dir, { recursive: true, force: true }).catch(() => undefined);
+  }
   return undefined;
+}
+
+function isEmptyPrivateDir(dir: string): boolean {
+  try {
+    const info = lstatSync(dir);
+    return (
+      info.isDirectory() &&
+      (info.mode & 0o777) === 0o700 &&
+      info.uid === process.getuid?.() &&
+      readdirSync(dir).length === 0
+    );
+  } catch {
+    return false;
+  }
+}
+
+/** Keeps the emptied `dir` for a next job under a new name; false when none is wanted or it failed. */
+function offer(dir: string): boolean {
+  const parent = path.dirname(dir);
+  const list = ready.get(parent) ?? [];
+  if (list.length >= KEEP_READY) return false;
+  // 72 random bits: no two names meet (a rename onto an empty directory would replace it).
+  const renamed = path.join(parent, `quire-${randomBytes(9).toString('base64url')}`);
+  try {
+    renameSync(dir, renamed);
+  } catch {
+    return false;
+  }
+  list.push({ dir: renamed, readyAt: Date.now() });
+  ready.set(parent, list);
+  return true;
 }
 
 function makeAhead(parent: string): void {
@@ -93,9 +134,10 @@ function makeAhead(parent: string): void {
   makingAhead.add(parent);
   mkdtemp(path.join(parent, 'quire-'))
     .then((dir) => {
-      const earlier = madeAhead.get(parent);
-      if (earlier) rmdir(earlier.dir).catch(() => undefined);
-      madeAhead.set(parent, { dir, madeAt: Date.now() });
+      const list = ready.get(parent) ?? [];
+      if (list.length >= KEEP_READY) return rmdir(dir);
+      list.push({ dir, readyAt: Date.now() });
+      ready.set(parent, list);
     })
     // A parent not made yet (the first job makes it) or gone: the next job makes its dir itself.
     .catch(() => undefined)

@@ -163,7 +163,7 @@ describe('withWorkDir and writeSecretFile', () => {
     expect(readFileSync(path.join(outside, 'keep.txt'), 'utf8')).toBe('keep');
   });
 
-  it('hands a job the dir made ahead after the last one, empty and 0700, and never one older than 200 ms', async () => {
+  it('hands a job the dir made ahead after the last one, empty and 0700, and never one older than 1 s', async () => {
     const parent = path.join(dir, `ahead-${Date.now()}`);
     const first = openWorkDir(parent);
     const others = () => readdirSync(parent).filter((name) => path.join(parent, name) !== first);
@@ -180,11 +180,41 @@ describe('withWorkDir and writeSecretFile', () => {
     const stale = readdirSync(parent)
       .map((name) => path.join(parent, name))
       .find((d) => d !== first && d !== second)!;
-    await new Promise((resolve) => setTimeout(resolve, 250));
+    await new Promise((resolve) => setTimeout(resolve, 1_050));
     const third = openWorkDir(parent);
     expect(third).not.toBe(stale);
     expect(await eventually(() => !existsSync(stale))).toBe(true);
     for (const work of [first, second, third]) await removeWorkDir(work);
+  });
+
+  it('hands the next job a succeeded job’s dir, emptied and renamed; never a failed job’s or one that is not empty', async () => {
+    const parent = path.join(dir, `reuse-${Date.now()}`);
+    const first = openWorkDir(parent);
+    await writeFile(path.join(first, 'input-0.pdf'), 'x');
+    const inode = (await stat(first)).ino;
+    // Let the dir made ahead arrive, then take it: the pool is empty when `first` comes back.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const busy = openWorkDir(parent);
+    await removeWorkDir(first, { reuse: true });
+    expect(existsSync(first)).toBe(false);
+    const reused = openWorkDir(parent);
+    expect(reused).not.toBe(first);
+    expect((await stat(reused)).ino).toBe(inode);
+    expect(readdirSync(reused)).toEqual([]);
+    expect((await stat(reused)).mode & 0o777).toBe(0o700);
+
+    // Without `reuse` (a failed job), the dir goes.
+    await removeWorkDir(busy);
+    expect(existsSync(busy)).toBe(false);
+    // Offered, then written to before a job takes it: removed, not handed out.
+    await removeWorkDir(reused, { reuse: true });
+    const offered = readdirSync(parent).map((name) => path.join(parent, name));
+    for (const each of offered) await writeFile(path.join(each, 'late.txt'), 'x');
+    const next = openWorkDir(parent);
+    expect(offered).not.toContain(next);
+    expect(readdirSync(next)).toEqual([]);
+    expect(await eventually(() => offered.every((each) => !existsSync(each)))).toBe(true);
+    await removeWorkDir(next);
   });
 
   it('removes the dir when the work throws', async () => {
