@@ -5,6 +5,7 @@
  * point, its output going back as frames.
  */
 #include "forkserver.h"
+#include <malloc.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <qpdf/qpdfjob-c.h>
@@ -182,6 +183,13 @@ void run_child(int conn, pid_t server, char **fields, size_t count) {
   qpdflogger_set_save(logger, qpdf_log_dest_custom, stream_write, &out_stream, 0);
   qpdflogger_cleanup(&logger);
   atexit(flush_all); /* also when qpdf itself calls exit() */
+  /* The run's large buffers (qpdf holds each stream it writes whole, to know its /Length) come from
+     the heap and stay there when freed, instead of a fresh mapping each: every page of a new mapping
+     is a fault and a zeroed page, and its unmapping frees them again. The run is one process that
+     exits when done, so nothing is held longer than the run. Streams past 32 MiB (glibc's largest
+     threshold) are still mapped alone. */
+  mallopt(M_MMAP_THRESHOLD, 32 * 1024 * 1024);
+  mallopt(M_TRIM_THRESHOLD, 256 * 1024 * 1024);
   if (strcmp(argv[0], "quire-qpdf-merge") == 0) finish(quire_merge((int)(count - 4 - env_count), argv));
   finish(qpdfjob_run_from_argv((char const *const *)argv));
 }
