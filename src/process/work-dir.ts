@@ -77,7 +77,7 @@ export async function removeWorkDir(dir: string, options: { reuse?: boolean } = 
  * Work dirs ready for the next job, per parent: one made ahead off this thread, or a finished job's,
  * emptied and renamed. Making a directory allocates an inode and a block and removing it frees
  * them, which on an ext4 without a journal (this machine's) costs 0.2–0.5 ms of CPU each: the
- * allocator skips every inode freed in the last minute (`recently_deleted`), and a busy service
+ * allocator skips every inode freed in the last minutes (`recently_deleted`), and a busy service
  * frees several per job. A job that follows another takes its emptied dir under a new name, so no
  * late write to the old path (there should be none: only a succeeded job's dir is offered) can land
  * in it. Handed out only while younger than READY_MAX_AGE_MS, far inside the stale-dir sweep's age
