@@ -186,10 +186,11 @@ void run_child(int conn, pid_t server, char **fields, size_t count) {
   /* The run's large buffers (qpdf holds each stream it writes whole, to know its /Length) come from
      the heap and stay there when freed, instead of a fresh mapping each: every page of a new mapping
      is a fault and a zeroed page, and its unmapping frees them again. The run is one process that
-     exits when done, so nothing is held longer than the run. Streams past 32 MiB (glibc's largest
-     threshold) are still mapped alone. */
+     exits when done, so nothing is held longer than the run; the heap gives back a free top past
+     64 MiB, so an address-space limit near a run's peak is not reached sooner. Streams past 32 MiB
+     (glibc's largest threshold) are still mapped alone. */
   mallopt(M_MMAP_THRESHOLD, 32 * 1024 * 1024);
-  mallopt(M_TRIM_THRESHOLD, 256 * 1024 * 1024);
+  mallopt(M_TRIM_THRESHOLD, 64 * 1024 * 1024);
   if (strcmp(argv[0], "quire-qpdf-merge") == 0) finish(quire_merge((int)(count - 4 - env_count), argv));
   finish(qpdfjob_run_from_argv((char const *const *)argv));
 }
