@@ -1,8 +1,8 @@
 // Blobs on local disk under one root directory. Objects appear atomically (written to a temporary
 // file, hidden beside the target or made ahead beside the root (local-ahead.ts), then renamed), so a
-// reader never sees half an object and a failed upload leaves nothing behind. Bytes move asynchronously (streamed), except a small object's
-// whole read by `get` (readIfSmall); the calls on names
-// (open, close, link, rename, unlink, stat, mkdir, rmdir of one entry) are synchronous: on a local
+// reader never sees half an object and a failed upload leaves nothing behind. Bytes move
+// asynchronously (streamed), except a small object's whole read by `get` (readIfSmall); the calls on
+// names (open, close, link, rename, unlink, stat, mkdir, rmdir of one entry) are synchronous: on a local
 // disk each takes a few µs, while a thread-pool round trip costs the service 60–80 µs of CPU in
 // wake-ups and context switches (docs/benchmarks.md, `job-overhead`), about two dozen per job.
 // better-sqlite3 already does its I/O on this thread, on the same disk.

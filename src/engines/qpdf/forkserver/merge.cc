@@ -14,9 +14,9 @@
  */
 /* Only std::shared_ptr, never qpdf's deprecated PointerHolder (qpdf/PointerHolder.hh). */
 #define POINTERHOLDER_TRANSITION 4
-#include <qpdf/Buffer.hh>
 #include "merge.h"
 
+#include <qpdf/Buffer.hh>
 #include <qpdf/JSON.hh>
 #include <qpdf/QPDF.hh>
 #include <qpdf/QPDFAcroFormDocumentHelper.hh>
@@ -34,7 +34,6 @@
 #include <chrono>
 #include <cerrno>
 #include <cstring>
-#include <map>
 #include <memory>
 #include <set>
 #include <string>
