@@ -2,7 +2,7 @@
 import { Type } from '@sinclair/typebox';
 import { engineCallWithProgress } from './framework/engine-call.js';
 import { onlyPdf } from './framework/inputs.js';
-import { outputName, workFile } from './framework/output-name.js';
+import { engineOutputFile, outputName } from './framework/output-name.js';
 import { PageSelectionSchema, resolvePageSet, toQpdfRange } from './framework/page-selection.js';
 import { IntegerEnum } from './framework/schema.js';
 import { defineTool } from './framework/types.js';
@@ -35,7 +35,7 @@ export const rotateTool = defineTool({
     const pages = toQpdfRange(resolvePageSet(ctx.options.pages, pageCount));
 
     ctx.progress.step('rotate');
-    const output = workFile(ctx.workDir, 'rotated');
+    const output = engineOutputFile(ctx.workDir, 'rotated');
     await ctx.engines.qpdf.rotate(input.path, output, ctx.options.angle, pages, engineCallWithProgress(ctx));
     return {
       path: output,

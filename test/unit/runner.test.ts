@@ -5,7 +5,13 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LineBuffer } from '../../src/process/line-buffer.js';
 import { run, throwIfLimitHit } from '../../src/process/runner.js';
-import { openWorkDir, removeWorkDir, withWorkDir, writeSecretFile } from '../../src/process/work-dir.js';
+import {
+  openWorkDir,
+  removeWorkDir,
+  takeMadeFile,
+  withWorkDir,
+  writeSecretFile,
+} from '../../src/process/work-dir.js';
 import { eventually, isAlive } from '../support/process-state.js';
 
 let dir: string;
@@ -163,18 +169,29 @@ describe('withWorkDir and writeSecretFile', () => {
     expect(readFileSync(path.join(outside, 'keep.txt'), 'utf8')).toBe('keep');
   });
 
-  it('hands a job the dir made ahead after the last one, empty and 0700, and never one older than 1 s', async () => {
+  it('hands a job the dir made ahead after the last one, 0700 with only its made file, and never one older than 1 s', async () => {
     const parent = path.join(dir, `ahead-${Date.now()}`);
     const first = openWorkDir(parent);
     const others = () => readdirSync(parent).filter((name) => path.join(parent, name) !== first);
     expect(await eventually(() => others().length === 1)).toBe(true);
-    // Made on a pool thread: its callback, which offers it, runs after it appears on disk.
+    // Made on a pool thread, then its file: offered when both are on disk.
     await new Promise((resolve) => setTimeout(resolve, 20));
     const ahead = path.join(parent, others()[0]!);
     const second = openWorkDir(parent);
     expect(second).toBe(ahead);
-    expect(readdirSync(second)).toEqual([]);
+    expect(readdirSync(second)).toEqual(['.made-ahead']);
     expect((await stat(second)).mode & 0o777).toBe(0o700);
+    // The job's output takes the made file: the same inode under the new name, once.
+    const made = await stat(path.join(second, '.made-ahead'));
+    expect(made.size).toBe(0);
+    expect(made.mode & 0o777).toBe(0o600);
+    const output = path.join(second, 'merged-0.pdf');
+    expect(takeMadeFile(output)).toBe(true);
+    expect((await stat(output)).ino).toBe(made.ino);
+    expect(readdirSync(second)).toEqual(['merged-0.pdf']);
+    expect(takeMadeFile(path.join(second, 'other.pdf'))).toBe(false);
+    // A dir made on the spot (none ready) has no made file to give.
+    expect(takeMadeFile(path.join(first, 'out.pdf'))).toBe(false);
     // Left waiting past its age, the one made ahead after `second` is removed, not handed out.
     expect(await eventually(() => readdirSync(parent).length === 3)).toBe(true);
     const stale = readdirSync(parent)
@@ -192,24 +209,42 @@ describe('withWorkDir and writeSecretFile', () => {
     const first = openWorkDir(parent);
     await writeFile(path.join(first, 'input-0.pdf'), 'x');
     const inode = (await stat(first)).ino;
-    // Let the dir made ahead arrive, then take it: the pool is empty when `first` comes back.
+    // Let the dir made ahead arrive, then take it; the next one made ahead arrives before `first`
+    // comes back, so `first`'s is the last offered and the first handed out.
     await new Promise((resolve) => setTimeout(resolve, 20));
     const busy = openWorkDir(parent);
+    const readyDirs = () =>
+      readdirSync(parent)
+        .map((name) => path.join(parent, name))
+        .filter((each) => each !== busy && existsSync(path.join(each, '.made-ahead')));
+    expect(await eventually(() => readyDirs().length === 1)).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 20));
     await removeWorkDir(first, { reuse: true });
     expect(existsSync(first)).toBe(false);
+    expect(await eventually(() => readyDirs().length === 2)).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 20));
     const reused = openWorkDir(parent);
     expect(reused).not.toBe(first);
     expect((await stat(reused)).ino).toBe(inode);
-    expect(readdirSync(reused)).toEqual([]);
+    expect(readdirSync(reused)).toEqual(['.made-ahead']);
     expect((await stat(reused)).mode & 0o777).toBe(0o700);
+    // Not taken by the job: kept, the same file, when the dir is offered again.
+    const madeInode = (await stat(path.join(reused, '.made-ahead'))).ino;
 
     // Without `reuse` (a failed job), the dir goes.
     await removeWorkDir(busy);
     expect(existsSync(busy)).toBe(false);
     // Offered, then written to before a job takes it: removed, not handed out.
     await removeWorkDir(reused, { reuse: true });
+    await new Promise((resolve) => setTimeout(resolve, 20));
     const offered = readdirSync(parent).map((name) => path.join(parent, name));
-    for (const each of offered) await writeFile(path.join(each, 'late.txt'), 'x');
+    const inodes = await Promise.all(
+      offered.map(async (each) => (await stat(path.join(each, '.made-ahead'))).ino),
+    );
+    expect(inodes).toContain(madeInode);
+    // One written to, one whose made file was written to: neither is handed out.
+    await writeFile(path.join(offered[0]!, 'late.txt'), 'x');
+    for (const each of offered.slice(1)) await writeFile(path.join(each, '.made-ahead'), 'x');
     const next = openWorkDir(parent);
     expect(offered).not.toContain(next);
     expect(readdirSync(next)).toEqual([]);

@@ -2,6 +2,7 @@
 // safe in a Content-Disposition header, a ZIP entry and on any file system.
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
+import { takeMadeFile } from '../../process/work-dir.js';
 
 const MAX_STEM_LENGTH = 100;
 
@@ -32,4 +33,15 @@ export function outputName(inputName: string, suffix: string, ext = 'pdf'): stri
 export function workFile(workDir: string, label: string, ext = 'pdf'): string {
   const base = `${label}-${randomBytes(4).toString('hex')}`;
   return path.join(workDir, ext === '' ? base : `${base}.${ext}`);
+}
+
+/**
+ * `workFile` for a tool's output that one engine run writes whole and whose failure the run's exit
+ * status tells (qpdf's): it takes the empty file made ahead in the work dir when there is one, so the
+ * run writes into a file that exists (process/work-dir.ts, `takeMadeFile`).
+ */
+export function engineOutputFile(workDir: string, label: string, ext = 'pdf'): string {
+  const file = workFile(workDir, label, ext);
+  takeMadeFile(file);
+  return file;
 }

@@ -2,7 +2,7 @@
 // file's own (`keep`), one per file over its own (`per_file`), or none. In one qpdf run that writes
 // them too when it can (one-run.ts); else in separate runs, the bookmarks then appended.
 import { QuireError } from '../../errors/quire-error.js';
-import { fileStem, workFile } from '../framework/output-name.js';
+import { engineOutputFile, fileStem } from '../framework/output-name.js';
 import { defineTool } from '../framework/types.js';
 import { readWrittenPdf } from '../framework/written-pdf.js';
 import { outlineTree } from './merge-outlines.js';
@@ -33,7 +33,7 @@ export const mergeTool = defineTool({
   },
   async run(ctx) {
     const mode = ctx.options.bookmarks ?? 'keep';
-    const merged = workFile(ctx.workDir, 'merged');
+    const merged = engineOutputFile(ctx.workDir, 'merged');
     const { pages, files, bookmarksWritten } =
       (await mergeInOneRun(ctx, mode, merged)) ?? (await mergeInRuns(ctx, mode, merged));
     const total = pages.reduce((sum, list) => sum + list.length, 0);
