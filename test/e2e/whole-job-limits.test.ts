@@ -2,7 +2,7 @@
 // steps multiply are refused at creation or stopped at the plan's number across all branches, with
 // stable codes, within seconds, leaving no file in the work dir or the blob store.
 import { randomBytes } from 'node:crypto';
-import { readdir } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Client, JobBody } from '../support/client.js';
@@ -53,16 +53,23 @@ function stepsForm(steps: Step[], file: Buffer, field = 'file'): FormData {
   return form;
 }
 
-/** Every file under the server's blob store and work dirs. */
+/**
+ * Every file under the server's blob store and work dirs, but the empty file a work dir waiting for
+ * the next job holds for its output (process/work-dir.ts, `.made-ahead`): no job's data.
+ */
 async function filesLeft(): Promise<string[]> {
   const under = async (dir: string) =>
     (await readdir(dir, { recursive: true, withFileTypes: true }).catch(() => []))
       .filter((e) => e.isFile())
       .map((e) => path.join(e.parentPath, e.name));
-  return [
+  const madeAhead = async (file: string) =>
+    path.basename(file) === '.made-ahead' && (await stat(file).catch(() => undefined))?.size === 0;
+  const files = [
     ...(await under(path.join(quire.server.dataDir, 'files'))),
     ...(await under(path.join(quire.server.dataDir, 'tmp'))),
   ];
+  const made = await Promise.all(files.map(madeAhead));
+  return files.filter((_, i) => !made[i]);
 }
 
 // The free plan as shipped, but for a work-dir limit small enough to reach in a second of qpdf.
