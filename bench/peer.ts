@@ -239,6 +239,15 @@ export async function peer(): Promise<BenchResult> {
           1.0,
         ),
         await smallPair('merge 2 small PDFs (POST /jobs + Prefer: wait + download)', mergeJobFlow(SMALL, {})),
+        // The same 10-file merge after the warm-up's jobs, without a target: V8's old generation has
+        // grown by then, and its major GCs were what this row once showed (src/cli/v8-heap.ts).
+        await pair(
+          'merge 10 corpus PDFs, bookmarks: none, after the small rows (POST /run)',
+          RUNS,
+          merge(MERGE_INPUTS, { bookmarks: 'none' }),
+          peerMerge(MERGE_INPUTS),
+          pids,
+        ),
       ];
       const rows: Row[] = [];
       // PEER_ROWS=merge,html,reads,big runs only those rows (all by default).

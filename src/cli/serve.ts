@@ -9,11 +9,13 @@ import { startWebhookDispatcher } from '../webhooks/dispatcher.js';
 import { ensureInitialKey } from './initial-key.js';
 import { openRuntime, type Runtime } from './runtime.js';
 import { signInLink } from './sign-in-link.js';
+import { tuneHeapGrowth } from './v8-heap.js';
 
 /** Resolves never; the process ends through the signal handler. */
 const RUNNING = -1;
 
 export async function runServe(config: Config): Promise<number> {
+  tuneHeapGrowth();
   const runtime = await openRuntime(config);
   const key = await ensureInitialKey(runtime);
   const http = await listen(runtime);
@@ -28,6 +30,7 @@ export async function runServe(config: Config): Promise<number> {
 }
 
 export async function runApi(config: Config): Promise<number> {
+  tuneHeapGrowth();
   // Several `quire api` processes may share the database: limits and key checks go to it by default.
   const requestState = config.requestState === 'auto' ? 'shared' : config.requestState;
   const runtime = await openRuntime({ ...config, requestState });
@@ -41,6 +44,7 @@ export async function runApi(config: Config): Promise<number> {
 }
 
 export async function runWorker(config: Config): Promise<number> {
+  tuneHeapGrowth();
   const runtime = await openRuntime(config);
   const stopWork = startWork(runtime);
   onShutdown(runtime, stopWork);
