@@ -117,6 +117,14 @@ describe('a qpdf command line through the forkserver answers as the qpdf program
     await run('qpdf', ['--show-npages', small], options(QPDF_FORKSERVER));
     expect(ourForkServer()).toBeDefined();
   });
+
+  it('starts with a deep malloc thread cache (GLIBC_TUNABLES), an operator’s own tunables after it', async () => {
+    await run('qpdf', ['--show-npages', small], options(QPDF_FORKSERVER));
+    const environ = readFileSync(`/proc/${ourForkServer()}/environ`, 'utf8').split('\0');
+    const tunables = environ.find((entry) => entry.startsWith('GLIBC_TUNABLES='));
+    const theirs = process.env.GLIBC_TUNABLES;
+    expect(tunables).toBe(`GLIBC_TUNABLES=glibc.malloc.tcache_count=1000${theirs ? `:${theirs}` : ''}`);
+  });
 });
 
 /** Field `index` (0 = state, 1 = parent, 2 = process group) of a live process's stat; NaN when gone. */
