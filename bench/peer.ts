@@ -98,17 +98,16 @@ async function pair(
   return { label, quire: show(q), peer: show(g), ratio, measure, ...(target ? { target } : {}) };
 }
 
-/** `rounds` of both flows, interleaved and untimed; nothing to report. */
+/** `rounds` of both flows, interleaved and untimed. */
 async function warmUp(
   rounds: number,
   quire: () => Promise<number>,
   peer: () => Promise<number>,
-): Promise<undefined> {
+): Promise<void> {
   for (let i = 0; i < rounds; i++) {
     await quire();
     await peer();
   }
-  return undefined;
 }
 
 async function reads(server: BenchServer, gotenberg: string, jobId: string): Promise<Row> {
@@ -204,55 +203,48 @@ export async function peer(): Promise<BenchResult> {
       /** A small merge against the peer's: more rounds and warm-up (SMALL_RUNS says why). */
       const smallPair = (label: string, quire: () => Promise<number>, target?: number) =>
         pair(label, SMALL_RUNS, quire, peerMerge(SMALL), pids, target, 'time', SMALL_WARM_UP);
-      const mergeRows = async () => [
-        await pair(
-          `merge 2 small PDFs, the first ${COLD_RUNS} after the start (POST /run)`,
-          COLD_RUNS,
-          merge(SMALL, {}),
-          peerMerge(SMALL),
-          pids,
-        ),
-        // The 10-file rows before the warm-up, as before it existed (docs/benchmarks.md says what the
-        // warm-up's thousand jobs change for them).
-        await pair(
-          'merge 10 corpus PDFs, bookmarks: none (POST /run)',
-          RUNS,
-          merge(MERGE_INPUTS, { bookmarks: 'none' }),
-          peerMerge(MERGE_INPUTS),
-          pids,
-          1.0,
-        ),
-        await pair(
-          'merge 10 corpus PDFs, bookmarks: keep (POST /run)',
-          RUNS,
-          merge(MERGE_INPUTS, {}),
-          peerMerge(MERGE_INPUTS),
-          pids,
-          1.1,
-        ),
-        await warmUp(SERVICE_WARM_UP, merge(SMALL, {}), peerMerge(SMALL)),
-        await smallPair('merge 2 small PDFs (POST /run)', merge(SMALL, {}), 1.0),
-        // The peer's output: Gotenberg's qpdf merge keeps no bookmarks.
-        await smallPair(
-          'merge 2 small PDFs, bookmarks: none (POST /run)',
-          merge(SMALL, { bookmarks: 'none' }),
-          1.0,
-        ),
-        await smallPair('merge 2 small PDFs (POST /jobs + Prefer: wait + download)', mergeJobFlow(SMALL, {})),
-        // The same 10-file merge after the warm-up's jobs, without a target: V8's old generation has
-        // grown by then, and its major GCs were what this row once showed (src/cli/v8-heap.ts).
-        await pair(
-          'merge 10 corpus PDFs, bookmarks: none, after the small rows (POST /run)',
-          RUNS,
-          merge(MERGE_INPUTS, { bookmarks: 'none' }),
-          peerMerge(MERGE_INPUTS),
-          pids,
-        ),
-      ];
+      /** A 10-file merge against the peer's. */
+      const corpusPair = (label: string, options: Record<string, unknown>, target?: number) =>
+        pair(label, RUNS, merge(MERGE_INPUTS, options), peerMerge(MERGE_INPUTS), pids, target);
+      const mergeRows = async (): Promise<Row[]> => {
+        const rows = [
+          await pair(
+            `merge 2 small PDFs, the first ${COLD_RUNS} after the start (POST /run)`,
+            COLD_RUNS,
+            merge(SMALL, {}),
+            peerMerge(SMALL),
+            pids,
+          ),
+          // The 10-file rows before the warm-up, as before it existed (docs/benchmarks.md says what
+          // the warm-up's thousand jobs change for them).
+          await corpusPair('merge 10 corpus PDFs, bookmarks: none (POST /run)', { bookmarks: 'none' }, 1.0),
+          await corpusPair('merge 10 corpus PDFs, bookmarks: keep (POST /run)', {}, 1.1),
+        ];
+        await warmUp(SERVICE_WARM_UP, merge(SMALL, {}), peerMerge(SMALL));
+        rows.push(
+          await smallPair('merge 2 small PDFs (POST /run)', merge(SMALL, {}), 1.0),
+          // The peer's output: Gotenberg's qpdf merge keeps no bookmarks.
+          await smallPair(
+            'merge 2 small PDFs, bookmarks: none (POST /run)',
+            merge(SMALL, { bookmarks: 'none' }),
+            1.0,
+          ),
+          await smallPair(
+            'merge 2 small PDFs (POST /jobs + Prefer: wait + download)',
+            mergeJobFlow(SMALL, {}),
+          ),
+          // The same 10-file merge after the warm-up's jobs, without a target: V8's old generation
+          // has grown by then, and its major GCs were what this row once showed (src/cli/v8-heap.ts).
+          await corpusPair('merge 10 corpus PDFs, bookmarks: none, after the small rows (POST /run)', {
+            bookmarks: 'none',
+          }),
+        );
+        return rows;
+      };
       const rows: Row[] = [];
       // PEER_ROWS=merge,html,reads,big runs only those rows (all by default).
       const only = new Set(process.env.PEER_ROWS?.split(',') ?? ['merge', 'html', 'reads', 'big']);
-      if (only.has('merge')) rows.push(...(await mergeRows()).filter((row) => row !== undefined));
+      if (only.has('merge')) rows.push(...(await mergeRows()));
       if (only.has('html')) rows.push(await htmlRate(client, peerClient, page, pids));
       if (only.has('reads')) {
         const job = await client.flow('rotate', { angle: 90 }, [SMALL[0]!]);

@@ -12,9 +12,9 @@ import path from 'node:path';
 import type { ForkServerCall } from './protocol.js';
 
 /** After this many failed starts the forkserver is given up for the service's lifetime. */
+const MAX_STARTS_FAILED = 3;
 /** The forkserver's glibc malloc thread-cache depth (see its start). */
 const TCACHE_TUNABLE = 'glibc.malloc.tcache_count=1000';
-const MAX_STARTS_FAILED = 3;
 /** A forkserver not ready this long after its start is killed: its runs start the ordinary way. */
 const READY_TIMEOUT_MS = 5_000;
 const FRAME_HEAD_BYTES = 5;
